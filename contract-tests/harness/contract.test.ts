@@ -1,0 +1,56 @@
+// The harness's own tests: the response check must reject what the document does not allow.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Contract } from './contract.js';
+
+let contract: Contract;
+beforeAll(async () => {
+  contract = await Contract.load();
+});
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+  status,
+  headers: { 'content-type': 'application/json; charset=UTF-8', ...headers },
+  text: JSON.stringify(body),
+});
+const region = { provider: 'amazon-web-services', region: 'us-east-1', name: 'US-East-1', has_shared_plans: true };
+
+describe('the contract harness', () => {
+  it('accepts a response that matches the document', () => {
+    expect(contract.violations('customer', 'listRegions', json(200, [region]))).toEqual([]);
+  });
+
+  it('rejects a status the operation does not declare', () => {
+    const v = contract.violations('customer', 'listRegions', json(418, [region]));
+    expect(v.join()).toMatch(/status 418 is not declared/);
+  });
+
+  it('rejects a content type the status does not declare', () => {
+    const res = { ...json(200, [region]), headers: { 'content-type': 'text/plain' } };
+    expect(contract.violations('customer', 'listRegions', res).join()).toMatch(/content type "text\/plain" is not declared/);
+  });
+
+  it('rejects a body that violates the schema, naming the field', () => {
+    const v = contract.violations('customer', 'listRegions', json(200, [{ ...region, has_shared_plans: 'yes' }]));
+    expect(v.join()).toMatch(/body 0\.has_shared_plans: must be boolean/);
+  });
+
+  it('rejects a body that is not JSON where JSON is declared', () => {
+    const res = { status: 200, headers: { 'content-type': 'application/json' }, text: '[{' };
+    expect(contract.violations('customer', 'listRegions', res).join()).toMatch(/not valid JSON/);
+  });
+
+  it('rejects a 401 without WWW-Authenticate and a 429 without Retry-After', () => {
+    expect(contract.violations('customer', 'listRegions', json(401, { error: 'no key' })).join()).toMatch(/WWW-Authenticate is required/);
+    expect(contract.violations('customer', 'listRegions', json(429, { error: 'slow down' })).join()).toMatch(/Retry-After is required/);
+    expect(contract.violations('customer', 'listRegions', json(405, { error: 'no' })).join()).toMatch(/Allow is required/);
+    expect(contract.violations('customer', 'listRegions', json(401, { error: 'no key' }, { 'www-authenticate': 'Basic realm="x"' }))).toEqual([]);
+  });
+
+  it('rejects an error body without the error string', () => {
+    expect(contract.violations('customer', 'listRegions', json(400, { message: 'bad' })).join()).toMatch(/body: must have required property 'error'|body error: is required/);
+  });
+
+  it('check() throws a ContractViolation that names the operation', () => {
+    expect(() => contract.check('customer', 'listRegions', json(418, []))).toThrow(/customer listRegions departs from the contract/);
+  });
+});

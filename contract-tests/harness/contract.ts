@@ -1,0 +1,103 @@
+// The contract as the tests see it: both bundled documents, their operation tables, and one check
+// that any HTTP response honours the document for its operation (declared status, content type,
+// body schema, required headers).
+import { loadDocuments, type InterfaceName, type OpenApiDocument } from '../../src/openapi/documents.js';
+import { readOperations, declaredResponse, type OperationInfo } from '../../src/openapi/operations.js';
+import { SchemaSet, describeError } from '../../src/openapi/ajv.js';
+
+/** The parts of an HTTP response the check reads (supertest's Response fits). */
+export interface ResponseLike {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text?: string;
+}
+
+export class ContractViolation extends Error {
+  constructor(
+    readonly operation: string,
+    readonly violations: string[],
+    readonly response: ResponseLike,
+  ) {
+    super(`${operation} departs from the contract:\n  - ${violations.join('\n  - ')}\n  response ${response.status}: ${(response.text ?? '').slice(0, 500)}`);
+    this.name = 'ContractViolation';
+  }
+}
+
+export class Contract {
+  readonly operations: Record<InterfaceName, Map<string, OperationInfo>>;
+  readonly schemas: SchemaSet;
+
+  constructor(readonly documents: Record<InterfaceName, OpenApiDocument>) {
+    this.schemas = new SchemaSet(documents);
+    this.operations = {
+      customer: new Map(readOperations('customer', documents.customer).map((o) => [o.operationId, o])),
+      instance: new Map(readOperations('instance', documents.instance).map((o) => [o.operationId, o])),
+    };
+  }
+
+  static async load(): Promise<Contract> {
+    return new Contract(await loadDocuments());
+  }
+
+  operation(api: InterfaceName, operationId: string): OperationInfo {
+    const op = this.operations[api].get(operationId);
+    if (!op) throw new Error(`the ${api} document has no operation ${operationId}`);
+    return op;
+  }
+
+  /** Every way the response departs from the document; empty when it conforms. */
+  violations(api: InterfaceName, operationId: string, res: ResponseLike): string[] {
+    const op = this.operation(api, operationId);
+    const out: string[] = [];
+    const declared = declaredResponse(op, res.status);
+    if (!declared) {
+      return [`status ${res.status} is not declared (declared: ${[...op.responses.keys()].join(', ')})`];
+    }
+    const header = (name: string) => {
+      const v = res.headers[name.toLowerCase()];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    for (const h of declared.headers) {
+      const value = header(h.name);
+      if (value === undefined) {
+        if (h.required) out.push(`header ${h.name} is required on ${res.status} but absent`);
+        continue;
+      }
+      const validate = this.schemas.validator(api, h.schemaRef);
+      if (!validate(value)) out.push(`header ${h.name} ${JSON.stringify(value)}: ${describeError(validate.errors![0]!)}`);
+    }
+    const text = res.text ?? '';
+    const contentType = (header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (declared.content.length === 0) {
+      if (text.length > 0) out.push(`status ${res.status} declares no body, but one was sent (${contentType || 'no content type'})`);
+      return out;
+    }
+    const media = declared.content.find((m) => m.mediaType.toLowerCase() === contentType);
+    if (!media) {
+      out.push(`content type ${JSON.stringify(contentType)} is not declared for ${res.status} (declared: ${declared.content.map((m) => m.mediaType).join(', ')})`);
+      return out;
+    }
+    if (!media.schemaRef) return out;
+    let body: unknown = text;
+    if (/json/.test(media.mediaType)) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        out.push(`body is not valid JSON: ${JSON.stringify(text.slice(0, 80))}`);
+        return out;
+      }
+    }
+    const validate = this.schemas.validator(api, media.schemaRef);
+    if (!validate(body)) {
+      out.push(`body does not match the ${res.status} schema: ${describeError(validate.errors![0]!, 'body')}`);
+    }
+    return out;
+  }
+
+  /** Throws a ContractViolation naming every departure; returns the response for chaining. */
+  check<R extends ResponseLike>(api: InterfaceName, operationId: string, res: R): R {
+    const violations = this.violations(api, operationId, res);
+    if (violations.length) throw new ContractViolation(`${api} ${operationId}`, violations, res);
+    return res;
+  }
+}

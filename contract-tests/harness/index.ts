@@ -1,0 +1,65 @@
+// What a contract test file needs: `const t = useContract()` in the file, then `t.api` in tests.
+// The target is opened once per file and closed after it; resources a test creates through
+// `t.created(...)` are deleted after the file, so the target is left as it was found.
+import { afterAll, beforeAll } from 'vitest';
+import { Contract } from './contract.js';
+import { Client } from './client.js';
+import { openTarget, type Target } from './target.js';
+
+export { Contract, ContractViolation } from './contract.js';
+export { Client, formEncode, type Call } from './client.js';
+
+export interface ContractContext {
+  readonly api: Client;
+  readonly contract: Contract;
+  readonly target: Target;
+  /** Registers a clean-up to run after the file (in reverse order). */
+  cleanup(fn: () => Promise<unknown>): void;
+}
+
+export function useContract(): ContractContext {
+  let api: Client | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  beforeAll(async () => {
+    const [contract, target] = await Promise.all([Contract.load(), openTarget()]);
+    api = new Client(contract, target);
+  });
+  afterAll(async () => {
+    for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
+    await api?.target.close();
+  });
+  const get = () => {
+    if (!api) throw new Error('useContract(): the target is not open yet (use it inside tests or hooks)');
+    return api;
+  };
+  return {
+    get api() {
+      return get();
+    },
+    get contract() {
+      return get().contract;
+    },
+    get target() {
+      return get().target;
+    },
+    cleanup(fn) {
+      cleanups.push(fn);
+    },
+  };
+}
+
+/** Creates an instance through the customer interface and deletes it after the file. */
+export async function createInstance(t: ContractContext, overrides: { shared?: boolean; name?: string; backendKind?: string } = {}): Promise<{ id: number; apikey: string; plan: string; region: string }> {
+  const plans = (await t.api.customer('listPlans')).body as { name: string; shared: boolean; backend: string }[];
+  const plan = plans.find((p) => p.shared === Boolean(overrides.shared) && (!overrides.backendKind || p.backend === overrides.backendKind));
+  if (!plan) throw new Error(`the target offers no ${overrides.shared ? 'shared' : 'dedicated'} plan`);
+  const regions = (await t.api.customer('listRegions')).body as { provider: string; region: string; has_shared_plans: boolean }[];
+  const region = regions.find((r) => !overrides.shared || r.has_shared_plans);
+  if (!region) throw new Error('the target offers no region for that plan');
+  const name = overrides.name ?? `contract-${Math.random().toString(36).slice(2, 10)}`;
+  const res = await t.api.customer('createInstance', { body: { name, plan: plan.name, region: `${region.provider}::${region.region}` } });
+  if (res.status !== 200) throw new Error(`createInstance answered ${res.status}: ${res.text}`);
+  const { id, apikey } = res.body as { id: number; apikey: string };
+  t.cleanup(() => t.api.customer('deleteInstance', { params: { id }, unchecked: true }));
+  return { id, apikey, plan: plan.name, region: `${region.provider}::${region.region}` };
+}

@@ -1,0 +1,50 @@
+// The customer interface: authentication with an account's API key (password field), the role
+// matrix of the document's x-roles, and one sub-app per resource.
+import type { Hono } from 'hono';
+import { createApiApp, type ApiAppOptions, type Route } from '../http/app.js';
+import { forbidden } from '../http/errors.js';
+import type { PipelineEnv } from '../http/pipeline.js';
+import { readOperations } from '../openapi/operations.js';
+import type { CustomerPrincipal } from '../store/registry.js';
+import type { AppDependencies } from '../server.js';
+import { regionsApp } from './regions.js';
+import { plansApp } from './plans.js';
+
+export type CustomerEnv = PipelineEnv<CustomerPrincipal>;
+export type { operations as CustomerOperations } from '../generated/customer.js';
+
+/** The roles of the document's x-roles, per operation. */
+function roleMatrix(deps: AppDependencies): Map<string, Set<string>> {
+  return new Map(readOperations('customer', deps.documents.customer).map((o) => [o.operationId, new Set((o.raw['x-roles'] as string[] | undefined) ?? [])]));
+}
+
+export function mountCustomerResources(app: Hono<CustomerEnv>, route: Route): void {
+  app.route('/api/regions', regionsApp(route));
+  app.route('/api/plans', plansApp(route));
+}
+
+export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptions<CustomerPrincipal>, 'onResponse'> = {}) {
+  const roles = roleMatrix(deps);
+  return createApiApp<CustomerPrincipal>({
+    api: 'customer',
+    doc: deps.documents.customer,
+    schemas: deps.schemas,
+    authenticate: {
+      keyField: 'password',
+      resolve: (key) => {
+        const principal = deps.registry().authenticateCustomer(key);
+        return principal && { principal, credentialId: `customer:${principal.account.id}:${principal.key.id}` };
+      },
+    },
+    authorize: {
+      check: (principal, operationId) => {
+        if (!roles.get(operationId)?.has(principal.key.role)) {
+          throw forbidden(`Forbidden: a key with role ${principal.key.role} may not call ${operationId}`);
+        }
+      },
+    },
+    limiter: () => deps.limiter,
+    mount: (app, route) => mountCustomerResources(app, route),
+    ...extra,
+  });
+}

@@ -1,0 +1,12 @@
+import { Hono } from 'hono';
+import { input, type Route } from '../http/app.js';
+import type { CustomerEnv, CustomerOperations } from './app.js';
+
+export function plansApp(route: Route) {
+  const app = new Hono<CustomerEnv>();
+  app.get('/', route('listPlans'), (c) => {
+    const { query } = input<CustomerOperations, 'listPlans'>(c);
+    return c.json(c.var.principal.account.listPlans(query.backend), 200);
+  });
+  return app;
+}

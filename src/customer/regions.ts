@@ -1,0 +1,12 @@
+import { Hono } from 'hono';
+import { input, type Route } from '../http/app.js';
+import type { CustomerEnv, CustomerOperations } from './app.js';
+
+export function regionsApp(route: Route) {
+  const app = new Hono<CustomerEnv>();
+  app.get('/', route('listRegions'), (c) => {
+    const { query } = input<CustomerOperations, 'listRegions'>(c);
+    return c.json(c.var.principal.account.listRegions(query.provider), 200);
+  });
+  return app;
+}

@@ -1,0 +1,46 @@
+// A fixed-window rate limiter per API key, on the store's clock so that a test can roll the window
+// by advancing the clock instead of sleeping (generic limiters read Date.now()).
+import type { Clock } from '../store/clock.js';
+
+export interface RateLimitOptions {
+  /** Requests admitted per window and key. */
+  limit: number;
+  /** Window length in ms. */
+  windowMs: number;
+  clock: Clock;
+  /** Keys tracked at most; the oldest windows are dropped first, so memory stays bounded. */
+  maxKeys?: number;
+}
+
+export class RateLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(private readonly options: RateLimitOptions) {}
+
+  /** Counts a request for `key`; returns undefined when admitted, else the seconds to wait. */
+  hit(key: string): number | undefined {
+    const { limit, windowMs, clock, maxKeys = 100_000 } = this.options;
+    const now = clock.now();
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= windowMs || now < w.start) {
+      this.windows.delete(key);
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+      if (this.windows.size > maxKeys) this.windows.delete(this.windows.keys().next().value!);
+    }
+    w.count++;
+    if (w.count <= limit) return undefined;
+    return Math.max(1, Math.ceil((w.start + windowMs - now) / 1000));
+  }
+
+  describe(): string {
+    return `${this.options.limit} per ${this.options.windowMs / 1000} s`;
+  }
+}
+
+/** Parses `N/S` (N requests per S seconds) as used by --rate-limit. */
+export function parseRateLimit(text: string): { limit: number; windowMs: number } {
+  const m = /^(\d+)\/(\d+(?:\.\d+)?)(s)?$/.exec(text.trim());
+  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw new Error(`--rate-limit must look like N/S (N requests per S seconds), got "${text}"`);
+  return { limit: Number(m[1]), windowMs: Number(m[2]) * 1000 };
+}

@@ -1,0 +1,84 @@
+// Loads the two OpenAPI documents as single bundled objects.
+// `npm run bundle` writes dist/openapi/<name>.json; the server reads that file when it is newer than
+// every source file under openapi/, and otherwise bundles the YAML sources itself (slower: the
+// bundler is imported on demand), so a stale bundle can never disagree with the sources.
+import { existsSync, readFileSync, readdirSync, statSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type InterfaceName = 'customer' | 'instance';
+export const INTERFACES: readonly InterfaceName[] = ['customer', 'instance'];
+
+/** The project root (the folder holding openapi/), from src/ or from dist/src/. */
+export const PROJECT_ROOT = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'openapi', 'customer.yaml'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('cannot find the openapi/ folder above ' + fileURLToPath(import.meta.url));
+    dir = up;
+  }
+  return dir;
+})();
+
+export const OPENAPI_DIR = join(PROJECT_ROOT, 'openapi');
+export const BUNDLE_DIR = join(PROJECT_ROOT, 'dist', 'openapi');
+
+// The subset of OpenAPI 3.1 the project reads; the rest stays `unknown`.
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description?: string };
+  paths: Record<string, Record<string, unknown>>;
+  components?: Record<string, Record<string, unknown>>;
+  [key: string]: unknown;
+}
+
+function newestSourceMtime(dir = OPENAPI_DIR): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(path));
+    else if (/\.ya?ml$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Bundles one document from its YAML sources with Redocly's bundler (the same as `npm run bundle`). */
+export async function bundleDocument(name: InterfaceName): Promise<OpenApiDocument> {
+  const { bundle, createConfig } = await import('@redocly/openapi-core');
+  const config = await createConfig({});
+  const result = await bundle({ ref: join(OPENAPI_DIR, `${name}.yaml`), config });
+  const errors = result.problems.filter((p) => p.severity === 'error');
+  if (errors.length > 0) {
+    throw new Error(`openapi/${name}.yaml does not bundle: ${errors.map((p) => p.message).join('; ')}`);
+  }
+  return result.bundle.parsed as OpenApiDocument;
+}
+
+/** Writes dist/openapi/<name>.json and .yaml; returns the bundled document. */
+export async function writeBundle(name: InterfaceName): Promise<OpenApiDocument> {
+  const doc = await bundleDocument(name);
+  const { stringify } = await import('yaml');
+  mkdirSync(BUNDLE_DIR, { recursive: true });
+  writeFileSync(join(BUNDLE_DIR, `${name}.json`), JSON.stringify(doc, null, 2) + '\n');
+  writeFileSync(join(BUNDLE_DIR, `${name}.yaml`), stringify(doc, { lineWidth: 0 }));
+  return doc;
+}
+
+/** The bundled document: the prebuilt JSON when fresh, else bundled now (and the JSON refreshed). */
+export async function loadDocument(name: InterfaceName): Promise<OpenApiDocument> {
+  const file = resolve(BUNDLE_DIR, `${name}.json`);
+  if (existsSync(file) && statSync(file).mtimeMs >= newestSourceMtime()) {
+    return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
+  }
+  try {
+    return await writeBundle(name);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EACCES' || (err as NodeJS.ErrnoException).code === 'EROFS') return bundleDocument(name);
+    throw err;
+  }
+}
+
+export async function loadDocuments(): Promise<Record<InterfaceName, OpenApiDocument>> {
+  const [customer, instance] = await Promise.all(INTERFACES.map(loadDocument));
+  return { customer: customer!, instance: instance! };
+}

@@ -1,0 +1,38 @@
+// The clock every time-driven behaviour reads: provisioning, backup readiness, maintenance progress,
+// the 30-day backup window, rate-limit windows. It runs with real time plus an offset, and can be
+// advanced or pinned, so tests drive time without sleeping.
+export interface Clock {
+  now(): number;
+}
+
+export class VirtualClock implements Clock {
+  private offset = 0;
+  private pinned: number | undefined;
+
+  constructor(private readonly real: () => number = Date.now) {}
+
+  now(): number {
+    return this.pinned ?? this.real() + this.offset;
+  }
+
+  /** Moves time forward by ms (a pinned clock stays pinned at the later time). */
+  advance(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward');
+    if (this.pinned !== undefined) this.pinned += ms;
+    else this.offset += ms;
+  }
+
+  /** Stops the clock at `at` (ms since the epoch); undefined lets it run again from there. */
+  pin(at: number | undefined): void {
+    if (at === undefined) {
+      if (this.pinned !== undefined) this.offset = this.pinned - this.real();
+      this.pinned = undefined;
+    } else {
+      this.pinned = at;
+    }
+  }
+
+  get isPinned(): boolean {
+    return this.pinned !== undefined;
+  }
+}

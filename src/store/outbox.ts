@@ -1,0 +1,121 @@
+// Everything the server sends out: callbacks of backups, restores and point-in-time recoveries, and
+// (later) alarm notifications. An entry becomes due at a time on the store's clock; `tick()` sends
+// what is due as an HTTP POST of JSON with a timeout and a bounded number of attempts. A slow,
+// failing or unreachable target never blocks a request: delivery runs apart from the API, a fixed
+// number at a time, and the kept history is bounded.
+import type { Clock } from './clock.js';
+
+export interface OutboxEntry {
+  id: number;
+  kind: 'callback' | 'notification';
+  /** What caused it, e.g. `backup`, `restore`, `pitr`. */
+  event: string;
+  /** The URL POSTed to. */
+  target: string;
+  body: unknown;
+  /** When it is due, on the store's clock (ms since the epoch). */
+  dueAt: number;
+  attempts: number;
+  status: 'pending' | 'sending' | 'delivered' | 'failed';
+  /** Last HTTP status or error text. */
+  result?: string;
+}
+
+export interface OutboxOptions {
+  clock: Clock;
+  /** ms an attempt may take before it is abandoned. */
+  timeoutMs?: number;
+  /** attempts in all, the first included. */
+  maxAttempts?: number;
+  /** ms on the store's clock between attempts (times the attempt number). */
+  retryDelayMs?: number;
+  /** entries kept at most; the oldest finished ones go first. */
+  maxEntries?: number;
+  /** deliveries in flight at most. */
+  concurrency?: number;
+  fetch?: typeof fetch;
+}
+
+export class Outbox {
+  private readonly entries: OutboxEntry[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private nextId = 1;
+  private readonly opts: Required<Omit<OutboxOptions, 'fetch'>> & { fetch: typeof fetch };
+
+  constructor(options: OutboxOptions) {
+    this.opts = { timeoutMs: 2000, maxAttempts: 3, retryDelayMs: 1000, maxEntries: 1000, concurrency: 8, fetch: globalThis.fetch, ...options };
+  }
+
+  /** Queues a POST of `body` to `target` at `dueAt` (default: now). */
+  schedule(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; dueAt?: number }): OutboxEntry {
+    const e: OutboxEntry = {
+      id: this.nextId++,
+      kind: entry.kind ?? 'callback',
+      event: entry.event,
+      target: entry.target,
+      body: entry.body,
+      dueAt: entry.dueAt ?? this.opts.clock.now(),
+      attempts: 0,
+      status: 'pending',
+    };
+    this.entries.push(e);
+    this.trim();
+    return e;
+  }
+
+  /** Starts every due delivery (not awaited: see settle()). */
+  tick(): void {
+    const now = this.opts.clock.now();
+    for (const e of this.entries) {
+      if (this.inFlight.size >= this.opts.concurrency) break;
+      if (e.status === 'pending' && e.dueAt <= now) this.deliver(e);
+    }
+  }
+
+  /** Waits until nothing is in flight (tests and shutdown). */
+  async settle(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+  }
+
+  list(): readonly OutboxEntry[] {
+    return this.entries;
+  }
+
+  private deliver(e: OutboxEntry): void {
+    e.status = 'sending';
+    e.attempts++;
+    const p = (async () => {
+      try {
+        const res = await this.opts.fetch(e.target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'user-agent': 'tusk-mock' },
+          body: JSON.stringify(e.body),
+          signal: AbortSignal.timeout(this.opts.timeoutMs),
+          redirect: 'manual',
+        });
+        await res.body?.cancel().catch(() => undefined);
+        e.result = `HTTP ${res.status}`;
+        if (res.status >= 200 && res.status < 300) {
+          e.status = 'delivered';
+          return;
+        }
+      } catch (err) {
+        e.result = (err as Error).name === 'TimeoutError' ? `timeout after ${this.opts.timeoutMs} ms` : String((err as Error).cause ?? (err as Error).message);
+      }
+      if (e.attempts >= this.opts.maxAttempts) e.status = 'failed';
+      else {
+        e.status = 'pending';
+        e.dueAt = this.opts.clock.now() + this.opts.retryDelayMs * e.attempts;
+      }
+    })();
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private trim(): void {
+    while (this.entries.length > this.opts.maxEntries) {
+      const i = this.entries.findIndex((x) => x.status === 'delivered' || x.status === 'failed');
+      this.entries.splice(i >= 0 ? i : 0, 1);
+    }
+  }
+}

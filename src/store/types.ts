@@ -1,0 +1,69 @@
+// Types shared by the stores. Records that the API returns are the generated schema types, so the
+// stores and the documents cannot drift apart.
+import type { components as C } from '../generated/customer.js';
+import type { Clock } from './clock.js';
+import type { Outbox } from './outbox.js';
+import type { ContractRules } from '../openapi/rules.js';
+
+export type Role = C['schemas']['TeamRole'];
+export type Plan = C['schemas']['Plan'];
+export type Region = C['schemas']['Region'];
+
+/** The broker kind that decides which metrics systems an instance may use (the spec's availability table). */
+export type BrokerKind = 'primary_below_4_2' | 'primary_from_4_2' | 'alternative';
+
+/** A backend software of the fixtures' plans, with the kind and version the availability table needs. */
+export interface Backend {
+  name: string;
+  kind: 'primary' | 'alternative';
+  version: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  key: string;
+  role: Role;
+  comment: string;
+  /** E-mail of the team member the key acts for (the audit log's User column). */
+  email: string;
+}
+
+/** Where stores register and revoke the keys they hand out, so the registry can authenticate them. */
+export interface KeyIndex {
+  addCustomerKey(key: string, accountId: string, keyId: string): void;
+  addInstanceKey(key: string, accountId: string, instanceId: number): void;
+  revoke(key: string): void;
+}
+
+/** What every store of one registry shares. */
+export interface StoreContext {
+  clock: Clock;
+  keys: KeyIndex;
+  outbox: Outbox;
+  /** ms from create-instance until ready turns true. */
+  provisionDelayMs: number;
+  /** ms from create-backup until the backup is ready (and its callback fires). */
+  backupDelayMs: number;
+  /** ms a restore or point-in-time recovery takes before its callback fires. */
+  restoreDelayMs: number;
+  /** Rules the instance document carries as extensions (metrics availability, alarm types by plan). */
+  rules: ContractRules;
+}
+
+/** A fresh random secret: URL-safe, `length` characters. */
+export { randomSecret } from './secrets.js';
+
+// ---- customer interface records (generated schema types) ----
+export type InstanceSummary = C['schemas']['InstanceSummary'];
+export type InstanceRecord = C['schemas']['Instance'];
+export type CreateInstanceBody = C['schemas']['CreateInstance'];
+export type CreatedInstance = C['schemas']['CreatedInstance'];
+export type UpdateInstanceBody = C['schemas']['UpdateInstance'];
+export type InvoiceSummary = C['schemas']['InvoiceSummary'];
+export type InvoiceDetail = C['schemas']['InvoiceDetail'];
+export type InvoiceLine = C['schemas']['InvoiceLine'];
+export type InvoiceCustomer = C['schemas']['InvoiceCustomer'];
+export type InvoiceSeller = C['schemas']['InvoiceSeller'];
+export type TeamMember = C['schemas']['TeamMember'];
+export type InviteTeamMemberBody = C['schemas']['InviteTeamMember'];
+export type UpdateTeamMemberBody = C['schemas']['UpdateTeamMember'];

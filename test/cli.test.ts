@@ -1,0 +1,60 @@
+// `tusk serve` as a user runs it: a separate process that prints its URLs and key when ready,
+// answers on both ports, and shuts down cleanly on SIGTERM. Needs `npm run build` (npm test runs it).
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../src/openapi/documents.js';
+
+const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
+
+function run(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    p.on('exit', (code) => resolve({ code, out }));
+  });
+}
+
+describe('the tusk command', () => {
+  it('tusk serve prints both URLs and the admin key when ready, serves, and exits 0 on SIGTERM', async () => {
+    const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--api-key', 'cli-test-admin-key', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stderr.on('data', (d) => (out += d));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), 15_000);
+      p.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('tusk: ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const customer = /customer API\s+(http:\/\/\S+)/.exec(out)?.[1];
+    const instance = /instance API\s+(http:\/\/\S+)/.exec(out)?.[1];
+    expect(customer).toBeDefined();
+    expect(instance).toBeDefined();
+    expect(out).toContain('cli-test-admin-key');
+    const res = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':cli-test-admin-key').toString('base64') } });
+    expect(res.status).toBe(200);
+    expect((await fetch(`${instance}/api/alarms`)).status).toBe(401);
+    const exit = new Promise<number | null>((resolve) => p.on('exit', resolve));
+    p.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+
+  it('tusk serve --help lists every flag with its default', async () => {
+    const { code, out } = await run(['serve', '--help']);
+    expect(code).toBe(0);
+    for (const flag of ['--host', '--customer-port', '--instance-port', '--api-key', '--seed', '--provision-delay', '--rate-limit', '--log', '--quiet']) expect(out).toContain(flag);
+    expect(out).toMatch(/default 4010/);
+  });
+
+  it('refuses a malformed flag value with exit code 2 and a message', async () => {
+    const { code, out } = await run(['serve', '--rate-limit', 'lots']);
+    expect(code).toBe(2);
+    expect(out).toMatch(/--rate-limit must look like N\/S/);
+  });
+});
