@@ -9,6 +9,11 @@ import type { CustomerPrincipal } from '../store/registry.js';
 import type { AppDependencies } from '../server.js';
 import { regionsApp } from './regions.js';
 import { plansApp } from './plans.js';
+import { instancesApp } from './instances.js';
+import { invoicesApp } from './invoices.js';
+import { auditLogApp } from './auditlog.js';
+import { teamApp } from './team.js';
+import { apiKeysApp } from './apikeys.js';
 
 export type CustomerEnv = PipelineEnv<CustomerPrincipal>;
 export type { operations as CustomerOperations } from '../generated/customer.js';
@@ -19,11 +24,16 @@ function roleMatrix(deps: AppDependencies): Map<string, Set<string>> {
 }
 
 export function mountCustomerResources(app: Hono<CustomerEnv>, route: Route): void {
+  app.route('/api/instances', instancesApp(route));
+  app.route('/api/invoices', invoicesApp(route));
+  app.route('/api/auditlog', auditLogApp(route));
   app.route('/api/regions', regionsApp(route));
+  app.route('/api/team', teamApp(route));
+  app.route('/api/apikeys', apiKeysApp(route));
   app.route('/api/plans', plansApp(route));
 }
 
-export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptions<CustomerPrincipal>, 'onResponse'> = {}) {
+export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptions<CustomerPrincipal>, 'onResponse' | 'extensions'> = {}) {
   const roles = roleMatrix(deps);
   return createApiApp<CustomerPrincipal>({
     api: 'customer',

@@ -27,6 +27,13 @@ export interface ApiAppOptions<P> {
   mount: (app: Hono<PipelineEnv<P>>, route: Route, validators: ReadonlyMap<string, OperationValidator>) => void;
   /** Called once per finished request (request log). */
   onResponse?: (c: Context, ms: number) => void;
+  /**
+   * Routes outside the contract (API reference at /docs, the documents at /openapi.json, the
+   * control plane under /__tusk/), registered before the resources. They are not authenticated by
+   * the pipeline and errors they throw still go through the one error handler.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- extensions serve both interfaces
+  extensions?: ((app: Hono<any>, api: InterfaceName) => void)[];
 }
 
 /** The validated input of the current request, typed by operation. */
@@ -77,6 +84,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       onResponse(c, performance.now() - start);
     });
   }
+  for (const extend of options.extensions ?? []) extend(app, options.api);
   options.mount(app, route, validators);
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
@@ -89,7 +97,10 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const templates = pathTemplates(ops);
   app.notFound((c) => {
     const path = c.req.path;
-    const allowed = [...new Set(templates.filter((t) => t.regex.test(path)).flatMap((t) => t.methods))].sort().join(', ');
+    // The most specific templates win: /api/team/invite over /api/team/{user_id}.
+    const matching = templates.filter((t) => t.regex.test(path));
+    const fewest = Math.min(...matching.map((t) => t.params));
+    const allowed = [...new Set(matching.filter((t) => t.params === fewest).flatMap((t) => t.methods))].sort().join(', ');
     if (allowed) {
       return errorResponse(c, new ApiError(405, `Method ${c.req.method} is not allowed for ${path}; allowed: ${allowed}`, {}, { Allow: allowed }));
     }
@@ -99,7 +110,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   return app;
 }
 
-function pathTemplates(ops: OperationInfo[]): { regex: RegExp; methods: string[] }[] {
+function pathTemplates(ops: OperationInfo[]): { regex: RegExp; methods: string[]; params: number }[] {
   const byPath = new Map<string, Set<string>>();
   for (const o of ops) {
     if (!byPath.has(o.path)) byPath.set(o.path, new Set());
@@ -108,5 +119,6 @@ function pathTemplates(ops: OperationInfo[]): { regex: RegExp; methods: string[]
   return [...byPath].map(([path, methods]) => ({
     regex: new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$'),
     methods: [...methods],
+    params: (path.match(/\{/g) ?? []).length,
   }));
 }

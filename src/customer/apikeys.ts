@@ -1,0 +1,13 @@
+import { Hono } from 'hono';
+import type { Route } from '../http/app.js';
+import type { ResponseBody } from '../http/types.js';
+import type { CustomerEnv, CustomerOperations } from './app.js';
+
+export function apiKeysApp(route: Route) {
+  const app = new Hono<CustomerEnv>();
+  app.post('/rotate-apikey', route('rotateApiKey'), (c) => {
+    const body: ResponseBody<CustomerOperations, 'rotateApiKey'> = c.var.principal.account.rotateApiKey(c.var.principal.key.id);
+    return c.json(body, 200);
+  });
+  return app;
+}

@@ -1,0 +1,460 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadDocuments } from '../../src/openapi/documents.js';
+import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
+import { Registry } from '../../src/store/registry.js';
+import { VirtualClock } from '../../src/store/clock.js';
+import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond } from '../../src/store/account.js';
+import { ApiError } from '../../src/http/errors.js';
+import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
+import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';
+
+const NOW = Date.UTC(2026, 10, 21, 13, 30, 0); // 2026-11-21 13:30:00 UTC
+const ADMIN_KEY = 'tusk-admin-key';
+const PROVISION_MS = 1000;
+
+let rules: ContractRules;
+beforeAll(async () => {
+  rules = readContractRules((await loadDocuments()).instance);
+});
+
+let clock: VirtualClock;
+let registry: Registry;
+let account: AccountStore;
+let admin: ApiKeyRecord;
+let devops: ApiKeyRecord;
+
+beforeEach(() => {
+  clock = new VirtualClock();
+  clock.pin(NOW);
+  registry = new Registry({ seed: 1, adminKey: ADMIN_KEY, clock, provisionDelayMs: PROVISION_MS, rules });
+  const principal = registry.authenticateCustomer(ADMIN_KEY)!;
+  account = principal.account;
+  admin = principal.key;
+  devops = registry.authenticateCustomer(ROLE_KEYS.devops)!.key;
+});
+
+/** Runs fn, expects an ApiError with this status (and field), and returns it. */
+function refused(fn: () => unknown, status: number, field?: string): ApiError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiError);
+    const e = err as ApiError;
+    expect({ status: e.status, field: e.detail.field }).toEqual({ status, field });
+    if (field) expect(e.message.startsWith(`${field}: `)).toBe(true);
+    return e;
+  }
+  throw new Error('expected an ApiError, but the call succeeded');
+}
+
+/** Everything a refused request must leave as it was. */
+const snapshot = () => ({
+  instances: account.listInstances(),
+  team: account.listTeamMembers(),
+  audit: account.auditEvents().length,
+  keys: account.apiKeys(),
+});
+
+const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody => ({ name: 'orders-db', plan: 'standard-1', region: 'amazon-web-services::us-east-1', ...over });
+const lastAudit = () => account.auditEvents().at(-1)!;
+
+describe('AccountStore: instances', () => {
+  it('lists the seeded instances in ascending id order with exactly the summary fields', () => {
+    const list = account.listInstances();
+    expect(list.length).toBeGreaterThanOrEqual(2);
+    expect(list.map((i) => i.id)).toEqual([...list.map((i) => i.id)].sort((a, b) => a - b));
+    for (const i of list) expect(Object.keys(i).sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'url']);
+  });
+
+  it('gets a seeded instance with its fixed key, ready', () => {
+    const first = account.listInstances()[0]!;
+    const got = account.getInstance(first.id);
+    expect(got).toEqual({ ...first, apikey: instanceKey(first.id), ready: true });
+    expect(registry.authenticateInstance(instanceKey(first.id))?.instance.id).toBe(first.id);
+  });
+
+  it('creates a standalone instance with defaults, a working key and an id above every used id', () => {
+    const created = account.createInstance(dedicated(), admin);
+    expect(created.id).toBeGreaterThan(Math.max(...account.fixture.usedInstanceIds));
+    expect(created.url).toMatch(/^postgres:\/\/[^:@/]+:[^@/]+@[^:/]+:\d+\/[^/]+$/);
+    const store = account.instanceStore(created.id)!;
+    expect(store.pgVersion).toBe('17');
+    expect(store.backend.name).toBe('postgres');
+    expect(store.createdAt).toBe(NOW);
+    expect(registry.authenticateInstance(created.apikey)?.instance).toBe(store);
+    expect(account.getInstance(created.id)).toMatchObject({ id: created.id, name: 'orders-db', plan: 'standard-1', region: 'amazon-web-services::us-east-1', url: created.url, apikey: created.apikey });
+    expect(account.listInstances().at(-1)!.id).toBe(created.id);
+  });
+
+  it('reports ready only after the provisioning delay', () => {
+    const { id } = account.createInstance(dedicated({ pg_version: '15' }), admin);
+    expect(account.getInstance(id).ready).toBe(false);
+    clock.advance(PROVISION_MS - 1);
+    expect(account.getInstance(id).ready).toBe(false);
+    clock.advance(1);
+    expect(account.getInstance(id).ready).toBe(true);
+    expect(account.instanceStore(id)!.pgVersion).toBe('15');
+  });
+
+  it('refuses an unknown plan, naming plan, and changes nothing', () => {
+    const before = snapshot();
+    refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan');
+    expect(snapshot()).toEqual(before);
+    // no id was used up by the refused request
+    expect(account.createInstance(dedicated(), admin).id).toBe(Math.max(...account.fixture.usedInstanceIds) + 1);
+  });
+
+  it('refuses an unknown region, naming region', () => {
+    const before = snapshot();
+    refused(() => account.createInstance(dedicated({ region: 'amazon-web-services::mars-1' }), admin), 400, 'region');
+    refused(() => account.createInstance(dedicated({ region: 'nowhere::us-east-1' }), admin), 400, 'region');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('refuses a shared plan in a region without shared plans, naming region', () => {
+    const before = snapshot();
+    const e = refused(() => account.createInstance(dedicated({ plan: 'starter-shared', region: 'digitalocean::fra1' }), admin), 400, 'region');
+    expect(e.message).toMatch(/shared/);
+    expect(snapshot()).toEqual(before);
+    expect(account.createInstance(dedicated({ plan: 'starter-shared', region: 'amazon-web-services::eu-west-1' }), admin).id).toBeGreaterThan(0);
+  });
+
+  it('forks an instance of the account and refuses a source that is not one, naming instance_id', () => {
+    const source = account.listInstances()[0]!.id;
+    const before = snapshot();
+    refused(() => account.createInstance(dedicated({ action: 'fork', instance_id: 999 }), admin), 400, 'instance_id');
+    refused(() => account.createInstance(dedicated({ action: 'fork' }), admin), 400, 'instance_id');
+    expect(snapshot()).toEqual(before);
+    const fork = account.createInstance(dedicated({ name: 'fork', action: 'fork', instance_id: source }), admin);
+    expect(account.getInstance(fork.id).name).toBe('fork');
+    expect(lastAudit().extras).toContainEqual(['source_id', source]);
+  });
+
+  it('refuses a deleted instance as the source of a fork', () => {
+    const { id } = account.createInstance(dedicated(), admin);
+    account.deleteInstance(id, admin);
+    refused(() => account.createInstance(dedicated({ action: 'fork', instance_id: id }), admin), 400, 'instance_id');
+  });
+
+  it('creates a point-in-time copy between the source creation and now, and refuses other times, naming pit', () => {
+    const source = account.createInstance(dedicated(), admin).id; // created at NOW
+    clock.advance(60_000);
+    const before = snapshot();
+    const pit = (p: string | undefined) => () => account.createInstance(dedicated({ action: 'pit', instance_id: source, ...(p === undefined ? {} : { pit: p }) }), admin);
+    refused(pit(undefined), 400, 'pit');
+    refused(pit('2026-11-21 13:31:01'), 400, 'pit'); // in the future
+    refused(pit('2026-11-21 13:29:59'), 400, 'pit'); // before the source was created
+    refused(pit('2026-02-30 10:00:00'), 400, 'pit'); // no such day
+    refused(() => account.createInstance(dedicated({ action: 'pit', instance_id: 4242, pit: '2026-11-21 13:30:30' }), admin), 400, 'instance_id');
+    expect(snapshot()).toEqual(before);
+    expect(account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:30:00' }), admin).id).toBeGreaterThan(source);
+    expect(account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:00' }), admin).id).toBeGreaterThan(source);
+    expect(lastAudit().extras).toContainEqual(['pit', '2026-11-21 13:31:00']);
+  });
+
+  it('compares a pit with a source created within a second at whole seconds', () => {
+    clock.pin(NOW + 400);
+    const source = account.createInstance(dedicated(), admin).id;
+    clock.advance(2000);
+    expect(account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:30:00' }), admin).id).toBeGreaterThan(source);
+  });
+
+  it('ignores instance_id and pit for a standalone instance', () => {
+    const { id } = account.createInstance(dedicated({ action: 'standalone', instance_id: 999, pit: '2999-01-01 00:00:00' }), admin);
+    expect(account.getInstance(id).name).toBe('orders-db');
+  });
+
+  it('changes the name and the plan (with its backend) of an instance, keeping id, url, apikey and region', () => {
+    const { id, url, apikey } = account.createInstance(dedicated(), admin);
+    const changed = account.updateInstance(id, { name: 'renamed', plan: 'compat-1' }, admin);
+    expect(changed).toMatchObject({ id, url, apikey, name: 'renamed', plan: 'compat-1', region: 'amazon-web-services::us-east-1' });
+    expect(account.getInstance(id)).toEqual(changed);
+    expect(account.instanceStore(id)!.backend.name).toBe('pgcompat');
+    expect(account.updateInstance(id, { plan: 'standard-2' }, admin).name).toBe('renamed');
+    expect(lastAudit()).toMatchObject({ event: 'instance.update', extras: [['instance_id', id], ['plan', 'standard-2']] });
+  });
+
+  it('refuses an unknown plan, an empty change and a shared plan the region does not offer, changing nothing', () => {
+    const { id } = account.createInstance(dedicated({ region: 'digitalocean::fra1' }), admin);
+    const before = snapshot();
+    refused(() => account.updateInstance(id, { name: 'x', plan: 'gold' }, admin), 400, 'plan');
+    refused(() => account.updateInstance(id, { plan: 'hobby-shared' }, admin), 400, 'plan');
+    refused(() => account.updateInstance(id, {}, admin), 400);
+    expect(snapshot()).toEqual(before);
+    expect(account.getInstance(id).name).toBe('orders-db');
+  });
+
+  it('answers 404 for an unknown instance on get, change and delete', () => {
+    const before = snapshot();
+    expect(refused(() => account.getInstance(999), 404).message).toMatch(/instance with id 999/);
+    refused(() => account.updateInstance(999, { name: 'x' }, admin), 404);
+    refused(() => account.deleteInstance(999, admin), 404);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('deletes an instance: its key is revoked at once, its store dropped, and its id never reused', () => {
+    const { id, apikey } = account.createInstance(dedicated(), admin);
+    account.deleteInstance(id, devops);
+    expect(registry.authenticateInstance(apikey)).toBeUndefined();
+    expect(account.instanceStore(id)).toBeUndefined();
+    expect(account.listInstances().map((i) => i.id)).not.toContain(id);
+    refused(() => account.getInstance(id), 404);
+    refused(() => account.deleteInstance(id, admin), 404);
+    expect(account.createInstance(dedicated(), admin).id).toBe(id + 1);
+    expect(account.auditEvents().at(-2)).toMatchObject({ event: 'instance.delete', user: devops.email });
+  });
+
+  it('deletes a seeded instance and revokes its fixed key', () => {
+    const seeded = account.listInstances()[0]!.id;
+    account.deleteInstance(seeded, admin);
+    expect(registry.authenticateInstance(instanceKey(seeded))).toBeUndefined();
+  });
+});
+
+describe('AccountStore: invoices', () => {
+  it('lists every invoice in ascending period order without bounds', () => {
+    const all = account.listInvoices();
+    expect(all.length).toBeGreaterThanOrEqual(12);
+    const index = (p: string) => Number(p.split('/')[0]) * 12 + Number(p.split('/')[1]);
+    expect(all.map((i) => index(i.period))).toEqual([...all.map((i) => index(i.period))].sort((a, b) => a - b));
+    expect(all.at(-1)).toMatchObject({ period: '2026/10', paid: false, currency: 'USD', account_name: account.name });
+    expect(all.slice(0, -1).every((i) => i.paid)).toBe(true);
+  });
+
+  it('filters by from and to, both inclusive', () => {
+    expect(account.listInvoices('2026-03', '2026-05').map((i) => i.period)).toEqual(['2026/3', '2026/4', '2026/5']);
+    expect(account.listInvoices('2026-09').map((i) => i.period)).toEqual(['2026/9', '2026/10']);
+    expect(account.listInvoices(undefined, '2025-10').map((i) => i.period)).toEqual(['2025/9', '2025/10']);
+    expect(account.listInvoices('2026-04', '2026-04').map((i) => i.period)).toEqual(['2026/4']);
+    expect(account.listInvoices('2030-01', '2030-12')).toEqual([]);
+  });
+
+  it('refuses from after to, naming to', () => {
+    refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to');
+  });
+
+  it('gets an invoice by id with the list record’s period and total, and 404 for an unknown id', () => {
+    const rec = account.listInvoices('2026-06', '2026-06')[0]!;
+    const detail = account.getInvoice(rec.id);
+    expect(detail).toMatchObject({ period: rec.period, total: rec.total, currency: rec.currency });
+    expect(detail.customer.account_name).toBe(rec.account_name);
+    refused(() => account.getInvoice(1), 404);
+  });
+
+  it('gets the invoice of a period when the year matches the month’s year', () => {
+    const rec = account.listInvoices('2026-06', '2026-06')[0]!;
+    expect(account.getInvoiceForPeriod(2026, '2026-06')).toEqual(account.getInvoice(rec.id));
+    refused(() => account.getInvoiceForPeriod(2025, '2026-06'), 400, 'month');
+    expect(refused(() => account.getInvoiceForPeriod(2020, '2020-01'), 404).message).toMatch(/2020\/1/);
+    refused(() => account.getInvoiceForPeriod(2026, '2026-11'), 404); // the current month is not invoiced yet
+  });
+
+  it('hands out copies: changing an answer does not change the store', () => {
+    const id = account.listInvoices()[0]!.id;
+    account.getInvoice(id).lines.length = 0;
+    expect(account.getInvoice(id).lines.length).toBeGreaterThan(0);
+  });
+});
+
+describe('AccountStore: audit log', () => {
+  const lines = (csv: string) => csv.split('\r\n').filter(Boolean);
+
+  it('starts with the exact header and shows the latest month with events by default', () => {
+    const csv = account.auditLogCsv();
+    expect(csv.startsWith('Timestamp,Event,Source,User,Extras\r\n')).toBe(true);
+    const rows = lines(csv).slice(1);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r).toMatch(/^2026-11-\d\d \d\d:\d\d:\d\d UTC,[a-z]+\.[a-z]+,api,[^,]+@[^,]+,/);
+  });
+
+  it('shows the rows of a chosen month, oldest first, and only the header for a month without events', () => {
+    const rows = lines(account.auditLogCsv('2026-06')).slice(1);
+    const stamps = rows.map((r) => r.slice(0, 23));
+    expect(stamps.every((s) => s.startsWith('2026-06-'))).toBe(true);
+    expect(stamps).toEqual([...stamps].sort());
+    expect(account.auditLogCsv('2001-01')).toBe('Timestamp,Event,Source,User,Extras\r\n');
+  });
+
+  it('records a row for every state-changing call, with the acting key’s e-mail and key = value extras', () => {
+    clock.pin(Date.UTC(2026, 11, 2, 8, 5, 9)); // a new month
+    const { id } = account.createInstance(dedicated({ name: 'audit-db' }), devops);
+    account.updateInstance(id, { name: 'audit-db-2' }, admin);
+    account.deleteInstance(id, admin);
+    account.inviteTeamMember({ email: 'new.dev@example.com' }, admin);
+    const member = account.listTeamMembers().find((m) => m.email === 'new.dev@example.com')!;
+    account.updateTeamMember(member.id, { role: 'monitor', tags: 'production' }, admin);
+    account.removeTeamMember('new.dev@example.com', admin);
+    account.rotateApiKey(devops.id);
+    const rows = lines(account.auditLogCsv()).slice(1);
+    expect(rows).toEqual([
+      `2026-12-02 08:05:09 UTC,instance.create,api,${devops.email},"instance_id = ${id}, name = audit-db, plan = standard-1, region = amazon-web-services::us-east-1, action = standalone"`,
+      `2026-12-02 08:05:09 UTC,instance.update,api,${admin.email},"instance_id = ${id}, name = audit-db-2"`,
+      `2026-12-02 08:05:09 UTC,instance.delete,api,${admin.email},"instance_id = ${id}, name = audit-db-2"`,
+      `2026-12-02 08:05:09 UTC,team.invite,api,${admin.email},"email = new.dev@example.com, role = member"`,
+      `2026-12-02 08:05:09 UTC,team.update,api,${admin.email},"user_id = ${member.id}, email = new.dev@example.com, role = monitor, tags = production"`,
+      `2026-12-02 08:05:09 UTC,team.remove,api,${admin.email},"user_id = ${member.id}, email = new.dev@example.com"`,
+      `2026-12-02 08:05:09 UTC,apikey.rotate,api,${devops.email},"role = devops, comment = Terraform deployments"`,
+    ]);
+    expect(account.auditLogCsv('2026-12')).toBe(account.auditLogCsv());
+  });
+
+  it('records nothing for a refused call or a read', () => {
+    const before = account.auditEvents().length;
+    refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan');
+    account.listInstances();
+    account.listInvoices();
+    account.auditLogCsv();
+    expect(account.auditEvents().length).toBe(before);
+  });
+
+  it('quotes fields as RFC 4180 says', () => {
+    clock.pin(Date.UTC(2027, 0, 5, 0, 0, 0));
+    account.createInstance(dedicated({ name: 'say "hi", db' }), admin);
+    const row = lines(account.auditLogCsv())[1]!;
+    expect(row).toContain('"instance_id = ');
+    expect(row).toContain('name = say ""hi"", db,');
+  });
+
+  it('gives the current month’s header only for an account without events', () => {
+    const fixture = { ...account.fixture, audit: [], keys: [], instances: [] };
+    const empty = new AccountStore(fixture, account.catalogue, registry.context);
+    expect(empty.auditLogCsv()).toBe('Timestamp,Event,Source,User,Extras\r\n');
+  });
+
+  it('formats timestamps and reads pit times in UTC', () => {
+    expect(auditTimestamp(Date.UTC(2026, 0, 2, 3, 4, 5))).toBe('2026-01-02 03:04:05 UTC');
+    expect(parsePitSecond('2026-01-02 03:04:05')).toBe(Date.UTC(2026, 0, 2, 3, 4, 5));
+    expect(parsePitSecond('2026-02-29 00:00:00')).toBeUndefined();
+    expect(parsePitSecond('2028-02-29 00:00:00')).toBe(Date.UTC(2028, 1, 29));
+    expect(parsePitSecond('2026-01-02T03:04:05Z')).toBeUndefined();
+  });
+});
+
+describe('AccountStore: team', () => {
+  it('lists the members with id, email, tfa_auth_enabled and roles only', () => {
+    const team = account.listTeamMembers();
+    expect(team.length).toBeGreaterThanOrEqual(5);
+    for (const m of team) expect(Object.keys(m).sort()).toEqual(['email', 'id', 'roles', 'tfa_auth_enabled']);
+  });
+
+  it('invites a member with the default role member and no two-factor authentication', () => {
+    expect(account.inviteTeamMember({ email: 'a@example.com' }, admin)).toEqual({ message: TEAM_MESSAGES.invite });
+    expect(TEAM_MESSAGES.invite).toBe('Email invitation sent');
+    const m = account.listTeamMembers().find((x) => x.email === 'a@example.com')!;
+    expect(m).toMatchObject({ tfa_auth_enabled: false, roles: ['member'] });
+    expect(m.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('invites with a role, and with tags for member and monitor users', () => {
+    account.inviteTeamMember({ email: 'b@example.com', role: 'billing manager' }, admin);
+    account.inviteTeamMember({ email: 'c@example.com', role: 'monitor', tags: 'production,staging' }, admin);
+    account.inviteTeamMember({ email: 'd@example.com', tags: 'analytics' }, admin);
+    const team = account.listTeamMembers();
+    const find = (e: string) => team.find((x) => x.email === e)!;
+    expect(find('b@example.com').roles).toEqual(['billing manager']);
+    expect(account.memberTags(find('c@example.com').id)).toEqual(['production', 'staging']);
+    expect(account.memberTags(find('d@example.com').id)).toEqual(['analytics']);
+  });
+
+  it('refuses an e-mail that is already a member (in any case) and tags for other roles, changing nothing', () => {
+    const existing = account.listTeamMembers()[1]!.email;
+    const before = snapshot();
+    refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email');
+    refused(() => account.inviteTeamMember({ email: existing.toUpperCase() }, admin), 400, 'email');
+    refused(() => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin), 400, 'tags');
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('removes a member by e-mail, and 404 for an e-mail that is no member', () => {
+    account.inviteTeamMember({ email: 'f@example.com' }, admin);
+    expect(account.removeTeamMember('F@example.com', admin)).toEqual({ message: 'The user has been deleted from team' });
+    expect(account.listTeamMembers().some((m) => m.email === 'f@example.com')).toBe(false);
+    const before = snapshot();
+    refused(() => account.removeTeamMember('f@example.com', admin), 404);
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('revokes the keys of a removed member', () => {
+    const monitor = registry.authenticateCustomer(ROLE_KEYS.monitor)!.key;
+    account.removeTeamMember(monitor.email, admin);
+    expect(registry.authenticateCustomer(ROLE_KEYS.monitor)).toBeUndefined();
+    expect(account.apiKey(monitor.id)).toBeUndefined();
+    expect(registry.authenticateCustomer(ADMIN_KEY)).toBeDefined();
+  });
+
+  it('changes a member’s role and tags', () => {
+    account.inviteTeamMember({ email: 'g@example.com', tags: 'production' }, admin);
+    const id = account.listTeamMembers().find((m) => m.email === 'g@example.com')!.id;
+    expect(account.updateTeamMember(id, { tags: 'staging,reporting' }, admin)).toEqual({ message: 'Role and tags updated for user.' });
+    expect(account.memberTags(id)).toEqual(['staging', 'reporting']);
+    account.updateTeamMember(id, { role: 'monitor' }, admin);
+    expect(account.listTeamMembers().find((m) => m.id === id)!.roles).toEqual(['monitor']);
+    expect(account.memberTags(id)).toEqual(['staging', 'reporting']);
+    // a role without tags drops them
+    account.updateTeamMember(id, { role: 'devops' }, admin);
+    expect(account.listTeamMembers().find((m) => m.id === id)!.roles).toEqual(['devops']);
+    expect(account.memberTags(id)).toEqual([]);
+    account.updateTeamMember(id, { role: 'member', tags: 'production' }, admin);
+    expect(account.memberTags(id)).toEqual(['production']);
+  });
+
+  it('refuses tags when the role after the change takes none, an empty change, and an unknown user', () => {
+    account.inviteTeamMember({ email: 'h@example.com', role: 'devops' }, admin);
+    const id = account.listTeamMembers().find((m) => m.email === 'h@example.com')!.id;
+    const before = snapshot();
+    refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags');
+    refused(() => account.updateTeamMember(id, { role: 'admin', tags: 'production' }, admin), 400, 'tags');
+    refused(() => account.updateTeamMember(id, {}, admin), 400);
+    refused(() => account.updateTeamMember('00000000-0000-4000-8000-000000000000', { role: 'member' }, admin), 404);
+    expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('AccountStore: API keys', () => {
+  it('rotates the key used: the old key stops working, the new one has the same role, e-mail and comment', () => {
+    const old = registry.authenticateCustomer(ROLE_KEYS.monitor)!.key;
+    const { apikey } = account.rotateApiKey(old.id);
+    expect(apikey).not.toBe(ROLE_KEYS.monitor);
+    expect(registry.authenticateCustomer(ROLE_KEYS.monitor)).toBeUndefined();
+    const fresh = registry.authenticateCustomer(apikey)!;
+    expect(fresh.account).toBe(account);
+    expect(fresh.key).toMatchObject({ role: old.role, email: old.email, comment: old.comment });
+    expect(fresh.key.id).not.toBe(old.id);
+    expect(account.apiKey(old.id)).toBeUndefined();
+    expect(lastAudit()).toMatchObject({ event: 'apikey.rotate', user: old.email });
+  });
+
+  it('rotates a rotated key again', () => {
+    const first = account.rotateApiKey(admin.id).apikey;
+    const key = registry.authenticateCustomer(first)!.key;
+    const second = account.rotateApiKey(key.id).apikey;
+    expect(registry.authenticateCustomer(first)).toBeUndefined();
+    expect(registry.authenticateCustomer(second)?.key.role).toBe('admin');
+  });
+
+  it('answers 404 for a key id the account does not have', () => {
+    const before = snapshot();
+    refused(() => account.rotateApiKey('key-999'), 404);
+    expect(snapshot()).toEqual(before);
+  });
+});
+
+describe('AccountStore: regions and plans', () => {
+  it('filters regions by provider and plans by backend, exactly', () => {
+    expect(account.listRegions().length).toBe(account.catalogue.regions.length);
+    expect(account.listRegions('azure-arm').every((r) => r.provider === 'azure-arm')).toBe(true);
+    expect(account.listRegions('azure')).toEqual([]);
+    expect(account.listPlans('pgcompat').map((p) => p.name)).toEqual(['compat-shared', 'compat-1']);
+    expect(account.listPlans('nosuch')).toEqual([]);
+  });
+});
+
+describe('AccountStore: seeded state', () => {
+  it('is rebuilt the same by a registry reset', () => {
+    const before = { instances: account.listInstances(), invoices: account.listInvoices(), csv: account.auditLogCsv('2026-06'), team: account.listTeamMembers() };
+    account.createInstance(dedicated(), admin);
+    registry.reset();
+    const fresh = registry.authenticateCustomer(ADMIN_KEY)!.account;
+    expect({ instances: fresh.listInstances(), invoices: fresh.listInvoices(), csv: fresh.auditLogCsv('2026-06'), team: fresh.listTeamMembers() }).toEqual(before);
+  });
+});
