@@ -85,6 +85,17 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
     });
   }
   for (const extend of options.extensions ?? []) extend(app, options.api);
+  // The method guard, before the resources: a method the path does not support is a 405 with
+  // Allow. The most specific template decides, so a literal path (/api/alarms/recipients) is never
+  // taken by a sibling template (/api/alarms/{id}) for a method only the template has.
+  const allowedMethods = methodTable(ops);
+  app.use('*', async (c, next) => {
+    const allow = allowedMethods(c.req.path);
+    if (allow && !allow.methods.has(c.req.method)) {
+      throw new ApiError(405, `Method ${c.req.method} is not allowed for ${c.req.path}; allowed: ${allow.header}`, {}, { Allow: allow.header });
+    }
+    await next();
+  });
   options.mount(app, route, validators);
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
@@ -94,31 +105,25 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const misplaced = ops.filter((o) => !registered.has(`${o.method.toUpperCase()} ${o.routePath}`)).map((o) => `${o.operationId} (${o.method.toUpperCase()} ${o.path})`);
   if (misplaced.length) throw new Error(`the ${options.api} app routes these operations elsewhere than the document says: ${misplaced.join(', ')}`);
 
-  const templates = pathTemplates(ops);
-  app.notFound((c) => {
-    const path = c.req.path;
-    // The most specific templates win: /api/team/invite over /api/team/{user_id}.
-    const matching = templates.filter((t) => t.regex.test(path));
-    const fewest = Math.min(...matching.map((t) => t.params));
-    const allowed = [...new Set(matching.filter((t) => t.params === fewest).flatMap((t) => t.methods))].sort().join(', ');
-    if (allowed) {
-      return errorResponse(c, new ApiError(405, `Method ${c.req.method} is not allowed for ${path}; allowed: ${allowed}`, {}, { Allow: allowed }));
-    }
-    return errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${path} is not a resource of the ${options.api} interface`));
-  });
+  app.notFound((c) => errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`)));
   app.onError((err, c) => errorResponse(c, err));
   return app;
 }
 
-function pathTemplates(ops: OperationInfo[]): { regex: RegExp; methods: string[]; params: number }[] {
+/** For a request path, the methods of the most specific matching path of the document (or undefined). */
+function methodTable(ops: OperationInfo[]): (path: string) => { methods: Set<string>; header: string } | undefined {
   const byPath = new Map<string, Set<string>>();
   for (const o of ops) {
     if (!byPath.has(o.path)) byPath.set(o.path, new Set());
     byPath.get(o.path)!.add(o.method.toUpperCase());
   }
-  return [...byPath].map(([path, methods]) => ({
-    regex: new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$'),
-    methods: [...methods],
-    params: (path.match(/\{/g) ?? []).length,
-  }));
+  const templates = [...byPath]
+    .map(([path, methods]) => ({
+      regex: new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$'),
+      params: (path.match(/\{/g) ?? []).length,
+      header: [...methods].sort().join(', '),
+      methods: new Set(methods.has('GET') ? [...methods, 'HEAD'] : methods),
+    }))
+    .sort((a, b) => a.params - b.params);
+  return (path) => templates.find((t) => t.regex.test(path));
 }

@@ -6,17 +6,28 @@ import type { PipelineEnv } from '../http/pipeline.js';
 import type { InstancePrincipal } from '../store/registry.js';
 import type { AppDependencies } from '../server.js';
 import type { OperationValidator } from '../openapi/requests.js';
+import { backupsApp } from './backups.js';
+import { accountApp } from './account.js';
+import { recipientsApp } from './recipients.js';
+import { alarmsApp } from './alarms.js';
+import { integrationsApp } from './integrations.js';
+import { maintenanceApp } from './maintenance.js';
 
 export type InstanceEnv = PipelineEnv<InstancePrincipal>;
 export type { operations as InstanceOperations } from '../generated/instance.js';
 
 export function mountInstanceResources(app: Hono<InstanceEnv>, route: Route, validators: ReadonlyMap<string, OperationValidator>): void {
-  void app;
-  void route;
-  void validators;
+  app.route('/api/backup', backupsApp(route));
+  app.route('/api/account', accountApp(route));
+  // Before the alarms: /api/alarms/{id} would also match /api/alarms/recipients.
+  app.route('/api/alarms/recipients', recipientsApp(route));
+  app.route('/api/alarms', alarmsApp(route));
+  app.route('/api/integrations/logs', integrationsApp('logs', route, validators));
+  app.route('/api/integrations/metrics', integrationsApp('metrics', route, validators));
+  app.route('/api/maintenance', maintenanceApp(route));
 }
 
-export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptions<InstancePrincipal>, 'onResponse'> = {}) {
+export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptions<InstancePrincipal>, 'onResponse' | 'extensions'> = {}) {
   return createApiApp<InstancePrincipal>({
     api: 'instance',
     doc: deps.documents.instance,

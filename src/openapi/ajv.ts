@@ -69,6 +69,7 @@ export function errorField(err: ErrorObject): string | undefined {
   if (err.keyword === 'required' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
   if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') base.push(params.additionalProperty);
   if (err.keyword === 'dependentRequired' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
+  if (err.keyword === 'discriminator' && typeof params.tag === 'string') base.push(params.tag);
   return base.length ? base.join('.') : undefined;
 }
 
@@ -95,6 +96,10 @@ export function describeError(err: ErrorObject, where?: string): string {
       break;
     case 'pattern':
       rule = `must match the form ${String(params.pattern)}`;
+      break;
+    case 'discriminator':
+      // params.error is 'tag' (missing or not a string) or 'mapping' (a value no branch has).
+      rule = params.error === 'mapping' ? `${JSON.stringify(params.tagValue)} is not one of the accepted values` : 'is required and must be a string';
       break;
     default:
       rule = err.message ?? err.keyword;

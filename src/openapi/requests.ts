@@ -137,6 +137,13 @@ export class OperationValidator {
       for (const [k, v] of raw.fields) obj[k] = readScalar(v, this.formKinds.get(k) ?? 'string');
       value = obj;
     }
+    if (this.systemBodies.size > 0 && !system) {
+      // An integration body whose system the path does not name (update by id): the union of all
+      // systems would name a field of an unrelated system; the handler validates it against the
+      // stored integration's system with systemBody().
+      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, 'body: must be an object', { field: 'body', rule: 'type' });
+      return value;
+    }
     const validate = (system && this.systemBodies.get(system)) || this.bodyValidator;
     if (!validate(value)) throw validationError(validate.errors, 'body');
     return value;

@@ -2,8 +2,35 @@
 // its per-instance state (the instance interface: recipients, alarms, integrations, backups,
 // maintenance; see the sections below).
 import { randomUUID } from 'node:crypto';
-import type { Backend, BrokerKind, Plan, StoreContext } from './types.js';
+import type {
+  Alarm,
+  Backend,
+  Backup,
+  BrokerKind,
+  CreateAlarmBody,
+  CreateBackupBody,
+  Integration,
+  Maintenance,
+  Plan,
+  Recipient,
+  RecipientBody,
+  RecoverToPointInTimeBody,
+  RestoreBackupBody,
+  StoreContext,
+  UpdateAlarmBody,
+} from './types.js';
 import { randomSecret } from './secrets.js';
+import { IdSequence } from './ids.js';
+import { Recipients } from './instance-recipients.js';
+import { Alarms } from './instance-alarms.js';
+import { Integrations, type IntegrationKind, type SystemBodyValidator } from './instance-integrations.js';
+import { Backups } from './instance-backups.js';
+import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
+
+export type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
+
+/** The second database every instance has (backups cover each database). */
+export const SECOND_DATABASE = 'analytics';
 
 export interface InstanceInit {
   id: number;
@@ -42,6 +69,12 @@ export class InstanceStore {
   private readonly user: string;
   private readonly host: string;
   private readonly database: string;
+  // per-instance interface state (see the section at the end)
+  private readonly recipients: Recipients;
+  private readonly alarms: Alarms;
+  private readonly integrations: Record<IntegrationKind, Integrations>;
+  private readonly backups: Backups;
+  private readonly maintenance: MaintenanceSchedule;
 
   constructor(
     init: InstanceInit,
@@ -65,6 +98,30 @@ export class InstanceStore {
     this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
     this.database = `db${init.id}`;
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
+
+    // The state the instance is created with: the default recipient, the four default alarms, a
+    // history of daily backups and upcoming maintenance, dated from now on the store's clock.
+    const origin = ctx.clock.now();
+    this.alarms = new Alarms({
+      allowedTypes: () => {
+        const shared = this.plan.shared;
+        return { types: ctx.rules.alarmTypesByPlan[shared ? 'shared' : 'dedicated'], shared };
+      },
+      recipientExists: (id) => this.recipients.has(id),
+    });
+    this.recipients = new Recipients(init.teamEmail, (id) => this.alarms.forgetRecipient(id));
+    const integrationIds = new IdSequence();
+    const integrationRules = { accountId: this.accountId, brokerKind: () => this.brokerKind, availability: ctx.rules.metricsAvailability };
+    this.integrations = {
+      logs: new Integrations('logs', integrationIds, integrationRules),
+      metrics: new Integrations('metrics', integrationIds, integrationRules),
+    };
+    this.backups = new Backups(
+      { instanceId: this.id, providerid: this.providerid, accountId: this.accountId, region: this.region, databases: [this.database, SECOND_DATABASE] },
+      ctx,
+      origin,
+    );
+    this.maintenance = new MaintenanceSchedule(ctx.clock, seededMaintenance(this.id, origin));
   }
 
   get apikey(): string {
@@ -112,4 +169,107 @@ export class InstanceStore {
   }
 
   // ---- per-instance interface state: recipients, alarms, integrations, backups, maintenance ----
+  // One method per operation of the instance document; a refused request throws an ApiError
+  // before anything changes.
+
+  /** The databases of the instance; the first is the default one (the database of `url`). */
+  get databases(): readonly string[] {
+    return this.backups.databases;
+  }
+
+  // backups
+  listBackups(db?: string): Backup[] {
+    return this.backups.list(db);
+  }
+
+  createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
+    return this.backups.create(body);
+  }
+
+  restoreBackup(body: RestoreBackupBody): void {
+    this.backups.restore(body);
+  }
+
+  recoverToPointInTime(body: RecoverToPointInTimeBody): void {
+    this.backups.recover(body);
+  }
+
+  // recipients
+  listRecipients(): Recipient[] {
+    return this.recipients.list();
+  }
+
+  getRecipient(id: number): Recipient {
+    return this.recipients.get(id);
+  }
+
+  createRecipient(body: RecipientBody): Recipient {
+    return this.recipients.create(body);
+  }
+
+  updateRecipient(id: number, body: RecipientBody): Recipient {
+    return this.recipients.update(id, body);
+  }
+
+  /** Also removes the recipient from every alarm; the default recipient cannot be deleted. */
+  deleteRecipient(id: number): void {
+    this.recipients.delete(id);
+  }
+
+  // alarms
+  listAlarms(): Alarm[] {
+    return this.alarms.list();
+  }
+
+  getAlarm(id: number): Alarm {
+    return this.alarms.get(id);
+  }
+
+  createAlarm(body: CreateAlarmBody): Alarm {
+    return this.alarms.create(body);
+  }
+
+  updateAlarm(id: number, body: UpdateAlarmBody): Alarm {
+    return this.alarms.update(id, body);
+  }
+
+  deleteAlarm(id: number): void {
+    this.alarms.delete(id);
+  }
+
+  // log and metrics integrations
+  listIntegrations(kind: IntegrationKind): Integration[] {
+    return this.integrations[kind].list();
+  }
+
+  getIntegration(kind: IntegrationKind, id: number): Integration {
+    return this.integrations[kind].get(id);
+  }
+
+  /** `config` is the body, validated against the system's schema. Metrics: the broker kind must offer the system. */
+  createIntegration(kind: IntegrationKind, system: string, config: Record<string, unknown>): Integration {
+    return this.integrations[kind].create(system, config);
+  }
+
+  /** Replaces the config; `validate` checks the body against the stored system's schema. With `system`, another type is a 404. */
+  updateIntegration(kind: IntegrationKind, id: number, body: unknown, validate: SystemBodyValidator, system?: string): Integration {
+    return this.integrations[kind].update(id, body, validate, system);
+  }
+
+  deleteIntegration(kind: IntegrationKind, id: number): void {
+    this.integrations[kind].delete(id);
+  }
+
+  // maintenance
+  listMaintenance(): Maintenance[] {
+    return this.maintenance.list();
+  }
+
+  rescheduleMaintenance(id: number, scheduledBy: string): Maintenance {
+    return this.maintenance.reschedule(id, scheduledBy);
+  }
+
+  runMaintenance(id: number): Maintenance {
+    return this.maintenance.run(id);
+  }
 }

@@ -1,6 +1,7 @@
 // Types shared by the stores. Records that the API returns are the generated schema types, so the
 // stores and the documents cannot drift apart.
 import type { components as C } from '../generated/customer.js';
+import type { components as I } from '../generated/instance.js';
 import type { Clock } from './clock.js';
 import type { Outbox } from './outbox.js';
 import type { ContractRules } from '../openapi/rules.js';
@@ -67,3 +68,23 @@ export type InvoiceSeller = C['schemas']['InvoiceSeller'];
 export type TeamMember = C['schemas']['TeamMember'];
 export type InviteTeamMemberBody = C['schemas']['InviteTeamMember'];
 export type UpdateTeamMemberBody = C['schemas']['UpdateTeamMember'];
+
+// ---- instance interface records (generated schema types) ----
+export type Recipient = I['schemas']['Recipient'];
+export type RecipientType = I['schemas']['RecipientType'];
+export type RecipientBody = I['schemas']['CreateRecipient'];
+export type Alarm = I['schemas']['Alarm'];
+export type AlarmType = I['schemas']['AlarmType'];
+export type CreateAlarmBody = I['schemas']['CreateAlarm'];
+export type UpdateAlarmBody = I['schemas']['UpdateAlarm'];
+export type Integration = I['schemas']['Integration'];
+export type LogSystem = I['schemas']['LogSystem'];
+export type MetricsSystem = I['schemas']['MetricsSystem'];
+export type Backup = I['schemas']['Backup'];
+export type CreateBackupBody = I['schemas']['CreateBackup'];
+export type RestoreBackupBody = I['schemas']['RestoreBackup'];
+export type RecoverToPointInTimeBody = I['schemas']['RecoverToPointInTime'];
+export type BackupReadyCallback = I['schemas']['BackupReadyCallback'];
+export type RestoreCompletedCallback = I['schemas']['RestoreCompletedCallback'];
+export type PitrCompletedCallback = I['schemas']['PitrCompletedCallback'];
+export type Maintenance = I['schemas']['Maintenance'];

@@ -1,0 +1,125 @@
+// The alarms of one instance: the four default alarms (created with the instance) and those the
+// client adds. Bodies arrive validated against their type's branch of the document (fields per type,
+// ranges, disk percentage <= 100 when the body says percentage); this module applies the defaults
+// and keeps the rules that need state: the plan's alarm types, recipients of this instance, the
+// fixed type of an alarm and the merged disk rule of an update.
+import { invalid, notFound } from '../http/errors.js';
+import { IdSequence } from './ids.js';
+import type { Alarm, AlarmType, CreateAlarmBody, UpdateAlarmBody } from './types.js';
+
+/** The types that carry value_threshold and time_threshold. */
+const LEVEL_TYPES: readonly AlarmType[] = ['cpu', 'memory', 'disk'];
+
+/** The default alarms of every instance (the spec's list). */
+export const DEFAULT_ALARMS: readonly CreateAlarmBody[] = [
+  { type: 'cpu', value_threshold: 90, time_threshold: 600 },
+  { type: 'memory', value_threshold: 90, time_threshold: 600 },
+  { type: 'disk', value_threshold: 5, time_threshold: 600, value_calculation: 'fixed' },
+  { type: 'notice' },
+];
+
+/** The record in the document's key order; only the fields of its type. */
+function record(a: Alarm): Alarm {
+  const level = LEVEL_TYPES.includes(a.type);
+  return {
+    id: a.id,
+    type: a.type,
+    enabled: a.enabled,
+    ...(level ? { value_threshold: a.value_threshold } : {}),
+    ...(a.type === 'disk' ? { value_calculation: a.value_calculation ?? 'fixed' } : {}),
+    ...(level ? { time_threshold: a.time_threshold } : {}),
+    recipients: [...a.recipients],
+  };
+}
+
+export interface AlarmRules {
+  /** The alarm types the instance's plan accepts, and whether the plan is shared (for the message). */
+  allowedTypes(): { types: readonly string[]; shared: boolean };
+  /** Whether a recipient of this instance has the id. */
+  recipientExists(id: number): boolean;
+}
+
+export class Alarms {
+  private readonly items = new Map<number, Alarm>();
+  private readonly ids = new IdSequence();
+
+  constructor(private readonly rules: AlarmRules) {
+    for (const body of DEFAULT_ALARMS) this.insert(body);
+  }
+
+  list(): Alarm[] {
+    return [...this.items.values()].map(record);
+  }
+
+  get(id: number): Alarm {
+    return record(this.find(id));
+  }
+
+  /** Defaults: enabled true, recipients [], value_calculation fixed for disk. */
+  create(body: CreateAlarmBody): Alarm {
+    const { types, shared } = this.rules.allowedTypes();
+    if (!types.includes(body.type)) {
+      throw invalid(
+        'type',
+        'plan',
+        shared
+          ? `alarm type ${body.type} is not available on shared plans; a shared instance accepts only ${types.join(', ')}`
+          : `alarm type ${body.type} is not available on this instance's plan; it accepts ${types.join(', ')}`,
+      );
+    }
+    this.checkRecipients(body.recipients);
+    return record(this.insert(body));
+  }
+
+  /** A merge update: `type` must equal the stored type; given fields replace stored ones. */
+  update(id: number, body: UpdateAlarmBody): Alarm {
+    const a = this.find(id);
+    if (body.type !== a.type) throw invalid('type', 'unchanged', `alarm ${id} has type ${a.type}; the type of an alarm cannot change (got ${body.type})`);
+    this.checkRecipients(body.recipients);
+    const merged: Alarm = { ...a, recipients: [...a.recipients] };
+    if (body.enabled !== undefined) merged.enabled = body.enabled;
+    if (body.recipients !== undefined) merged.recipients = [...body.recipients];
+    if ('value_threshold' in body && body.value_threshold !== undefined) merged.value_threshold = body.value_threshold;
+    if ('time_threshold' in body && body.time_threshold !== undefined) merged.time_threshold = body.time_threshold;
+    if ('value_calculation' in body && body.value_calculation !== undefined) merged.value_calculation = body.value_calculation;
+    if (merged.type === 'disk' && merged.value_calculation === 'percentage' && (merged.value_threshold ?? 0) > 100) {
+      const field = 'value_threshold' in body && body.value_threshold !== undefined ? 'value_threshold' : 'value_calculation';
+      throw invalid(field, 'maximum', `with value_calculation percentage, value_threshold must be at most 100 (it would be ${merged.value_threshold})`);
+    }
+    this.items.set(id, merged);
+    return record(merged);
+  }
+
+  delete(id: number): void {
+    this.find(id);
+    this.items.delete(id);
+  }
+
+  /** Drops a deleted recipient from every alarm. */
+  forgetRecipient(recipientId: number): void {
+    for (const a of this.items.values()) a.recipients = a.recipients.filter((r) => r !== recipientId);
+  }
+
+  private insert(body: CreateAlarmBody): Alarm {
+    const id = this.ids.next();
+    const a: Alarm = { id, type: body.type, enabled: body.enabled ?? true, recipients: [...(body.recipients ?? [])] };
+    if ('value_threshold' in body) a.value_threshold = body.value_threshold;
+    if ('time_threshold' in body) a.time_threshold = body.time_threshold;
+    if (body.type === 'disk') a.value_calculation = body.value_calculation ?? 'fixed';
+    this.items.set(id, a);
+    return a;
+  }
+
+  private checkRecipients(ids: number[] | undefined): void {
+    const unknown = (ids ?? []).filter((r) => !this.rules.recipientExists(r));
+    if (unknown.length) {
+      throw invalid('recipients', 'exists', `no recipient of this instance has the id${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (see listRecipients)`);
+    }
+  }
+
+  private find(id: number): Alarm {
+    const a = this.items.get(id);
+    if (!a) throw notFound('alarm', id);
+    return a;
+  }
+}

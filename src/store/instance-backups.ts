@@ -1,0 +1,166 @@
+// The backups of one instance, restores and point-in-time recoveries. Time-driven state is derived
+// from timestamps against the store's clock when it is read (no timers): a created backup is listed
+// once its ready time has passed, and only backups of the last 30 days are listed. Callbacks are
+// queued in the outbox with the time they are due; the server's ticker sends them.
+import { createHash, createHmac } from 'node:crypto';
+import { invalid } from '../http/errors.js';
+import { IdSequence } from './ids.js';
+import { DAY, HOUR, MINUTE, fileStamp, floorToMinute, formatBackupDate, parsePitMinute, startOfUtcDay } from './dates.js';
+import type {
+  Backup,
+  BackupReadyCallback,
+  CreateBackupBody,
+  PitrCompletedCallback,
+  RecoverToPointInTimeBody,
+  RestoreBackupBody,
+  RestoreCompletedCallback,
+  StoreContext,
+} from './types.js';
+
+/** Backups are listed, restorable and point-in-time recovery reaches back this far. */
+export const RETENTION_MS = 30 * DAY;
+/** Days of daily backups an instance starts with, today's included once taken (more than the window, so the window shows). */
+export const SEEDED_BACKUP_DAYS = 40;
+/** How long a download link stays valid. */
+export const URL_LIFETIME_MS = HOUR;
+export const BACKUP_HOST = 'https://backups.tusk.example';
+
+export interface BackupIdentity {
+  instanceId: number;
+  providerid: string;
+  accountId: string;
+  /** `<provider>::<region>` */
+  region: string;
+  /** The instance's databases; the first is the default one. */
+  databases: readonly string[];
+}
+
+interface BackupState {
+  id: number;
+  databaseName: string;
+  takenAt: number;
+  readyAt: number;
+  size: number;
+}
+
+/** A 32-bit number from a text (deterministic sizes and offsets). */
+const hash32 = (text: string) => createHash('sha256').update(text).digest().readUInt32BE(0);
+
+/** A UUID-form identifier derived from a text (the same text, the same id). */
+function uuidOf(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const MiB = 1024 * 1024;
+
+export class Backups {
+  private readonly items: BackupState[] = [];
+  private readonly ids = new IdSequence();
+  private readonly signingKey: string;
+
+  /** @param origin the time the seeded history runs back from (the instance's construction). */
+  constructor(
+    private readonly who: BackupIdentity,
+    private readonly ctx: StoreContext,
+    origin: number,
+  ) {
+    this.signingKey = createHash('sha256').update(`tusk-backup-signing:${who.providerid}`).digest('hex');
+    // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance.
+    const day0 = startOfUtcDay(origin);
+    for (let k = SEEDED_BACKUP_DAYS; k >= 0; k--) {
+      who.databases.forEach((db, i) => {
+        const takenAt = day0 - k * DAY + 3 * HOUR + ((who.instanceId * 7 + i * 20) % 60) * MINUTE;
+        if (takenAt > origin) return;
+        this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: this.sizeOf(db, k) });
+      });
+    }
+  }
+
+  get databases(): readonly string[] {
+    return this.who.databases;
+  }
+
+  /** The ready backups of the last 30 days, most recent first, of database `db` when given. */
+  list(db?: string): Backup[] {
+    const now = this.ctx.clock.now();
+    return this.visible(now)
+      .filter((b) => db === undefined || b.databaseName === db)
+      .sort((a, b) => b.takenAt - a.takenAt || b.id - a.id)
+      .map((b) => this.record(b, now));
+  }
+
+  /** Starts a backup of `db` (default: the instance's database); it is listed once ready, and then the callback is due. */
+  create(body: CreateBackupBody): { id: number; readyAt: number } {
+    const db = body.db ?? this.who.databases[0]!;
+    if (!this.who.databases.includes(db)) {
+      throw invalid('db', 'exists', `${db} is not a database of this instance (its databases: ${this.who.databases.join(', ')})`);
+    }
+    const now = this.ctx.clock.now();
+    const id = this.ids.next();
+    const readyAt = now + this.ctx.backupDelayMs;
+    this.items.push({ id, databaseName: db, takenAt: now, readyAt, size: this.sizeOf(db, -id) });
+    if (body.callback) {
+      const payload: BackupReadyCallback = { action: 'backup', backup_id: id, account_id: this.who.accountId, database_name: db, status: 'ready' };
+      this.ctx.outbox.schedule({ event: 'backup', target: body.callback, body: payload, dueAt: readyAt });
+    }
+    return { id, readyAt };
+  }
+
+  /** Restores a backup that listBackups shows; the callback is due after the restore delay. */
+  restore(body: RestoreBackupBody): void {
+    const now = this.ctx.clock.now();
+    const backup = this.visible(now).find((b) => b.id === body.backup_id);
+    if (!backup) {
+      throw invalid('backup_id', 'exists', `no backup of this instance in the last 30 days has id ${body.backup_id} (see listBackups)`);
+    }
+    if (body.callback) {
+      const payload: RestoreCompletedCallback = { action: 'restore', backup_id: backup.id, account_id: this.who.accountId };
+      this.ctx.outbox.schedule({ event: 'restore', target: body.callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
+    }
+  }
+
+  /** Recovers to `pit` (UTC minute): not in the future, not before the 30-day window. */
+  recover(body: RecoverToPointInTimeBody): void {
+    const pit = parsePitMinute(body.pit);
+    if (pit === undefined) throw invalid('pit', 'format', `${body.pit} is not a real time (yyyy-mm-dd hh:mm, UTC)`);
+    const now = this.ctx.clock.now();
+    // pit has whole minutes: compare at that precision.
+    const nowMinute = floorToMinute(now);
+    if (pit > nowMinute) throw invalid('pit', 'not-in-future', `${body.pit} lies in the future`);
+    if (pit < nowMinute - RETENTION_MS) {
+      throw invalid('pit', 'retention', `${body.pit} lies outside the retention window of 30 days (the earliest is ${formatBackupDate(nowMinute - RETENTION_MS).slice(0, 16)})`);
+    }
+    if (body.callback) {
+      const payload: PitrCompletedCallback = { action: 'pitr', account_id: this.who.accountId };
+      this.ctx.outbox.schedule({ event: 'pitr', target: body.callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
+    }
+  }
+
+  private visible(now: number): BackupState[] {
+    return this.items.filter((b) => b.readyAt <= now && b.takenAt >= now - RETENTION_MS);
+  }
+
+  private sizeOf(db: string, salt: number): number {
+    return 16 * MiB + (hash32(`${this.who.providerid}/${db}/${salt}`) % (96 * MiB));
+  }
+
+  private record(b: BackupState, now: number): Backup {
+    const [, regionName = 'local'] = this.who.region.split('::');
+    const fileName = `backups/${this.who.providerid.slice(0, 8)}/${b.databaseName}/${fileStamp(b.takenAt)}-${b.id}.tar.gz`;
+    const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
+    const signature = createHmac('sha256', this.signingKey).update(`/${fileName}\n${expires}`).digest('hex');
+    return {
+      id: b.id,
+      database_id: uuidOf(`${this.who.providerid}:${b.databaseName}`),
+      backup_date: formatBackupDate(b.takenAt),
+      size: b.size,
+      bucket: `tusk-backups-${regionName}`,
+      file_name: fileName,
+      region: this.who.region,
+      database_name: b.databaseName,
+      url: `${BACKUP_HOST}/${fileName}?expires=${expires}&signature=${signature}`,
+    };
+  }
+}

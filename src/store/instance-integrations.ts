@@ -1,0 +1,89 @@
+// The log and metrics integrations of one instance. Both kinds share the record shape and one id
+// sequence (so an id names one integration of the instance, of one kind). Bodies are validated
+// against the system's branch of the document before they reach this module: on create by the
+// pipeline (the path names the system), on update through the `validate` callback the handler
+// passes (the system is the stored integration's type, known only here).
+import { invalid, notFound } from '../http/errors.js';
+import type { IdSequence } from './ids.js';
+import type { BrokerKind, Integration } from './types.js';
+
+export type IntegrationKind = 'logs' | 'metrics';
+
+/** Validates a body against one system's schema; throws a 400 ApiError. */
+export type SystemBodyValidator = (system: string, body: unknown) => unknown;
+
+export interface IntegrationRules {
+  accountId: string;
+  /** The instance's broker kind and the document's availability table (metrics only). */
+  brokerKind(): BrokerKind;
+  availability: Record<string, Record<BrokerKind, boolean>>;
+}
+
+const copy = (i: Integration): Integration => ({ ...i, config: structuredClone(i.config) });
+
+export class Integrations {
+  private readonly items = new Map<number, Integration>();
+
+  constructor(
+    readonly kind: IntegrationKind,
+    private readonly ids: IdSequence,
+    private readonly rules: IntegrationRules,
+  ) {}
+
+  list(): Integration[] {
+    return [...this.items.values()].map(copy);
+  }
+
+  get(id: number): Integration {
+    return copy(this.find(id));
+  }
+
+  /** Adds an integration of `system` with the (validated) parameters as its config. */
+  create(system: string, config: Record<string, unknown>): Integration {
+    if (this.kind === 'metrics') this.checkAvailable(system);
+    const id = this.ids.next();
+    const i: Integration = { id, type: system, config: structuredClone(config), error: '', account_id: this.rules.accountId };
+    this.items.set(id, i);
+    return copy(i);
+  }
+
+  /**
+   * Replaces the config of integration `id`. With `system` (the alias path), an integration of
+   * another type is a 404. The body is validated against the stored type's schema.
+   */
+  update(id: number, body: unknown, validate: SystemBodyValidator, system?: string): Integration {
+    const i = this.find(id);
+    if (system !== undefined && i.type !== system) {
+      throw notFound(`${system} ${this.noun()}`, id);
+    }
+    const config = validate(i.type, body) as Record<string, unknown>;
+    i.config = structuredClone(config);
+    return copy(i);
+  }
+
+  delete(id: number): void {
+    this.find(id);
+    this.items.delete(id);
+  }
+
+  private checkAvailable(system: string): void {
+    const kind = this.rules.brokerKind();
+    const row = this.rules.availability[system];
+    if (row?.[kind]) return;
+    throw invalid(
+      'system_or_int_id',
+      'availability',
+      `metrics system ${system} is not available for broker kind ${kind} (the instance's plan backend); see the availability table of createMetricsIntegration`,
+    );
+  }
+
+  private noun(): string {
+    return this.kind === 'logs' ? 'log integration' : 'metrics integration';
+  }
+
+  private find(id: number): Integration {
+    const i = this.items.get(id);
+    if (!i) throw notFound(this.noun(), id);
+    return i;
+  }
+}

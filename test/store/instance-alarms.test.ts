@@ -1,0 +1,209 @@
+// InstanceStore: recipients and alarms.
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { InstanceStore } from '../../src/store/instance.js';
+import { capitalise } from '../../src/store/instance-recipients.js';
+import { refused, setup, snapshot, TEAM_EMAIL, type Setup } from './instance-setup.js';
+
+let s: Setup;
+let i: InstanceStore;
+beforeEach(async () => {
+  s = await setup();
+  i = s.instance();
+});
+
+describe('recipients', () => {
+  it('are created with the name capitalised and options null when absent', () => {
+    const r = i.createRecipient({ type: 'email', value: 'oncall@example.com', name: 'on-call' });
+    expect(r).toEqual({ id: 2, type: 'email', value: 'oncall@example.com', name: 'On-call', options: null });
+    expect(i.getRecipient(2)).toEqual(r);
+    expect(i.listRecipients().map((x) => x.id)).toEqual([1, 2]);
+  });
+
+  it('are created with name "" when none is given', () => {
+    expect(i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/a' }).name).toBe('');
+  });
+
+  it('keep options as given', () => {
+    const options = { channel: '#ops', nested: { a: [1, 2] } };
+    const r = i.createRecipient({ type: 'chat_a', value: 'https://chat.example.com/hook', options });
+    expect(r.options).toEqual(options);
+    options.channel = 'changed';
+    expect(i.getRecipient(r.id).options).toEqual({ channel: '#ops', nested: { a: [1, 2] } });
+  });
+
+  it('capitalise only the first letter', () => {
+    expect(capitalise('ops hook')).toBe('Ops hook');
+    expect(capitalise('éq')).toBe('Éq');
+    expect(capitalise('')).toBe('');
+    expect(capitalise('1st line')).toBe('1st line');
+  });
+
+  it('get a new id each, never reusing a deleted one', () => {
+    const a = i.createRecipient({ type: 'email', value: 'a@example.com' });
+    i.deleteRecipient(a.id);
+    const b = i.createRecipient({ type: 'email', value: 'b@example.com' });
+    expect(b.id).toBe(a.id + 1);
+  });
+
+  it('an unknown id is a 404 for get, update and delete, and changes nothing', () => {
+    const before = snapshot(i);
+    refused(() => i.getRecipient(99), 404);
+    refused(() => i.updateRecipient(99, { type: 'email', value: 'x@example.com' }), 404);
+    refused(() => i.deleteRecipient(99), 404);
+    expect(snapshot(i)).toEqual(before);
+  });
+
+  it('update replaces type and value, and keeps name and options when omitted', () => {
+    const r = i.createRecipient({ type: 'email', value: 'a@example.com', name: 'ops', options: { k: 'v' } });
+    const u = i.updateRecipient(r.id, { type: 'webhook', value: 'https://hooks.example.com/tusk' });
+    expect(u).toEqual({ id: r.id, type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'Ops', options: { k: 'v' } });
+    expect(i.updateRecipient(r.id, { type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'ops hook', options: null })).toEqual({
+      ...u,
+      name: 'Ops hook',
+      options: null,
+    });
+  });
+
+  it('the default recipient can be updated', () => {
+    expect(i.updateRecipient(1, { type: 'email', value: 'new-team@example.com' })).toEqual({ id: 1, type: 'email', value: 'new-team@example.com', name: 'Default', options: null });
+  });
+
+  it('the default recipient cannot be deleted (400), and nothing changes', () => {
+    const before = snapshot(i);
+    const e = refused(() => i.deleteRecipient(1), 400, 'id');
+    expect(e.message).toMatch(/default recipient/);
+    expect(snapshot(i)).toEqual(before);
+    expect(i.getRecipient(1).value).toBe(TEAM_EMAIL);
+  });
+
+  it('deleting a recipient removes it from every alarm', () => {
+    const a = i.createRecipient({ type: 'email', value: 'a@example.com' });
+    const b = i.createRecipient({ type: 'email', value: 'b@example.com' });
+    i.updateAlarm(1, { type: 'cpu', recipients: [a.id, b.id] });
+    const notice = i.createAlarm({ type: 'notice', recipients: [1, a.id] });
+    i.deleteRecipient(a.id);
+    expect(i.getAlarm(1).recipients).toEqual([b.id]);
+    expect(i.getAlarm(notice.id).recipients).toEqual([1]);
+    expect(i.listRecipients().map((r) => r.id)).toEqual([1, b.id]);
+  });
+});
+
+describe('alarms', () => {
+  it('are created with enabled true and recipients [] by default', () => {
+    expect(i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300 })).toEqual({
+      id: 5,
+      type: 'cpu',
+      enabled: true,
+      value_threshold: 80,
+      time_threshold: 300,
+      recipients: [],
+    });
+  });
+
+  it('of type disk get value_calculation fixed by default', () => {
+    expect(i.createAlarm({ type: 'disk', value_threshold: 50, time_threshold: 60 }).value_calculation).toBe('fixed');
+    expect(i.createAlarm({ type: 'disk', value_threshold: 50, time_threshold: 60, value_calculation: 'percentage' }).value_calculation).toBe('percentage');
+  });
+
+  it('of the event types carry no thresholds', () => {
+    for (const type of ['notice', 'server_unreachable', 'netsplit'] as const) {
+      expect(i.createAlarm({ type, enabled: false, recipients: [1] })).toEqual({ id: expect.any(Number), type, enabled: false, recipients: [1] });
+    }
+  });
+
+  it('keep the given recipients and enabled', () => {
+    const r = i.createRecipient({ type: 'email', value: 'a@example.com' });
+    const a = i.createAlarm({ type: 'memory', enabled: false, value_threshold: 70, time_threshold: 120, recipients: [1, r.id] });
+    expect(i.getAlarm(a.id)).toEqual({ id: a.id, type: 'memory', enabled: false, value_threshold: 70, time_threshold: 120, recipients: [1, r.id] });
+    expect(i.listAlarms()).toHaveLength(5);
+  });
+
+  it('naming a recipient that does not exist is a 400 naming recipients, and nothing changes', () => {
+    const before = snapshot(i);
+    const e = refused(() => i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [1, 42] }), 400, 'recipients');
+    expect(e.message).toMatch(/42/);
+    refused(() => i.updateAlarm(1, { type: 'cpu', recipients: [42] }), 400, 'recipients');
+    expect(snapshot(i)).toEqual(before);
+  });
+
+  it('a shared instance accepts only notice; another type is a 400 saying it is not available on shared plans', () => {
+    const shared = s.instance({ planName: 'hobby-shared' });
+    const before = snapshot(shared);
+    for (const type of ['cpu', 'memory', 'disk'] as const) {
+      const e = refused(() => shared.createAlarm({ type, value_threshold: 50, time_threshold: 60 }), 400, 'type');
+      expect(e.message).toMatch(/not available on shared plans/);
+    }
+    for (const type of ['netsplit', 'server_unreachable'] as const) refused(() => shared.createAlarm({ type }), 400, 'type');
+    expect(snapshot(shared)).toEqual(before);
+    expect(shared.createAlarm({ type: 'notice' }).type).toBe('notice');
+  });
+
+  it('a dedicated instance accepts all six types', () => {
+    for (const body of [
+      { type: 'cpu', value_threshold: 1, time_threshold: 1 },
+      { type: 'memory', value_threshold: 100, time_threshold: 604800 },
+      { type: 'disk', value_threshold: 65536, time_threshold: 600 },
+      { type: 'netsplit' },
+      { type: 'server_unreachable' },
+      { type: 'notice' },
+    ] as const) {
+      expect(i.createAlarm(body).type).toBe(body.type);
+    }
+  });
+
+  it('the accepted types follow the plan after a plan change', () => {
+    const shared = s.registry.catalogue.plans.find((p) => p.shared)!;
+    i.changePlan(shared, s.registry.catalogue.backends[0]!);
+    refused(() => i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 }), 400, 'type');
+  });
+
+  it('update is a merge: omitted fields keep their values', () => {
+    expect(i.updateAlarm(1, { type: 'cpu', enabled: false })).toEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 90, time_threshold: 600, recipients: [] });
+    expect(i.updateAlarm(1, { type: 'cpu', value_threshold: 75, recipients: [1] })).toEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 75, time_threshold: 600, recipients: [1] });
+    expect(i.updateAlarm(1, { type: 'cpu', enabled: true })).toMatchObject({ enabled: true, value_threshold: 75 });
+    expect(i.getAlarm(1)).toEqual({ id: 1, type: 'cpu', enabled: true, value_threshold: 75, time_threshold: 600, recipients: [1] });
+  });
+
+  it('update with another type is a 400 naming type, and nothing changes', () => {
+    const before = snapshot(i);
+    const e = refused(() => i.updateAlarm(1, { type: 'memory', enabled: false }), 400, 'type');
+    expect(e.message).toMatch(/cpu/);
+    expect(snapshot(i)).toEqual(before);
+  });
+
+  it('update of a disk alarm: the merged alarm must keep a percentage threshold at most 100', () => {
+    const disk = i.createAlarm({ type: 'disk', value_threshold: 80, time_threshold: 60, value_calculation: 'percentage' });
+    const before = snapshot(i);
+    refused(() => i.updateAlarm(disk.id, { type: 'disk', value_threshold: 500 }), 400, 'value_threshold');
+    // The default disk alarm is fixed at 5 GB: switching to percentage keeps 5, which is fine ...
+    expect(i.updateAlarm(3, { type: 'disk', value_threshold: 500 }).value_threshold).toBe(500);
+    const mid = snapshot(i);
+    // ... but with 500 GB stored, switching to percentage alone is refused.
+    refused(() => i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage' }), 400, 'value_calculation');
+    expect(snapshot(i)).toEqual(mid);
+    expect(before.alarms.find((a) => a.id === disk.id)).toEqual(i.getAlarm(disk.id));
+    expect(i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage', value_threshold: 90 })).toMatchObject({ value_calculation: 'percentage', value_threshold: 90 });
+  });
+
+  it('an unknown id is a 404 for get, update and delete', () => {
+    const before = snapshot(i);
+    refused(() => i.getAlarm(99), 404);
+    refused(() => i.updateAlarm(99, { type: 'cpu' }), 404);
+    refused(() => i.deleteAlarm(99), 404);
+    expect(snapshot(i)).toEqual(before);
+  });
+
+  it('delete removes an alarm, default alarms included, and ids are not reused', () => {
+    i.deleteAlarm(2);
+    expect(i.listAlarms().map((a) => a.id)).toEqual([1, 3, 4]);
+    refused(() => i.getAlarm(2), 404);
+    expect(i.createAlarm({ type: 'notice' }).id).toBe(5);
+  });
+
+  it('records returned are copies: changing them changes nothing stored', () => {
+    const a = i.getAlarm(1);
+    a.recipients.push(1);
+    a.enabled = false;
+    expect(i.getAlarm(1)).toMatchObject({ enabled: true, recipients: [] });
+  });
+});

@@ -1,0 +1,125 @@
+// InstanceStore: the state an instance is created with, and the account operations.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { InstanceStore } from '../../src/store/instance.js';
+import type { KeyIndex } from '../../src/store/types.js';
+import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, type Setup } from './instance-setup.js';
+
+let s: Setup;
+beforeEach(async () => {
+  s = await setup();
+});
+
+describe('a new instance', () => {
+  it('has the default recipient: name Default, type email, the team e-mail, options null', () => {
+    expect(s.instance().listRecipients()).toEqual([{ id: 1, type: 'email', value: TEAM_EMAIL, name: 'Default', options: null }]);
+  });
+
+  it('has the four default alarms, all enabled and without recipients', () => {
+    expect(s.instance().listAlarms()).toEqual([
+      { id: 1, type: 'cpu', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
+      { id: 2, type: 'memory', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
+      { id: 3, type: 'disk', enabled: true, value_threshold: 5, value_calculation: 'fixed', time_threshold: 600, recipients: [] },
+      { id: 4, type: 'notice', enabled: true, recipients: [] },
+    ]);
+  });
+
+  it('has the same default recipient and alarms on a shared plan', () => {
+    const shared = s.instance({ planName: 'hobby-shared' });
+    expect(shared.listRecipients().map((r) => r.name)).toEqual(['Default']);
+    expect(shared.listAlarms().map((a) => a.type)).toEqual(['cpu', 'memory', 'disk', 'notice']);
+  });
+
+  it('has no integrations', () => {
+    const i = s.instance();
+    expect(i.listIntegrations('logs')).toEqual([]);
+    expect(i.listIntegrations('metrics')).toEqual([]);
+  });
+
+  it('has daily backups of two databases for the whole 30-day window', () => {
+    const i = s.instance({ id: 7 });
+    expect(i.databases).toEqual(['db7', 'analytics']);
+    const backups = i.listBackups();
+    expect(new Set(backups.map((b) => b.database_name))).toEqual(new Set(['db7', 'analytics']));
+    // One per day per database: 30 days back from now, both databases.
+    expect(backups).toHaveLength(60);
+    expect(i.listBackups('db7')).toHaveLength(30);
+    expect(i.listBackups('analytics')).toHaveLength(30);
+  });
+
+  it('keeps backups older than 30 days, which are not listed and cannot be restored', () => {
+    const i = s.instance();
+    const listed = new Set(i.listBackups().map((b) => b.id));
+    // Ids run oldest first; id 1 is the oldest seeded backup (40 days back).
+    expect(listed.has(1)).toBe(false);
+    expect(() => i.restoreBackup({ backup_id: 1 })).toThrow(/backup_id: no backup of this instance/);
+  });
+
+  it('starts with the same state for the same id and time (no randomness in the per-instance state)', () => {
+    const init = { id: 12, providerid: '11111111-2222-4333-8444-555555555555' };
+    const a = s.instance(init);
+    const b = s.instance(init);
+    expect(b.listBackups()).toEqual(a.listBackups());
+    expect(b.listMaintenance()).toEqual(a.listMaintenance());
+  });
+
+  it('has one or two upcoming maintenance items, scheduled a few days ahead', () => {
+    for (const id of [1, 2, 3, 4]) {
+      const items = s.instance({ id }).listMaintenance();
+      expect(items.length).toBeGreaterThanOrEqual(1);
+      expect(items.length).toBeLessThanOrEqual(2);
+      for (const m of items) {
+        expect(m.status).toBe('scheduled');
+        expect(m.scheduled_by).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0000$/);
+        expect(m.required_by).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \+0000$/);
+        expect(m.duration).toMatch(/^\d+ (minute|minutes|hour|hours)$/);
+        expect(m.description).not.toBe('');
+        const at = Date.parse(m.scheduled_by.replace(' ', 'T').replace(' +0000', 'Z'));
+        expect(at).toBeGreaterThan(NOW + DAY);
+        expect(at).toBeLessThan(NOW + 14 * DAY);
+        expect(Date.parse(m.required_by.replace(' ', 'T').replace(' +0000', 'Z'))).toBeGreaterThan(at);
+      }
+    }
+  });
+
+  it('gives every integration record the account id of its owner', () => {
+    const i = s.instance();
+    expect(i.createIntegration('logs', 'logs_e', { token: 't' }).account_id).toBe(ACCOUNT_ID);
+  });
+});
+
+describe('rotation of the instance key and password', () => {
+  function recordingKeys(): KeyIndex & { added: string[]; revoked: string[] } {
+    const added: string[] = [];
+    const revoked: string[] = [];
+    return {
+      added,
+      revoked,
+      addCustomerKey: () => undefined,
+      addInstanceKey: (key) => void added.push(key),
+      revoke: (key) => void revoked.push(key),
+    };
+  }
+
+  it('rotating the API key revokes the old key and registers the new one', () => {
+    const keys = recordingKeys();
+    const i = new InstanceStore(
+      { id: 1, accountId: ACCOUNT_ID, name: 'x', plan: s.registry.catalogue.plans[2]!, backend: s.registry.catalogue.backends[0]!, region: 'amazon-web-services::us-east-1', pgVersion: '17', teamEmail: TEAM_EMAIL, createdAt: NOW, readyAt: NOW },
+      { ...s.ctx, keys },
+    );
+    const old = i.apikey;
+    const fresh = i.rotateApiKey();
+    expect(fresh).not.toBe(old);
+    expect(i.apikey).toBe(fresh);
+    expect(keys.revoked).toEqual([old]);
+    expect(keys.added).toEqual([old, fresh]);
+  });
+
+  it('rotating the password changes the connection url and nothing else of the instance interface', () => {
+    const i = s.instance();
+    const before = { url: i.url, alarms: i.listAlarms(), recipients: i.listRecipients() };
+    i.rotatePassword();
+    expect(i.url).not.toBe(before.url);
+    expect(i.url.replace(/:[^:@/]+@/, ':@')).toBe(before.url.replace(/:[^:@/]+@/, ':@'));
+    expect({ alarms: i.listAlarms(), recipients: i.listRecipients() }).toEqual({ alarms: before.alarms, recipients: before.recipients });
+  });
+});
