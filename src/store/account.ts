@@ -6,6 +6,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { AccountFixture, AuditEventFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
 import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
 import { IdSequence } from './ids.js';
+import { auditTimestamp, parsePitSecond } from './dates.js';
 import { InstanceStore } from './instance.js';
 import type {
   ApiKeyRecord,
@@ -27,6 +28,7 @@ import type {
 } from './types.js';
 
 export type AuditEvent = AuditEventFixture;
+export { auditTimestamp, parsePitSecond } from './dates.js';
 
 /** A team member as the store keeps it: the API record plus the member's tags. */
 export interface TeamMemberState extends TeamMember {
@@ -48,26 +50,6 @@ export const DEFAULT_PG_VERSION = '17';
 
 /** Roles that may carry tags. */
 const TAGGED_ROLES: readonly Role[] = ['member', 'monitor'];
-
-// ---- time forms ----
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-
-/** `yyyy-mm-dd hh:mm:ss UTC` (the audit log's Timestamp). */
-export function auditTimestamp(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} UTC`;
-}
-
-/** Reads `yyyy-mm-dd hh:mm:ss` as UTC; undefined when it is not a real calendar time. */
-export function parsePitSecond(text: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
-  if (!m) return undefined;
-  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(y, mo - 1, d, h, mi, s);
-  const back = new Date(ms);
-  const same = back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi && back.getUTCSeconds() === s;
-  return same ? ms : undefined;
-}
 
 /** A month index (year * 12 + month - 1) of `yyyy-mm`, of `yyyy/m`, or of a time. */
 const monthIndexOfYearMonth = (text: string): number => {

@@ -15,6 +15,9 @@ function dateTime(ms: number): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
+/** `yyyy-mm-dd hh:mm:ss UTC` (the audit log's Timestamp column). */
+export const auditTimestamp = (ms: number): string => `${dateTime(ms)} UTC`;
+
 /** `yyyy-mm-dd hh:mm:ss+0000` (Backup.backup_date). */
 export const formatBackupDate = (ms: number): string => `${dateTime(ms)}+0000`;
 
@@ -45,6 +48,14 @@ export function parsePitMinute(text: string): number | undefined {
   if (!m) return undefined;
   const [y, mo, d, h, mi] = m.slice(1).map(Number) as [number, number, number, number, number];
   return utc(y, mo, d, h, mi, 0);
+}
+
+/** Reads `yyyy-mm-dd hh:mm:ss` as UTC (create-instance's pit); undefined when not that form or not a real time. */
+export function parsePitSecond(text: string): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(text);
+  if (!m) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  return utc(y, mo, d, h, mi, s);
 }
 
 /** Reads `yyyy-mm-dd hh:mm:ss ±hhmm` (any offset); undefined when it is not that form or not a real time. */
