@@ -29,6 +29,8 @@ export interface paths {
          *       64 characters.
          *     - `plan` must be the `name` of a plan listed by listPlans; `region` must be a region listed
          *       by listRegions, written `<provider>::<region>`.
+         *     - A shared plan (`shared` `true`) can only be placed in a region whose `has_shared_plans`
+         *       is `true`; otherwise the 400 names `region`.
          *     - `pg_version` is one of the supported versions; omitted, it is the latest (`17`).
          *     - With `action` `fork` or `pit`, `instance_id` must name an instance of this account.
          *     - With `action` `pit`, `pit` (`yyyy-mm-dd hh:mm:ss`, UTC) must not lie in the future and
@@ -80,7 +82,8 @@ export interface paths {
          * Change an instance
          * @description Changes the name of the instance or moves it to a new plan (or both). At least one of
          *     `name` and `plan` must be given; an empty body gives 400. `name` is 1 to 64 characters;
-         *     `plan` must be the `name` of a plan listed by listPlans, otherwise 400. 404 when the
+         *     `plan` must be the `name` of a plan listed by listPlans, otherwise 400; a shared plan is
+         *     refused (400 naming `plan`) when the instance's region has no shared plans. 404 when the
          *     account has no instance with this `id`. The `id`, `url`, `apikey` and `region` of the
          *     instance do not change.
          *

@@ -9,10 +9,13 @@ import { fileURLToPath } from 'node:url';
 export type InterfaceName = 'customer' | 'instance';
 export const INTERFACES: readonly InterfaceName[] = ['customer', 'instance'];
 
-/** The project root (the folder holding openapi/), from src/ or from dist/src/. */
+/**
+ * The project root (the folder holding package.json and openapi/), from src/ or from dist/src/.
+ * package.json tells it from dist/, which holds the bundles in dist/openapi/.
+ */
 export const PROJECT_ROOT = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'openapi', 'customer.yaml'))) {
+  while (!(existsSync(join(dir, 'openapi', 'customer.yaml')) && existsSync(join(dir, 'package.json')))) {
     const up = dirname(dir);
     if (up === dir) throw new Error('cannot find the openapi/ folder above ' + fileURLToPath(import.meta.url));
     dir = up;
