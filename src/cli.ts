@@ -1,31 +1,83 @@
-// The `tusk` command: `tusk serve` runs the stand-in; `tusk --help` lists commands and flags.
+// The `tusk` command: `tusk serve` runs the stand-in, `tusk docs` writes the static API reference;
+// `tusk --help` lists commands and flags, each with its default.
 import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
 import { DEFAULTS, startTusk } from './server.js';
+import { testCommand } from './conformance/run.js';
+import { DOCS_PATH } from './docs/routes.js';
+import { buildStaticDocs } from './docs/static.js';
+import { INTERFACES } from './openapi/documents.js';
 
-const SERVE_HELP = `Usage: tusk serve [flags]
+interface Flag {
+  name: string;
+  short?: string;
+  /** The value's placeholder; none for a boolean flag. */
+  arg?: string;
+  help: string;
+  default: string;
+  /** May be given more than once (the values are collected). */
+  multiple?: boolean;
+}
 
-Runs the stateful stand-in: the customer API and the instance API on two ports.
+const SERVE_FLAGS: Flag[] = [
+  { name: 'host', arg: 'HOST', help: 'address to listen on', default: DEFAULTS.host },
+  { name: 'customer-port', arg: 'PORT', help: 'port of the customer API (0: any free port)', default: String(DEFAULTS.customerPort) },
+  { name: 'instance-port', arg: 'PORT', help: 'port of the instance API (0: any free port)', default: String(DEFAULTS.instancePort) },
+  { name: 'api-key', arg: 'KEY', help: "the seeded account's admin key (8+ characters)", default: DEFAULTS.apiKey },
+  { name: 'seed', arg: 'N', help: 'seed of the fixture randomness', default: String(DEFAULTS.seed) },
+  { name: 'provision-delay', arg: 'MS', help: 'ms until a new instance is ready', default: String(DEFAULTS.provisionDelayMs) },
+  { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds and API key', default: DEFAULTS.rateLimit },
+  { name: 'state', arg: 'FILE', help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)', default: 'none: in memory' },
+  { name: 'fault', arg: 'RULE', multiple: true, help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)", default: 'none' },
+  { name: 'log', arg: 'text|json', help: 'request log format, one line per request', default: DEFAULTS.log },
+  { name: 'quiet', help: 'no request log', default: 'off' },
+  { name: 'help', short: 'h', help: 'this help', default: 'off' },
+];
+
+const DOCS_FLAGS: Flag[] = [
+  { name: 'out', arg: 'DIR', help: 'folder to write (emptied first), relative to the current one', default: 'dist/docs' },
+  { name: 'help', short: 'h', help: 'this help', default: 'off' },
+];
+
+function flagLines(flags: Flag[]): string {
+  const left = (f: Flag) => `${f.short ? `-${f.short}, ` : ''}--${f.name}${f.arg ? ` ${f.arg}` : ''}`;
+  const width = Math.max(...flags.map((f) => left(f).length)) + 2;
+  return flags.map((f) => `  ${left(f).padEnd(width)}${f.help} (default ${f.default})`).join('\n') + '\n';
+}
+
+function parseOptions(flags: Flag[]) {
+  return Object.fromEntries(
+    flags.map((f) => [f.name, { type: f.arg ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) }]),
+  );
+}
+
+export const SERVE_HELP = `Usage: tusk serve [flags]
+
+Runs the stateful stand-in: the customer API and the instance API on two ports. Each port also
+serves its API reference at /docs and its OpenAPI document at /openapi.json and /openapi.yaml
+(no key needed), and the simulation controls under /__tusk/ (no key; see the README).
 
 Flags:
-  --host HOST              address to listen on (default ${DEFAULTS.host})
-  --customer-port PORT     port of the customer API (default ${DEFAULTS.customerPort})
-  --instance-port PORT     port of the instance API (default ${DEFAULTS.instancePort})
-  --api-key KEY            the seeded account's admin key (default ${DEFAULTS.apiKey})
-  --seed N                 seed of the fixture randomness (default ${DEFAULTS.seed})
-  --provision-delay MS     ms until a new instance is ready (default ${DEFAULTS.provisionDelayMs})
-  --rate-limit N/S         requests per S seconds and API key (default ${DEFAULTS.rateLimit})
-  --log text|json          request log format (default ${DEFAULTS.log})
-  --quiet                  no request log
-  -h, --help               this help
-`;
+${flagLines(SERVE_FLAGS)}`;
 
-const HELP = `Usage: tusk <command> [flags]
+export const DOCS_HELP = `Usage: tusk docs [flags]
+
+Writes the API reference of both interfaces as static HTML for publishing: index.html, and per
+interface <interface>/index.html with the OpenAPI document inlined and beside it
+(openapi.json, openapi.yaml); the renderer in assets/. Works offline.
+
+Flags:
+${flagLines(DOCS_FLAGS)}`;
+
+export const HELP = `Usage: tusk <command> [flags]
 
 Commands:
   serve     run the stateful stand-in of both interfaces (tusk serve --help)
+  test      run the conformance suite against a deployment or in-process (tusk test --help)
+  docs      write the API reference as static HTML (tusk docs --help)
 
 Flags:
-  -h, --help   this help
+  -h, --help   this help (default off)
 `;
 
 function fail(message: string): never {
@@ -46,18 +98,7 @@ async function serveCommand(args: string[]): Promise<void> {
     ({ values } = parseArgs({
       args,
       strict: true,
-      options: {
-        host: { type: 'string' },
-        'customer-port': { type: 'string' },
-        'instance-port': { type: 'string' },
-        'api-key': { type: 'string' },
-        seed: { type: 'string' },
-        'provision-delay': { type: 'string' },
-        'rate-limit': { type: 'string' },
-        log: { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseOptions(SERVE_FLAGS),
     }));
   } catch (err) {
     fail(`${(err as Error).message}\n\n${SERVE_HELP}`);
@@ -66,17 +107,22 @@ async function serveCommand(args: string[]): Promise<void> {
     process.stdout.write(SERVE_HELP);
     return;
   }
-  if (values.log !== undefined && values.log !== 'text' && values.log !== 'json') fail(`--log must be text or json, got "${values.log}"`);
-  if (values['api-key'] !== undefined && values['api-key'].length < 8) fail('--api-key must have at least 8 characters');
+  const str = (name: string) => values[name] as string | undefined;
+  const log = str('log');
+  if (log !== undefined && log !== 'text' && log !== 'json') fail(`--log must be text or json, got "${log}"`);
+  const apiKey = str('api-key');
+  if (apiKey !== undefined && apiKey.length < 8) fail('--api-key must have at least 8 characters');
   const options = {
-    host: values.host,
-    customerPort: integer('customer-port', values['customer-port'], 0, 65535),
-    instancePort: integer('instance-port', values['instance-port'], 0, 65535),
-    apiKey: values['api-key'],
-    seed: integer('seed', values.seed, 0, 2 ** 31 - 1),
-    provisionDelayMs: integer('provision-delay', values['provision-delay'], 0, 86_400_000),
-    rateLimit: values['rate-limit'],
-    log: values.quiet ? ('off' as const) : (values.log as 'text' | 'json' | undefined),
+    host: str('host'),
+    customerPort: integer('customer-port', str('customer-port'), 0, 65535),
+    instancePort: integer('instance-port', str('instance-port'), 0, 65535),
+    apiKey,
+    seed: integer('seed', str('seed'), 0, 2 ** 31 - 1),
+    provisionDelayMs: integer('provision-delay', str('provision-delay'), 0, 86_400_000),
+    rateLimit: str('rate-limit'),
+    state: str('state'),
+    faults: values.fault as string[] | undefined,
+    log: values.quiet ? ('off' as const) : (log as 'text' | 'json' | undefined),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   let tusk;
@@ -86,10 +132,15 @@ async function serveCommand(args: string[]): Promise<void> {
     fail((err as Error).message);
   }
   const o = { ...DEFAULTS, ...defined };
-  console.log(`tusk: customer API  ${tusk.customerUrl}`);
-  console.log(`tusk: instance API  ${tusk.instanceUrl}`);
-  console.log(`tusk: admin key     ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`);
-  console.log(`tusk: seed          ${o.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
+  console.log(`tusk: customer API   ${tusk.customerUrl}`);
+  console.log(`tusk: instance API   ${tusk.instanceUrl}`);
+  console.log(`tusk: customer docs  ${tusk.customerUrl}${DOCS_PATH}`);
+  console.log(`tusk: instance docs  ${tusk.instanceUrl}${DOCS_PATH}`);
+  console.log(`tusk: admin key      ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`);
+  console.log(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
+  if (tusk.control.state) console.log(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
+  for (const rule of tusk.deps.faults.list()) console.log(`tusk: fault          ${JSON.stringify(rule)}`);
+  console.log(`tusk: controls       ${tusk.customerUrl}/__tusk/ (reset, clock, state, outbox, requests; no key)`);
   console.log('tusk: ready');
   let closing = false;
   const shutdown = (signal: string) => {
@@ -103,11 +154,37 @@ async function serveCommand(args: string[]): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
+async function docsCommand(args: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, strict: true, options: parseOptions(DOCS_FLAGS) }));
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${DOCS_HELP}`);
+  }
+  if (values.help) {
+    process.stdout.write(DOCS_HELP);
+    return;
+  }
+  const out = resolve((values.out as string | undefined) ?? 'dist/docs');
+  let files: string[];
+  try {
+    files = await buildStaticDocs(out);
+  } catch (err) {
+    fail((err as Error).message);
+  }
+  for (const api of INTERFACES) console.log(`tusk: ${api} reference  ${join(out, api, 'index.html')}`);
+  console.log(`tusk: ${files.length} files in ${out}`);
+}
+
 export async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
       return serveCommand(rest);
+    case 'test':
+      return testCommand(rest);
+    case 'docs':
+      return docsCommand(rest);
     case undefined:
     case '-h':
     case '--help':

@@ -8,9 +8,18 @@ import { SchemaSet } from './openapi/ajv.js';
 import { readContractRules } from './openapi/rules.js';
 import { Registry, type RegistryOptions } from './store/registry.js';
 import { RateLimiter, parseRateLimit } from './http/rate-limit.js';
+import { SERVER_TIMEOUTS } from './http/limits.js';
+
+export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 import { createCustomerApp } from './customer/app.js';
+import type { ApiAppOptions } from './http/app.js';
 import { createInstanceApp } from './instance/app.js';
+import { docsRoutes } from './docs/routes.js';
 import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
+import { validateFixtures } from '../fixtures/validate.js';
+import { Faults, type FaultRule } from './http/faults.js';
+import { readOperations } from './openapi/operations.js';
+import { ControlPlane } from './control/plane.js';
 
 export interface TuskOptions {
   host?: string;
@@ -25,7 +34,13 @@ export interface TuskOptions {
   rateLimit?: string;
   /** Request log: one line per request as text, as JSON, or none. */
   log?: 'text' | 'json' | 'off';
-  registry?: Omit<RegistryOptions, 'seed' | 'adminKey' | 'provisionDelayMs' | 'rules'>;
+  /** Fault rules in force from the start (objects, or the flag form `listAlarms:latency=200ms`); see src/http/faults.ts. */
+  faults?: (FaultRule | string)[];
+  registry?: Omit<RegistryOptions, 'seed' | 'adminKey' | 'provisionDelayMs' | 'rules' | 'validate'>;
+  /** HTTP timeouts of the node servers (startTusk); defaults in src/http/limits.ts. */
+  timeouts?: Partial<ServerTimeouts>;
+  /** `--state FILE`: the whole state is loaded from it when it exists and written after changes (see src/control/persist.ts). */
+  state?: string;
 }
 
 export const DEFAULTS = {
@@ -44,11 +59,15 @@ export interface AppDependencies {
   schemas: SchemaSet;
   registry: () => Registry;
   limiter: RateLimiter;
+  /** Injected faults (GET/PUT/DELETE /__tusk/faults, --fault). */
+  faults: Faults;
 }
 
 export interface Tusk {
   deps: AppDependencies;
   registry: Registry;
+  /** The simulation controls under /__tusk/, the request journal and the state file. */
+  control: ControlPlane;
   customer: ReturnType<typeof createCustomerApp>;
   instance: ReturnType<typeof createInstanceApp>;
 }
@@ -64,20 +83,37 @@ function requestLogger(format: 'text' | 'json', api: InterfaceName) {
 export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const o = { ...DEFAULTS, ...options };
   const documents = await loadDocuments();
-  const registry = new Registry({ seed: o.seed, adminKey: o.apiKey, provisionDelayMs: o.provisionDelayMs, rules: readContractRules(documents.instance), ...o.registry });
+  const schemas = new SchemaSet(documents);
   const { limit, windowMs } = parseRateLimit(o.rateLimit);
+  // Fixtures are validated against the documents' schemas whenever they are built (start-up, reset).
+  const registry = new Registry({
+    seed: o.seed,
+    adminKey: o.apiKey,
+    provisionDelayMs: o.provisionDelayMs,
+    rules: readContractRules(documents.instance),
+    validate: (fixtures) => validateFixtures(fixtures, schemas),
+    ...o.registry,
+  });
   const deps: AppDependencies = {
     documents,
-    schemas: new SchemaSet(documents),
+    schemas,
     registry: () => registry,
     limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
+    faults: new Faults(documents, [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)], o.seed, o.faults ?? []),
   };
+  // Outside the contract, in every operation's pipeline: injected faults and the Prefer header.
+  const simulation = { faults: () => deps.faults, prefer: true };
   const log = o.log === 'off' ? undefined : o.log;
+  // Routes outside the contract, on both ports (see ApiAppOptions.extensions).
+  const control = new ControlPlane({ app: deps, registry, ...(o.state ? { stateFile: o.state } : {}) });
+  const extensions: NonNullable<ApiAppOptions<unknown>['extensions']> = [docsRoutes(documents), control.extension];
+  const onResponse = (api: InterfaceName) => control.observer(api, log ? requestLogger(log, api) : undefined);
   return {
     deps,
     registry,
-    customer: createCustomerApp(deps, log ? { onResponse: requestLogger(log, 'customer') } : {}),
-    instance: createInstanceApp(deps, log ? { onResponse: requestLogger(log, 'instance') } : {}),
+    control,
+    customer: createCustomerApp(deps, { extensions, simulation, onResponse: onResponse('customer') }),
+    instance: createInstanceApp(deps, { extensions, simulation, onResponse: onResponse('instance') }),
   };
 }
 
@@ -87,9 +123,21 @@ export interface RunningTusk extends Tusk {
   close(): Promise<void>;
 }
 
-function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number): Promise<ServerType> {
+/**
+ * Starts one node server. Its timeouts keep a slow client from holding it: headers must arrive
+ * within headersMs (slowloris), the whole request within requestMs, and an idle keep-alive
+ * connection closes after keepAliveMs (src/http/limits.ts).
+ */
+function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number, timeouts: ServerTimeouts): Promise<ServerType> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch, hostname, port }, () => resolve(server));
+    const serverOptions = {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    };
+    const server = serve({ fetch, hostname, port, serverOptions }, () => resolve(server));
+    Object.assign(server, { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs });
     server.once('error', reject);
   });
 }
@@ -103,15 +151,17 @@ const urlOf = (host: string, server: ServerType) => {
 export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk> {
   const host = options.host ?? DEFAULTS.host;
   const tusk = await createTusk(options);
-  const customer = await listen(tusk.customer.fetch, host, options.customerPort ?? DEFAULTS.customerPort);
+  const timeouts = { ...SERVER_TIMEOUTS, ...options.timeouts };
+  const customer = await listen(tusk.customer.fetch, host, options.customerPort ?? DEFAULTS.customerPort, timeouts);
   let instance: ServerType;
   try {
-    instance = await listen(tusk.instance.fetch, host, options.instancePort ?? DEFAULTS.instancePort);
+    instance = await listen(tusk.instance.fetch, host, options.instancePort ?? DEFAULTS.instancePort, timeouts);
   } catch (err) {
     customer.close();
     throw err;
   }
-  const ticker = setInterval(() => tusk.registry.outbox.tick(), 100);
+  // What the clock makes due (alarm evaluation, outbox deliveries), also without clock moves.
+  const ticker = setInterval(() => tusk.registry.tick(), 100);
   ticker.unref();
   const close = (s: ServerType) => new Promise<void>((resolve) => {
     s.close(() => resolve());
@@ -125,6 +175,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
       clearInterval(ticker);
       await Promise.all([close(customer), close(instance)]);
       await tusk.registry.outbox.settle();
+      await tusk.control.close();
     },
   };
 }

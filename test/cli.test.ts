@@ -37,6 +37,9 @@ describe('the tusk command', () => {
     expect(customer).toBeDefined();
     expect(instance).toBeDefined();
     expect(out).toContain('cli-test-admin-key');
+    expect(out).toContain(`customer docs  ${customer}/docs`);
+    expect(out).toContain(`instance docs  ${instance}/docs`);
+    expect((await fetch(`${customer}/docs`)).status).toBe(200);
     const res = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':cli-test-admin-key').toString('base64') } });
     expect(res.status).toBe(200);
     expect((await fetch(`${instance}/api/alarms`)).status).toBe(401);
@@ -48,8 +51,24 @@ describe('the tusk command', () => {
   it('tusk serve --help lists every flag with its default', async () => {
     const { code, out } = await run(['serve', '--help']);
     expect(code).toBe(0);
-    for (const flag of ['--host', '--customer-port', '--instance-port', '--api-key', '--seed', '--provision-delay', '--rate-limit', '--log', '--quiet']) expect(out).toContain(flag);
+    for (const flag of ['--host', '--customer-port', '--instance-port', '--api-key', '--seed', '--provision-delay', '--rate-limit', '--log', '--quiet', '--help']) {
+      expect(out).toMatch(new RegExp(`^  (-\\w, )?${flag}\\b.*\\(default [^)]+\\)$`, 'm'));
+    }
     expect(out).toMatch(/default 4010/);
+    expect(out).toMatch(/default 4011/);
+    expect(out).toMatch(/default tusk-admin-key/);
+    expect(out).toContain('/docs');
+  });
+
+  it('tusk --help lists the commands, and tusk docs --help its flags with their defaults', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/^  serve /m);
+    expect(help.out).toMatch(/^  docs /m);
+    expect(help.out).toMatch(/--help .*\(default off\)/);
+    const docs = await run(['docs', '--help']);
+    expect(docs.code).toBe(0);
+    expect(docs.out).toMatch(/^  --out DIR .*\(default dist\/docs\)$/m);
   });
 
   it('refuses a malformed flag value with exit code 2 and a message', async () => {

@@ -49,6 +49,9 @@ export interface paths {
          *     Which create parameters are required is not shown by the spec. Reference implementation:
          *     requires `name`, `plan` and `region`, and defaults `action` to `standalone` and
          *     `pg_version` to `17`.
+         *
+         *     Limit (reference implementation): an account holds at most 10,000 instances; creating
+         *     another is a 400 whose message starts with `instances:`.
          */
         post: operations["createInstance"];
         delete?: never;
@@ -212,6 +215,9 @@ export interface paths {
          *     customer interface, with `Event` named `<resource>.<action>` (for example
          *     `instance.create`, `instance.update`, `instance.delete`, `team.invite`, `team.remove`,
          *     `team.update`, `apikey.rotate`) and `Source` `api`.
+         *
+         *     Limit (reference implementation): the account keeps the latest 100,000 events; older ones
+         *     are dropped.
          */
         get: operations["getAuditLogCsv"];
         put?: never;
@@ -288,6 +294,9 @@ export interface paths {
          *     When an invited user joins the team is not shown by the spec. Reference implementation:
          *     the user is a team member at once (listTeamMembers shows them with `tfa_auth_enabled`
          *     `false` and `roles` `[role]`); no e-mail is sent.
+         *
+         *     Limit (reference implementation): a team has at most 1,000 members; inviting another is a
+         *     400 whose message starts with `team:`.
          */
         post: operations["inviteTeamMember"];
         delete?: never;
@@ -1009,7 +1018,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Bad request, the request may be invalid. The body names the field and the rule. */
+        /**
+         * @description Bad request, the request may be invalid. The body names the field and the rule. Reference
+         *     implementation: a body must be a JSON object (or form fields), nested at most 32 levels deep.
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1020,6 +1032,28 @@ export interface components {
                  *       "error": "name: must be a non-empty string",
                  *       "field": "name",
                  *       "rule": "minLength"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request body is larger than 64 KiB (65,536 bytes). The spec names no limit
+         *     (x-spec-gap). Reference implementation: bodies are limited to 64 KiB, twenty times the
+         *     largest legitimate body (an integration config carrying a PEM private key); a longer body is
+         *     refused by its Content-Length, or as soon as that many bytes arrived, before it is parsed, and
+         *     nothing changes. Checked after authentication, so a request without a valid key gets 401.
+         */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Payload too large: a request body may have at most 65536 bytes (64 KiB)",
+                 *       "field": "body",
+                 *       "rule": "maxBytes"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -1154,6 +1188,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1267,6 +1302,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1699,6 +1735,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1746,6 +1783,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -1800,6 +1838,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };

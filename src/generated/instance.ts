@@ -34,6 +34,10 @@ export interface paths {
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 204; the backup appears in `listBackups` once
          *     it is ready, after a short delay on the server's clock.
+         *
+         *     Limit (reference implementation): an instance keeps at most 1,000 backups taken in the last
+         *     30 days, the daily ones included; another backup is then a 400 whose message starts with
+         *     `backups:`.
          */
         post: operations["createBackup"];
         delete?: never;
@@ -176,6 +180,9 @@ export interface paths {
          *     (our choice). `options` is stored as given and returned unchanged (`null` when absent).
          *
          *     In form encoding, `options` is written as JSON text (`options={"k":"v"}`).
+         *
+         *     Limit (reference implementation): an instance has at most 100 recipients, the default one
+         *     included; creating another is a 400 whose message starts with `recipients:`.
          */
         post: operations["createRecipient"];
         delete?: never;
@@ -267,6 +274,9 @@ export interface paths {
          *
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 200 with the created Alarm record.
+         *
+         *     Limit (reference implementation): an instance has at most 100 alarms, the default ones
+         *     included; creating another is a 400 whose message starts with `alarms:`.
          */
         post: operations["createAlarm"];
         delete?: never;
@@ -383,6 +393,9 @@ export interface paths {
          *
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 200 with the created Integration record.
+         *
+         *     Limit (reference implementation): an instance has at most 50 log integrations; creating
+         *     another is a 400 whose message starts with `logs integrations:`.
          */
         post: operations["createLogIntegration"];
         /**
@@ -502,6 +515,9 @@ export interface paths {
          *
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 200 with the created Integration record.
+         *
+         *     Limit (reference implementation): an instance has at most 50 metrics integrations; creating
+         *     another is a 400 whose message starts with `metrics integrations:`.
          */
         post: operations["createMetricsIntegration"];
         /**
@@ -870,7 +886,8 @@ export interface components {
         /**
          * @description Optional per-recipient options. The spec does not show their contents. Reference
          *     implementation: stores the object as given and returns it unchanged; `null` when absent.
-         *     In form encoding written as JSON text.
+         *     In form encoding written as JSON text. Like every request body, it may nest objects and
+         *     arrays at most 32 levels deep (counted from the body), otherwise 400 naming `body`.
          * @example {}
          */
         RecipientOptions: {
@@ -1015,6 +1032,19 @@ export interface components {
          * @description The alarm type. cpu, memory and disk watch a resource level over a period; netsplit,
          *     server_unreachable and notice are event alarms (notice covers events such as planned or
          *     emergency maintenance). Dedicated instances accept all six; shared instances only notice.
+         *
+         *     The spec does not say how a level is compared with `value_threshold` nor how recipients are
+         *     notified. Reference implementation: cpu and memory hold while the use is at or above
+         *     `value_threshold` percent; disk with `value_calculation` fixed while the free space is at or
+         *     below `value_threshold` gigabytes (the default disk alarm of 5: 5 GB or less free); disk with
+         *     percentage while the used share is at or above `value_threshold` percent. An enabled alarm
+         *     triggers once when its condition has held for `time_threshold` seconds, and again only after
+         *     the condition stopped holding. netsplit and server_unreachable trigger on the event; notice
+         *     when maintenance is rescheduled or starts. A trigger notifies the alarm's `recipients`, or the
+         *     default recipient when the list is empty: webhook, chat_a and chat_b recipients receive an HTTP
+         *     POST of a JSON body (`event`, `reason`, `message`, `alarm`, `instance`, `value`, `metrics`,
+         *     `maintenance`, `triggered_at`, `recipient`; see the README, "Alarms that fire"); the other
+         *     types are recorded. The stand-in's metrics and events are set through its control API.
          * @example cpu
          * @enum {string}
          */
@@ -2065,7 +2095,10 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request, the request may be invalid. The body names the field and the rule. */
+        /**
+         * @description Bad request, the request may be invalid. The body names the field and the rule. Reference
+         *     implementation: a body must be a JSON object (or form fields), nested at most 32 levels deep.
+         */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -2135,6 +2168,28 @@ export interface components {
                 /**
                  * @example {
                  *       "error": "Internal server error, try again later"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request body is larger than 64 KiB (65,536 bytes). The spec names no limit
+         *     (x-spec-gap). Reference implementation: bodies are limited to 64 KiB, twenty times the
+         *     largest legitimate body (an integration config carrying a PEM private key); a longer body is
+         *     refused by its Content-Length, or as soon as that many bytes arrived, before it is parsed, and
+         *     nothing changes. Checked after authentication, so a request without a valid key gets 401.
+         */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": "Payload too large: a request body may have at most 65536 bytes (64 KiB)",
+                 *       "field": "body",
+                 *       "rule": "maxBytes"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -2275,6 +2330,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -2328,6 +2384,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -2381,6 +2438,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -2550,6 +2608,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -2645,6 +2704,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -2821,6 +2881,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -2837,23 +2898,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The alarm. */
+            /**
+             * @description The alarm. The examples are named (a stand-in answers one of them with
+             *     `Prefer: example=cpu`, see the README).
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "id": 3,
-                     *       "type": "disk",
-                     *       "enabled": true,
-                     *       "value_threshold": 5,
-                     *       "value_calculation": "fixed",
-                     *       "time_threshold": 600,
-                     *       "recipients": []
-                     *     }
-                     */
                     "application/json": components["schemas"]["Alarm"];
                 };
             };
@@ -2927,6 +2980,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3074,6 +3128,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3145,6 +3200,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3255,6 +3311,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3365,6 +3422,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3436,6 +3494,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3549,6 +3608,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
@@ -3649,6 +3709,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };

@@ -1,16 +1,17 @@
 // Builds one interface's Hono app from its document: every operation of the document is routed
 // through the request pipeline to a handler of a resource sub-app, and app.onError / app.notFound
 // are the one place errors become the documented JSON Error body (never Hono's plain text).
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { every } from 'hono/combine';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { readOperations, type OperationInfo } from '../openapi/operations.js';
 import type { SchemaSet } from '../openapi/ajv.js';
 import { OperationValidator } from '../openapi/requests.js';
 import { ApiError } from './errors.js';
-import { authenticate, authorize, operationSteps, parseBody, rateLimit, validateRequest, type AuthenticateOptions, type AuthorizeOptions, type PipelineEnv } from './pipeline.js';
+import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateLimit, validateRequest, type AuthenticateOptions, type AuthorizeOptions, type PipelineEnv } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
+import { ConnectionReset, faultStep, type Faults } from './faults.js';
+import { preferStep } from './prefer.js';
 import type { Input } from './types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one route() serves both interfaces' envs
@@ -34,6 +35,8 @@ export interface ApiAppOptions<P> {
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- extensions serve both interfaces
   extensions?: ((app: Hono<any>, api: InterfaceName) => void)[];
+  /** Outside the contract: fault injection (first step of every operation) and the Prefer header (last). */
+  simulation?: { faults?: () => Faults | undefined; prefer?: boolean };
 }
 
 /** The validated input of the current request, typed by operation. */
@@ -42,6 +45,8 @@ export function input<Ops, Id extends keyof Ops>(c: Context): Input<Ops, Id> {
 }
 
 export function errorResponse(c: Context, err: unknown): Response {
+  // An injected connection reset is no answer at all: it leaves the app (see faults.ts).
+  if (err instanceof ConnectionReset) throw err;
   if (err instanceof ApiError) {
     return c.json(err.body, err.status, err.headers);
   }
@@ -60,43 +65,55 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const authz = options.authorize ? authorize<P>(options.authorize) : undefined;
   const limit = rateLimit<P>({ limiter: options.limiter });
   const routed = new Set<string>();
+  const opsById = new Map(ops.map((o) => [o.operationId, o]));
+  // The pipeline middleware route() hands out, by the operation it serves (see fuse() below).
+  const pipelines = new WeakMap<Function, OperationInfo>();
 
   const route: Route = (operationId) => {
     const validator = validators.get(operationId);
     if (!validator) throw new Error(`route(): the ${options.api} document has no operation ${operationId}`);
     if (routed.has(operationId)) throw new Error(`route(): ${operationId} is routed twice`);
     routed.add(operationId);
-    return every(...operationSteps<P>(operationId, {
+    const op = opsById.get(operationId)!;
+    const sim = options.simulation;
+    const pipeline = composeSteps(operationSteps<P>(operationId, {
       authenticate: auth,
       authorize: authz,
       parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
       validate: validateRequest<P>({ validator }),
       rateLimit: limit,
+      ...(sim?.faults ? { faults: faultStep(sim.faults, op) } : {}),
+      ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
     }));
+    pipelines.set(pipeline, op);
+    return pipeline;
   };
 
+  // The method guard: a method the path does not support is a 405 with Allow. The most specific
+  // template decides, so a literal path (/api/alarms/recipients) is never taken by a sibling
+  // template (/api/alarms/{id}) for a method only the template has. It runs first in every
+  // operation's route (only where a more specific template could match) and in the not-found handler.
+  const guard = methodGuard(ops);
+
+  // Extensions and resources are mounted on a staging app, then moved to the app in the same order,
+  // each operation's pipeline and handler fused into one handler: Hono answers a route with a
+  // single handler without composing middleware, synchronously when nothing waits.
+  const staging = new Hono<PipelineEnv<P>>();
+  for (const extend of options.extensions ?? []) extend(staging, options.api);
+  options.mount(staging, route, validators);
   const app = new Hono<PipelineEnv<P>>();
-  if (options.onResponse) {
-    const onResponse = options.onResponse;
-    app.use('*', async (c, next) => {
-      const start = performance.now();
-      await next();
-      onResponse(c, performance.now() - start);
-    });
-  }
-  for (const extend of options.extensions ?? []) extend(app, options.api);
-  // The method guard, before the resources: a method the path does not support is a 405 with
-  // Allow. The most specific template decides, so a literal path (/api/alarms/recipients) is never
-  // taken by a sibling template (/api/alarms/{id}) for a method only the template has.
-  const allowedMethods = methodTable(ops);
-  app.use('*', async (c, next) => {
-    const allow = allowedMethods(c.req.path);
-    if (allow && !allow.methods.has(c.req.method)) {
-      throw new ApiError(405, `Method ${c.req.method} is not allowed for ${c.req.path}; allowed: ${allow.header}`, {}, { Allow: allow.header });
+  const moved = staging.routes;
+  for (let i = 0; i < moved.length; i++) {
+    const r = moved[i]!;
+    const op = pipelines.get(r.handler);
+    const handler = moved[i + 1];
+    if (op && handler && handler.method === r.method && handler.path === r.path && !pipelines.has(handler.handler)) {
+      app.on(r.method, r.path, fuse(r.handler, handler.handler, guard.forRoute(op)));
+      i++;
+    } else {
+      app.on(r.method, r.path, r.handler);
     }
-    await next();
-  });
-  options.mount(app, route, validators);
+  }
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
   const missing = ops.filter((o) => !routed.has(o.operationId)).map((o) => o.operationId);
@@ -105,25 +122,97 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const misplaced = ops.filter((o) => !registered.has(`${o.method.toUpperCase()} ${o.routePath}`)).map((o) => `${o.operationId} (${o.method.toUpperCase()} ${o.path})`);
   if (misplaced.length) throw new Error(`the ${options.api} app routes these operations elsewhere than the document says: ${misplaced.join(', ')}`);
 
-  app.notFound((c) => errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`)));
+  app.notFound((c) => {
+    guard.check(c);
+    return errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`));
+  });
   app.onError((err, c) => errorResponse(c, err));
+
+  // The request log and journal see every answer, errors and not-found included. Wrapping fetch
+  // (instead of a '*' middleware) keeps every route a single handler.
+  if (options.onResponse) {
+    const onResponse = options.onResponse;
+    const dispatch = app.fetch;
+    const report = (request: Request, res: Response, start: number) => {
+      onResponse({ req: { method: request.method, path: pathOf(request.url) }, res } as unknown as Context, performance.now() - start);
+      return res;
+    };
+    app.fetch = (request, ...rest) => {
+      const start = performance.now();
+      const res = dispatch(request, ...rest);
+      return res instanceof Promise ? res.then((r) => report(request, r, start)) : report(request, res, start);
+    };
+  }
   return app;
 }
 
-/** For a request path, the methods of the most specific matching path of the document (or undefined). */
-function methodTable(ops: OperationInfo[]): (path: string) => { methods: Set<string>; header: string } | undefined {
+/** One handler: the method guard, the operation's pipeline, then its handler. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
+function fuse(pipeline: MiddlewareHandler<any>, handler: Function, guard: ((c: Context) => void) | undefined): MiddlewareHandler<any> {
+  const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
+  return ((c: Context, next: Next) => {
+    guard?.(c);
+    return pipeline(c, (() => h(c, next)) as Next);
+  }) as MiddlewareHandler;
+}
+
+/** The path of a request URL, as Hono reads it (no query string). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start < 0) return '/';
+  const q = url.indexOf('?', start);
+  return q < 0 ? url.slice(start) : url.slice(start, q);
+}
+
+interface Template {
+  path: string;
+  regex: RegExp;
+  params: number;
+  header: string;
+  methods: Set<string>;
+}
+
+/** For a request path, the methods of the most specific matching path of the document. */
+function methodGuard(ops: OperationInfo[]) {
   const byPath = new Map<string, Set<string>>();
   for (const o of ops) {
     if (!byPath.has(o.path)) byPath.set(o.path, new Set());
     byPath.get(o.path)!.add(o.method.toUpperCase());
   }
-  const templates = [...byPath]
+  const templates: Template[] = [...byPath]
     .map(([path, methods]) => ({
+      path,
       regex: new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$'),
       params: (path.match(/\{/g) ?? []).length,
       header: [...methods].sort().join(', '),
       methods: new Set(methods.has('GET') ? [...methods, 'HEAD'] : methods),
     }))
     .sort((a, b) => a.params - b.params);
-  return (path) => templates.find((t) => t.regex.test(path));
+  const refuse = (c: Context, t: Template | undefined) => {
+    if (t && !t.methods.has(c.req.method)) {
+      throw new ApiError(405, `Method ${c.req.method} is not allowed for ${c.req.path}; allowed: ${t.header}`, {}, { Allow: t.header });
+    }
+  };
+  const segments = (path: string) => path.split('/').length;
+  return {
+    /** Throws the 405 when the most specific template of the path lacks the method. */
+    check(c: Context): void {
+      const path = c.req.path;
+      refuse(c, templates.find((t) => t.regex.test(path)));
+    },
+    /**
+     * The check for a request routed to `op`: its own template matches and allows the method, so
+     * only the templates before it in specificity, of as many segments, can decide otherwise.
+     * Undefined when there are none (most routes): no check at all.
+     */
+    forRoute(op: OperationInfo): ((c: Context) => void) | undefined {
+      const own = templates.findIndex((t) => t.path === op.path);
+      const before = templates.slice(0, own).filter((t) => segments(t.path) === segments(op.path));
+      if (!before.length) return undefined;
+      return (c) => {
+        const path = c.req.path;
+        refuse(c, before.find((t) => t.regex.test(path)));
+      };
+    },
+  };
 }

@@ -1,12 +1,17 @@
 // The one request pipeline of both interfaces, in the documented order:
-// authentication (401) -> authorisation (403) -> body parsing (400 on malformed JSON)
+// authentication (401) -> authorisation (403) -> body parsing (413 over 64 KiB, 400 on malformed JSON)
 // -> validation against the document (400 naming field and rule) -> rate limit (429) -> handler.
-// Each step is a middleware factory taking one options object; `operation(id)` composes them for
-// one operation of the document.
+// Outside the contract, when the server is built with them: injected faults first, and the Prefer
+// header last, in place of the handler (src/http/faults.ts, src/http/prefer.ts).
+// Each step is a middleware factory taking one options object; `composeSteps` chains them for one
+// operation of the document. Steps end with `return next()` (or `await next()`), and the built-in
+// steps are synchronous unless they must wait (reading a body): a GET runs the whole pipeline and
+// its handler in one call, without a promise, and Hono answers it on its synchronous path.
 import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError, unauthorized } from './errors.js';
 import type { OperationValidator, RawBody, ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
+import { MAX_BODY_BYTES } from './limits.js';
 
 export interface PipelineVariables<P> {
   principal: P;
@@ -36,15 +41,31 @@ export interface AuthenticateOptions<P> {
   resolve: (key: string) => { principal: P; credentialId: string } | undefined;
 }
 
+/** Header values read at most (a client sends the same few over and over); then the cache starts anew. */
+const CREDENTIAL_CACHE_SIZE = 10_000;
+
 export function authenticate<P>(options: AuthenticateOptions<P>): MiddlewareHandler<PipelineEnv<P>> {
-  return async (c, next) => {
-    const creds = basicCredentials(c.req.header('authorization'));
-    const key = creds && (creds.password || (options.keyField === 'password-or-user' ? creds.user : ''));
+  // Authorization header -> the key it carries ('' for none), so a header is decoded once. The key
+  // is still resolved on every request: a revoked key is refused at once.
+  const keys = new Map<string, string>();
+  const keyOf = (header: string): string => {
+    let key = keys.get(header);
+    if (key === undefined) {
+      const creds = basicCredentials(header);
+      key = (creds && (creds.password || (options.keyField === 'password-or-user' ? creds.user : ''))) || '';
+      if (keys.size >= CREDENTIAL_CACHE_SIZE) keys.clear();
+      keys.set(header, key);
+    }
+    return key;
+  };
+  return (c, next) => {
+    const header = c.req.header('authorization');
+    const key = header ? keyOf(header) : '';
     const found = key ? options.resolve(key) : undefined;
-    if (!found) throw unauthorized(creds ? undefined : 'Unauthorized: HTTP Basic credentials with an API key are required');
+    if (!found) throw unauthorized(header && basicCredentials(header) ? undefined : 'Unauthorized: HTTP Basic credentials with an API key are required');
     c.set('principal', found.principal);
     c.set('credentialId', found.credentialId);
-    await next();
+    return next();
   };
 }
 
@@ -54,9 +75,9 @@ export interface AuthorizeOptions<P> {
 }
 
 export function authorize<P>(options: AuthorizeOptions<P>): MiddlewareHandler<PipelineEnv<P>> {
-  return async (c, next) => {
+  return (c, next) => {
     options.check(c.get('principal'), c.get('operationId'));
-    await next();
+    return next();
   };
 }
 
@@ -66,22 +87,60 @@ export interface ParseBodyOptions {
 }
 
 /** JSON only with Content-Type application/json; anything else (or no Content-Type) is read as form data. */
+const NO_BODY: RawBody = Object.freeze({ kind: 'none' });
+
 export function parseBody<P>(options: ParseBodyOptions): MiddlewareHandler<PipelineEnv<P>> {
+  if (!options.acceptsBody) {
+    return (c, next) => {
+      c.set('rawBody', NO_BODY);
+      return next();
+    };
+  }
   return async (c, next) => {
-    c.set('rawBody', options.acceptsBody ? await readBody(c) : { kind: 'none' });
-    await next();
+    c.set('rawBody', await readBody(c));
+    return next();
   };
 }
 
+/** A body over MAX_BODY_BYTES (413): refused by its Content-Length, or as soon as that many bytes arrived. */
+export const payloadTooLarge = () =>
+  new ApiError(413, `Payload too large: a request body may have at most ${MAX_BODY_BYTES} bytes (64 KiB)`, { field: 'body', rule: 'maxBytes' });
+
+/** The body's bytes, read no further than MAX_BODY_BYTES, before anything parses them. */
+export async function readLimitedBody(req: Request): Promise<Uint8Array> {
+  const declared = Number(req.headers.get('content-length') ?? 0);
+  if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => {
+      throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', { field: 'body', rule: 'aborted' });
+    });
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => undefined);
+      throw payloadTooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
 async function readBody(c: Context): Promise<RawBody> {
-  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const header = c.req.header('content-type') ?? '';
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  const bytes = await readLimitedBody(c.req.raw);
   if (type === 'multipart/form-data') {
-    const form = await c.req.parseBody({ all: false }).catch(() => {
+    const form = await new Response(bytes, { headers: { 'content-type': header } }).formData().catch(() => {
       throw new ApiError(400, 'body: malformed multipart form data', { field: 'body', rule: 'multipart' });
     });
-    return { kind: 'form', fields: Object.entries(form).map(([k, v]) => [k, typeof v === 'string' ? v : '']) };
+    return { kind: 'form', fields: [...form.entries()].map(([k, v]) => [k, typeof v === 'string' ? v : '']) };
   }
-  const text = await c.req.text();
+  // UTF-8, as Request.text() reads it (a leading byte order mark is dropped).
+  const text = new TextDecoder().decode(bytes);
   if (type === 'application/json') {
     if (text.trim() === '') return { kind: 'none' };
     try {
@@ -99,14 +158,27 @@ export interface ValidateOptions {
 }
 
 export function validateRequest<P>(options: ValidateOptions): MiddlewareHandler<PipelineEnv<P>> {
-  return async (c, next) => {
-    const { params, query } = options.validator.parameters(c.req.param() as Record<string, string>, new URL(c.req.url).searchParams);
+  const { validator } = options;
+  return (c, next) => {
+    // Only what the operation declares is read: no path parameters, no query string parsed for nothing.
+    const pathParams = validator.hasPathParameters ? (c.req.param() as Record<string, string>) : {};
+    const { params, query } = validator.parameters(pathParams, validator.hasQueryParameters ? queryOf(c.req.url) : EMPTY_QUERY);
     // Integration bodies: the path names the system whose schema applies.
-    const system = Object.values(params).find((v): v is string => typeof v === 'string' && options.validator.systemBodies.has(v));
-    const body = options.validator.body(c.get('rawBody'), system);
+    const system = validator.systemBodies.size ? Object.values(params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v)) : undefined;
+    const body = validator.body(c.get('rawBody'), system);
     c.set('input', { params, query, body });
-    await next();
+    return next();
   };
+}
+
+const EMPTY_QUERY = new URLSearchParams();
+
+/** The query string of a URL, without parsing the rest of it. */
+function queryOf(url: string): URLSearchParams {
+  const q = url.indexOf('?');
+  if (q < 0) return EMPTY_QUERY;
+  const hash = url.indexOf('#', q);
+  return new URLSearchParams(hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash));
 }
 
 export interface RateLimitMiddlewareOptions {
@@ -114,24 +186,68 @@ export interface RateLimitMiddlewareOptions {
 }
 
 export function rateLimit<P>(options: RateLimitMiddlewareOptions): MiddlewareHandler<PipelineEnv<P>> {
-  return async (c, next) => {
+  return (c, next) => {
     const limiter = options.limiter();
     const wait = limiter.hit(c.get('credentialId'));
     if (wait !== undefined) {
       throw new ApiError(429, `Too many requests: limit is ${limiter.describe()} for this key`, {}, { 'Retry-After': String(wait) });
     }
-    await next();
+    return next();
   };
 }
 
-/** The steps of one operation, in order; Hono runs a route's handlers as a chain. */
+/**
+ * The steps of one operation, in order; Hono runs a route's handlers as a chain. Outside the
+ * contract: `faults` (injected latency, errors, resets) runs before authentication and `prefer`
+ * (the Prefer header) after the rate limit, in place of the handler.
+ */
 export function operationSteps<P>(
   operationId: string,
-  steps: { authenticate: MiddlewareHandler<PipelineEnv<P>>; authorize?: MiddlewareHandler<PipelineEnv<P>>; parse: MiddlewareHandler<PipelineEnv<P>>; validate: MiddlewareHandler<PipelineEnv<P>>; rateLimit: MiddlewareHandler<PipelineEnv<P>> },
+  steps: {
+    authenticate: MiddlewareHandler<PipelineEnv<P>>;
+    authorize?: MiddlewareHandler<PipelineEnv<P>>;
+    parse: MiddlewareHandler<PipelineEnv<P>>;
+    validate: MiddlewareHandler<PipelineEnv<P>>;
+    rateLimit: MiddlewareHandler<PipelineEnv<P>>;
+    faults?: MiddlewareHandler<PipelineEnv<P>>;
+    prefer?: MiddlewareHandler<PipelineEnv<P>>;
+  },
 ): MiddlewareHandler<PipelineEnv<P>>[] {
-  const mark: MiddlewareHandler<PipelineEnv<P>> = async (c, next) => {
+  const mark: MiddlewareHandler<PipelineEnv<P>> = (c, next) => {
     c.set('operationId', operationId);
-    await next();
+    return next();
   };
-  return [mark, steps.authenticate, ...(steps.authorize ? [steps.authorize] : []), steps.parse, steps.validate, steps.rateLimit];
+  return [
+    mark,
+    ...(steps.faults ? [steps.faults] : []),
+    steps.authenticate,
+    ...(steps.authorize ? [steps.authorize] : []),
+    steps.parse,
+    steps.validate,
+    steps.rateLimit,
+    ...(steps.prefer ? [steps.prefer] : []),
+  ];
+}
+
+/**
+ * Chains middleware into one, as Hono's compose would (a Response a step returns becomes the
+ * answer), but without a promise where no step makes one: the steps of a GET and its handler run
+ * in one synchronous call. Each step must `return next()` or `await next()`.
+ */
+export function composeSteps<E extends object>(steps: MiddlewareHandler<E>[]): MiddlewareHandler<E> {
+  type Result = Response | void | undefined | Promise<Response | void | undefined>;
+  return ((c: Context, next: () => Result) => {
+    const settle = (res: Response | void | undefined): Response | undefined => {
+      if (res instanceof Response) {
+        if (!c.finalized) c.res = res;
+        return res;
+      }
+      return c.finalized ? c.res : undefined;
+    };
+    const run = (i: number): Result => {
+      const r = i === steps.length ? next() : (steps[i] as unknown as (c: Context, next: () => Result) => Result)(c, () => run(i + 1));
+      return r instanceof Promise ? r.then(settle) : settle(r);
+    };
+    return run(0);
+  }) as unknown as MiddlewareHandler<E>;
 }

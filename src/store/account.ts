@@ -4,10 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { AccountFixture, AuditEventFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
-import { ApiError, badRequest, invalid, notFound } from '../http/errors.js';
+import { ApiError, badRequest, invalid, notFound, limitReached } from '../http/errors.js';
+import { LIST_CAPS } from '../http/limits.js';
 import { IdSequence } from './ids.js';
 import { auditTimestamp, parsePitSecond } from './dates.js';
 import { InstanceStore } from './instance.js';
+import type { AccountState } from './snapshot.js';
 import type {
   ApiKeyRecord,
   Backend,
@@ -76,10 +78,12 @@ export class AccountStore {
   private readonly invoices: InvoiceFixture[];
   private readonly audit: AuditEvent[];
 
+  /** @param state the instances and id sequences to take over (AccountStore.fromJSON) */
   constructor(
     readonly fixture: AccountFixture,
     readonly catalogue: Catalogue,
     readonly ctx: StoreContext,
+    state?: Pick<AccountState, 'last_key_id' | 'last_instance_id' | 'instances'>,
   ) {
     this.id = fixture.id;
     this.name = fixture.name;
@@ -118,11 +122,59 @@ export class AccountStore {
         ),
       );
     }
+    if (state) {
+      this.keyIds.observe(state.last_key_id);
+      this.instanceIds.observe(state.last_instance_id);
+      for (const x of state.instances) {
+        const plan = this.plan(x.plan, 'plan');
+        this.instanceIds.observe(x.id);
+        this.instances.set(x.id, InstanceStore.fromJSON(x, { accountId: this.id, teamEmail: this.teamEmail, plan, backend: this.backendOf(plan) }, ctx));
+      }
+    }
+  }
+
+  /** Rebuilds an account from toJSON(); its keys are registered with the context's key index. */
+  static fromJSON(state: AccountState, catalogue: Catalogue, ctx: StoreContext): AccountStore {
+    const fixture: AccountFixture = {
+      id: state.id,
+      name: state.name,
+      teamEmail: state.team_email,
+      customer: structuredClone(state.customer),
+      keys: state.keys.map((k) => ({ ...k })),
+      team: state.team.map((m) => ({ ...m, roles: [...m.roles], tags: [...m.tags], joinedAt: 0 })),
+      instances: [],
+      usedInstanceIds: [],
+      invoices: structuredClone(state.invoices),
+      audit: state.audit,
+    };
+    return new AccountStore(fixture, catalogue, ctx, state);
+  }
+
+  /** The whole account as plain JSON (see snapshot.ts). */
+  toJSON(): AccountState {
+    return {
+      id: this.id,
+      name: this.name,
+      team_email: this.teamEmail,
+      customer: structuredClone(this.fixture.customer),
+      keys: this.apiKeys(),
+      last_key_id: this.keyIds.current,
+      team: this.team.map((m) => ({ id: m.id, email: m.email, tfa_auth_enabled: m.tfa_auth_enabled, roles: [...m.roles], tags: [...m.tags] })),
+      invoices: structuredClone(this.invoices),
+      audit: this.audit.map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) })),
+      last_instance_id: this.instanceIds.current,
+      instances: [...this.instances.values()].sort((a, b) => a.id - b.id).map((i) => i.toJSON()),
+    };
   }
 
   // ---- lookups used by the registry ----
   apiKey(id: string): ApiKeyRecord | undefined {
     return this.keys.get(id);
+  }
+
+  /** Every instance of the account (alarm evaluation, control API). */
+  instanceStores(): IterableIterator<InstanceStore> {
+    return this.instances.values();
   }
 
   instanceStore(id: number): InstanceStore | undefined {
@@ -148,6 +200,9 @@ export class AccountStore {
   }
 
   createInstance(body: CreateInstanceBody, actor: ApiKeyRecord): CreatedInstance {
+    if (this.instances.size >= LIST_CAPS.instancesPerAccount) {
+      throw limitReached('instances', `an account has at most ${LIST_CAPS.instancesPerAccount} instances; delete one to create another`);
+    }
     const plan = this.plan(body.plan, 'plan');
     const region = this.region(body.region);
     this.checkSharedPlan(plan, region, 'region');
@@ -293,6 +348,9 @@ export class AccountStore {
     if (this.team.some((m) => sameEmail(m.email, body.email))) throw invalid('email', 'not-a-member', `${body.email} is already a member of the team`);
     if (body.tags !== undefined && !TAGGED_ROLES.includes(role)) throw invalid('tags', 'role', `tags are only allowed with role member or monitor, not ${role}`);
     const tags = body.tags === undefined ? [] : splitTags(body.tags);
+    if (this.team.length >= LIST_CAPS.teamMembersPerAccount) {
+      throw limitReached('team', `a team has at most ${LIST_CAPS.teamMembersPerAccount} members; remove one to invite another`);
+    }
     this.team.push({ id: randomUUID(), email: body.email, tfa_auth_enabled: false, roles: [role], tags });
     this.log(actor, 'team.invite', [['email', body.email], ['role', role], ...(tags.length ? [['tags', tags.join(',')] as [string, string]] : [])]);
     return { message: TEAM_MESSAGES.invite };
@@ -397,5 +455,6 @@ export class AccountStore {
   /** Appends an audit row for a successful state-changing call. */
   private log(actor: ApiKeyRecord, event: string, extras: [string, string | number][]): void {
     this.audit.push({ at: this.ctx.clock.now(), event, source: 'api', user: actor.email, extras });
+    if (this.audit.length > LIST_CAPS.auditEventsPerAccount) this.audit.splice(0, this.audit.length - LIST_CAPS.auditEventsPerAccount);
   }
 }

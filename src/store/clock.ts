@@ -35,4 +35,31 @@ export class VirtualClock implements Clock {
   get isPinned(): boolean {
     return this.pinned !== undefined;
   }
+
+  /** Sets the time to `at` (ms since the epoch), forward or back; a pinned clock stays pinned there. */
+  set(at: number): void {
+    if (!Number.isFinite(at)) throw new RangeError('the clock needs a finite time');
+    if (this.pinned !== undefined) this.pinned = at;
+    else this.offset = at - this.real();
+  }
+
+  /** ms the clock runs ahead of real time (while it runs). */
+  get offsetMs(): number {
+    return this.offset;
+  }
+
+  /** The time the clock stands still at, or undefined while it runs. */
+  get pinnedAt(): number | undefined {
+    return this.pinned;
+  }
+
+  toJSON(): { offset_ms: number; pinned_ms: number | null } {
+    return { offset_ms: this.offset, pinned_ms: this.pinned ?? null };
+  }
+
+  /** Takes over a state written by toJSON(). */
+  restore(state: { offset_ms: number; pinned_ms: number | null }): void {
+    this.offset = state.offset_ms;
+    this.pinned = state.pinned_ms ?? undefined;
+  }
 }

@@ -11,4 +11,11 @@ export class IdSequence {
   get current(): number {
     return this.last;
   }
+  /** The last id handed out (the state of the sequence). */
+  toJSON(): number {
+    return this.last;
+  }
+  static fromJSON(last: number): IdSequence {
+    return new IdSequence(last);
+  }
 }

@@ -3,9 +3,11 @@
 // ranges, disk percentage <= 100 when the body says percentage); this module applies the defaults
 // and keeps the rules that need state: the plan's alarm types, recipients of this instance, the
 // fixed type of an alarm and the merged disk rule of an update.
-import { invalid, notFound } from '../http/errors.js';
+import { invalid, notFound, limitReached } from '../http/errors.js';
+import { LIST_CAPS } from '../http/limits.js';
 import { IdSequence } from './ids.js';
 import type { Alarm, AlarmType, CreateAlarmBody, UpdateAlarmBody } from './types.js';
+import type { AlarmsState } from './snapshot.js';
 
 /** The types that carry value_threshold and time_threshold. */
 const LEVEL_TYPES: readonly AlarmType[] = ['cpu', 'memory', 'disk'];
@@ -41,10 +43,24 @@ export interface AlarmRules {
 
 export class Alarms {
   private readonly items = new Map<number, Alarm>();
-  private readonly ids = new IdSequence();
+  private readonly ids: IdSequence;
 
-  constructor(private readonly rules: AlarmRules) {
+  /** @param state a state written by toJSON() to take over instead of the default alarms */
+  constructor(
+    private readonly rules: AlarmRules,
+    state?: AlarmsState,
+  ) {
+    if (state) {
+      this.ids = IdSequence.fromJSON(state.last_id);
+      for (const a of state.items) this.items.set(a.id, record(a));
+      return;
+    }
+    this.ids = new IdSequence();
     for (const body of DEFAULT_ALARMS) this.insert(body);
+  }
+
+  toJSON(): AlarmsState {
+    return { last_id: this.ids.toJSON(), items: this.list() };
   }
 
   list(): Alarm[] {
@@ -68,6 +84,9 @@ export class Alarms {
       );
     }
     this.checkRecipients(body.recipients);
+    if (this.items.size >= LIST_CAPS.alarmsPerInstance) {
+      throw limitReached('alarms', `an instance has at most ${LIST_CAPS.alarmsPerInstance} alarms (the default ones included); delete one to create another`);
+    }
     return record(this.insert(body));
   }
 
@@ -113,7 +132,9 @@ export class Alarms {
   private checkRecipients(ids: number[] | undefined): void {
     const unknown = (ids ?? []).filter((r) => !this.rules.recipientExists(r));
     if (unknown.length) {
-      throw invalid('recipients', 'exists', `no recipient of this instance has the id${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (see listRecipients)`);
+      // At most 10 ids in the message: a 64 KiB body can name thousands.
+      const named = unknown.length > 10 ? `${unknown.slice(0, 10).join(', ')} and ${unknown.length - 10} more` : unknown.join(', ');
+      throw invalid('recipients', 'exists', `no recipient of this instance has the id${unknown.length > 1 ? 's' : ''} ${named} (see listRecipients)`);
     }
   }
 

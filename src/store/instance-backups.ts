@@ -1,9 +1,12 @@
 // The backups of one instance, restores and point-in-time recoveries. Time-driven state is derived
 // from timestamps against the store's clock when it is read (no timers): a created backup is listed
-// once its ready time has passed, and only backups of the last 30 days are listed. Callbacks are
-// queued in the outbox with the time they are due; the server's ticker sends them.
+// once its ready time has passed, only backups of the last 30 days are listed, and the daily
+// backups keep coming as the clock moves (each is added, with the next id, when it is first seen
+// after its time). Callbacks are queued in the outbox with the time they are due; the server's
+// ticker sends them.
 import { createHash, createHmac } from 'node:crypto';
-import { invalid } from '../http/errors.js';
+import { invalid, limitReached } from '../http/errors.js';
+import { LIST_CAPS } from '../http/limits.js';
 import { IdSequence } from './ids.js';
 import { DAY, HOUR, MINUTE, fileStamp, floorToMinute, formatBackupDate, parsePitMinute, startOfUtcDay } from './dates.js';
 import type {
@@ -16,6 +19,7 @@ import type {
   RestoreCompletedCallback,
   StoreContext,
 } from './types.js';
+import type { BackupsState } from './snapshot.js';
 
 /** Backups are listed, restorable and point-in-time recovery reaches back this far. */
 export const RETENTION_MS = 30 * DAY;
@@ -57,24 +61,75 @@ const MiB = 1024 * 1024;
 
 export class Backups {
   private readonly items: BackupState[] = [];
-  private readonly ids = new IdSequence();
+  private readonly ids: IdSequence;
   private readonly signingKey: string;
+  /** Per database: the day (00:00 UTC) of its next daily backup not yet added. */
+  private readonly nextDaily: number[];
 
-  /** @param origin the time the seeded history runs back from (the instance's construction). */
+  /**
+   * @param origin the time the seeded history runs back from (the instance's construction).
+   * @param state a state written by toJSON() to take over instead of the seeded history.
+   */
   constructor(
     private readonly who: BackupIdentity,
     private readonly ctx: StoreContext,
     origin: number,
+    state?: BackupsState,
   ) {
     this.signingKey = createHash('sha256').update(`tusk-backup-signing:${who.providerid}`).digest('hex');
+    if (state) {
+      this.ids = IdSequence.fromJSON(state.last_id);
+      this.nextDaily = [...state.next_daily];
+      for (const b of state.items) this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size });
+      return;
+    }
     // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance.
-    const day0 = startOfUtcDay(origin);
-    for (let k = SEEDED_BACKUP_DAYS; k >= 0; k--) {
-      who.databases.forEach((db, i) => {
-        const takenAt = day0 - k * DAY + 3 * HOUR + ((who.instanceId * 7 + i * 20) % 60) * MINUTE;
-        if (takenAt > origin) return;
-        this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: this.sizeOf(db, k) });
+    this.ids = new IdSequence();
+    this.nextDaily = who.databases.map(() => startOfUtcDay(origin) - SEEDED_BACKUP_DAYS * DAY);
+    this.catchUp(origin);
+  }
+
+  toJSON(): BackupsState {
+    return {
+      last_id: this.ids.toJSON(),
+      next_daily: [...this.nextDaily],
+      items: this.items.map((b) => ({ id: b.id, database_name: b.databaseName, taken_at: b.takenAt, ready_at: b.readyAt, size: b.size })),
+    };
+  }
+
+  /** When the daily backup of database `i` on `day` is taken: a fixed minute of 03:xx UTC per instance and database. */
+  private dailyTime(day: number, i: number): number {
+    return day + 3 * HOUR + ((this.who.instanceId * 7 + i * 20) % 60) * MINUTE;
+  }
+
+  /**
+   * Adds the daily backups whose time has come, day by day and database by database (so ids follow
+   * time), and forgets backups that have left the 30-day window for good.
+   */
+  private catchUp(now: number): void {
+    // After a long jump of the clock, days that could never be listed are skipped.
+    const first = startOfUtcDay(now) - SEEDED_BACKUP_DAYS * DAY;
+    this.nextDaily.forEach((day, i) => {
+      if (day < first) this.nextDaily[i] = first;
+    });
+    for (;;) {
+      const day = Math.min(...this.nextDaily);
+      let added = false;
+      this.who.databases.forEach((db, i) => {
+        if (this.nextDaily[i] !== day) return;
+        const takenAt = this.dailyTime(day, i);
+        if (takenAt > now) return;
+        this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: this.sizeOf(db, day / DAY) });
+        this.nextDaily[i] = day + DAY;
+        added = true;
       });
+      if (!added) break;
+    }
+    const horizon = now - RETENTION_MS - SEEDED_BACKUP_DAYS * DAY;
+    if (this.items.length && this.items[0]!.takenAt < horizon) {
+      const keep = this.items.filter((b) => b.takenAt >= horizon);
+      this.items.length = 0;
+      this.items.push(...keep);
     }
   }
 
@@ -98,6 +153,10 @@ export class Backups {
       throw invalid('db', 'exists', `${db} is not a database of this instance (its databases: ${this.who.databases.join(', ')})`);
     }
     const now = this.ctx.clock.now();
+    this.catchUp(now);
+    if (this.items.filter((b) => b.takenAt >= now - RETENTION_MS).length >= LIST_CAPS.backupsPerInstance) {
+      throw limitReached('backups', `an instance keeps at most ${LIST_CAPS.backupsPerInstance} backups taken in the last 30 days (the daily ones included); try again later`);
+    }
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
     this.items.push({ id, databaseName: db, takenAt: now, readyAt, size: this.sizeOf(db, -id) });
@@ -139,6 +198,7 @@ export class Backups {
   }
 
   private visible(now: number): BackupState[] {
+    this.catchUp(now);
     return this.items.filter((b) => b.readyAt <= now && b.takenAt >= now - RETENTION_MS);
   }
 

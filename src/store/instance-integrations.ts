@@ -3,7 +3,8 @@
 // against the system's branch of the document before they reach this module: on create by the
 // pipeline (the path names the system), on update through the `validate` callback the handler
 // passes (the system is the stored integration's type, known only here).
-import { invalid, notFound } from '../http/errors.js';
+import { invalid, notFound, limitReached } from '../http/errors.js';
+import { LIST_CAPS } from '../http/limits.js';
 import type { IdSequence } from './ids.js';
 import type { BrokerKind, Integration } from './types.js';
 
@@ -24,11 +25,15 @@ const copy = (i: Integration): Integration => ({ ...i, config: structuredClone(i
 export class Integrations {
   private readonly items = new Map<number, Integration>();
 
+  /** @param items integrations to take over (a state written by list()) */
   constructor(
     readonly kind: IntegrationKind,
     private readonly ids: IdSequence,
     private readonly rules: IntegrationRules,
-  ) {}
+    items: Integration[] = [],
+  ) {
+    for (const i of items) this.items.set(i.id, copy(i));
+  }
 
   list(): Integration[] {
     return [...this.items.values()].map(copy);
@@ -41,6 +46,9 @@ export class Integrations {
   /** Adds an integration of `system` with the (validated) parameters as its config. */
   create(system: string, config: Record<string, unknown>): Integration {
     if (this.kind === 'metrics') this.checkAvailable(system);
+    if (this.items.size >= LIST_CAPS.integrationsPerInstance) {
+      throw limitReached(`${this.kind} integrations`, `an instance has at most ${LIST_CAPS.integrationsPerInstance} ${this.noun()}s; delete one to create another`);
+    }
     const id = this.ids.next();
     const i: Integration = { id, type: system, config: structuredClone(config), error: '', account_id: this.rules.accountId };
     this.items.set(id, i);

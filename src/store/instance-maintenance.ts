@@ -7,6 +7,7 @@ import { IdSequence } from './ids.js';
 import { DAY, HOUR, MINUTE, formatDuration, formatMaintenanceDate, parseMaintenanceDate, startOfUtcDay } from './dates.js';
 import type { Clock } from './clock.js';
 import type { Maintenance } from './types.js';
+import type { MaintenanceState as MaintenanceSnapshot } from './snapshot.js';
 
 interface MaintenanceState {
   id: number;
@@ -36,16 +37,48 @@ export function seededMaintenance(instanceId: number, origin: number): Omit<Main
 
 export class MaintenanceSchedule {
   private readonly items = new Map<number, MaintenanceState>();
-  private readonly ids = new IdSequence();
+  private readonly ids: IdSequence;
 
+  /** @param state a state written by toJSON() to take over instead of `seed` */
   constructor(
     private readonly clock: Clock,
     seed: Omit<MaintenanceState, 'id'>[],
+    state?: MaintenanceSnapshot,
   ) {
+    if (state) {
+      this.ids = IdSequence.fromJSON(state.last_id);
+      for (const m of state.items) {
+        this.items.set(m.id, {
+          id: m.id,
+          scheduledBy: m.scheduled_by,
+          requiredBy: m.required_by,
+          minutes: m.minutes,
+          description: m.description,
+          ...(m.started_at !== undefined ? { startedAt: m.started_at } : {}),
+        });
+      }
+      return;
+    }
+    this.ids = new IdSequence();
     for (const s of seed) {
       const id = this.ids.next();
       this.items.set(id, { ...s, id });
     }
+  }
+
+  /** Every item kept (completed ones included) and the id sequence. */
+  toJSON(): MaintenanceSnapshot {
+    return {
+      last_id: this.ids.toJSON(),
+      items: [...this.items.values()].map((m) => ({
+        id: m.id,
+        scheduled_by: m.scheduledBy,
+        required_by: m.requiredBy,
+        minutes: m.minutes,
+        description: m.description,
+        ...(m.startedAt !== undefined ? { started_at: m.startedAt } : {}),
+      })),
+    };
   }
 
   /** The upcoming items (scheduled or in progress), by scheduled_by. */
@@ -82,6 +115,16 @@ export class MaintenanceSchedule {
     if (status !== 'scheduled') throw invalid('id', 'status', `maintenance ${id} is ${status}; only scheduled maintenance can be run`);
     m.startedAt = now;
     return this.record(m, now);
+  }
+
+  /** Every item that has started by `now` (completed ones included), with its start and its record at that time (alarms). */
+  starts(now: number): { id: number; startedAt: number; record: Maintenance }[] {
+    const out: { id: number; startedAt: number; record: Maintenance }[] = [];
+    for (const m of this.items.values()) {
+      const startedAt = m.startedAt ?? (now >= m.scheduledBy ? m.scheduledBy : undefined);
+      if (startedAt !== undefined && startedAt <= now) out.push({ id: m.id, startedAt, record: this.record(m, startedAt) });
+    }
+    return out.sort((a, b) => a.startedAt - b.startedAt || a.id - b.id);
   }
 
   private status(m: MaintenanceState, now: number): Status {

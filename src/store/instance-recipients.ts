@@ -1,9 +1,11 @@
 // The recipients of one instance: the default recipient (created with the instance, never deleted)
 // and those the client adds. Bodies arrive validated against the document (type, value form,
 // name length, no unknown fields); this module keeps the rules the schema cannot express.
-import { invalid, notFound } from '../http/errors.js';
+import { invalid, notFound, limitReached } from '../http/errors.js';
+import { LIST_CAPS } from '../http/limits.js';
 import { IdSequence } from './ids.js';
 import type { Recipient, RecipientBody } from './types.js';
+import type { RecipientsState } from './snapshot.js';
 
 /** The name as returned: its first letter capitalised (the spec's create example: `on-call` -> `On-call`). */
 export function capitalise(name: string): string {
@@ -15,19 +17,32 @@ const copy = (r: Recipient): Recipient => ({ ...r, options: r.options === null ?
 
 export class Recipients {
   private readonly items = new Map<number, Recipient>();
-  private readonly ids = new IdSequence();
+  private readonly ids: IdSequence;
   readonly defaultId: number;
 
   /**
    * @param teamEmail the value of the default recipient
    * @param onDelete called with the id of a deleted recipient (the alarms drop it)
+   * @param state a state written by toJSON() to take over instead of the default recipient
    */
   constructor(
     teamEmail: string,
     private readonly onDelete: (id: number) => void,
+    state?: RecipientsState,
   ) {
+    if (state) {
+      this.ids = IdSequence.fromJSON(state.last_id);
+      for (const r of state.items) this.items.set(r.id, copy(r));
+      this.defaultId = state.default_id;
+      return;
+    }
+    this.ids = new IdSequence();
     this.defaultId = this.ids.next();
     this.items.set(this.defaultId, { id: this.defaultId, type: 'email', value: teamEmail, name: 'Default', options: null });
+  }
+
+  toJSON(): RecipientsState {
+    return { last_id: this.ids.toJSON(), default_id: this.defaultId, items: this.list() };
   }
 
   list(): Recipient[] {
@@ -44,6 +59,9 @@ export class Recipients {
 
   /** `name` absent is stored as `""`; `options` absent as null. */
   create(body: RecipientBody): Recipient {
+    if (this.items.size >= LIST_CAPS.recipientsPerInstance) {
+      throw limitReached('recipients', `an instance has at most ${LIST_CAPS.recipientsPerInstance} recipients (the default one included); delete one to create another`);
+    }
     const id = this.ids.next();
     const r: Recipient = {
       id,

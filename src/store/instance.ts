@@ -26,6 +26,8 @@ import { Alarms } from './instance-alarms.js';
 import { Integrations, type IntegrationKind, type SystemBodyValidator } from './instance-integrations.js';
 import { Backups } from './instance-backups.js';
 import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
+import { Monitor, type AlarmStatus, type EventType, type InstanceMetrics } from './instance-monitor.js';
+import type { InstanceState } from './snapshot.js';
 
 export type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 
@@ -73,12 +75,17 @@ export class InstanceStore {
   private readonly recipients: Recipients;
   private readonly alarms: Alarms;
   private readonly integrations: Record<IntegrationKind, Integrations>;
+  private readonly integrationIds: IdSequence;
   private readonly backups: Backups;
   private readonly maintenance: MaintenanceSchedule;
+  /** Simulated metrics and the alarms that fire (outside the contract; see instance-monitor.ts). */
+  private readonly monitor: Monitor;
 
+  /** @param state the per-instance state to take over (InstanceStore.fromJSON) instead of the initial one */
   constructor(
     init: InstanceInit,
     readonly ctx: StoreContext,
+    state?: Pick<InstanceState, 'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'>,
   ) {
     this.id = init.id;
     this.accountId = init.accountId;
@@ -108,20 +115,78 @@ export class InstanceStore {
         return { types: ctx.rules.alarmTypesByPlan[shared ? 'shared' : 'dedicated'], shared };
       },
       recipientExists: (id) => this.recipients.has(id),
-    });
-    this.recipients = new Recipients(init.teamEmail, (id) => this.alarms.forgetRecipient(id));
-    const integrationIds = new IdSequence();
+    }, state?.alarms);
+    this.recipients = new Recipients(init.teamEmail, (id) => this.alarms.forgetRecipient(id), state?.recipients);
+    this.integrationIds = state ? IdSequence.fromJSON(state.integrations.last_id) : new IdSequence();
     const integrationRules = { accountId: this.accountId, brokerKind: () => this.brokerKind, availability: ctx.rules.metricsAvailability };
     this.integrations = {
-      logs: new Integrations('logs', integrationIds, integrationRules),
-      metrics: new Integrations('metrics', integrationIds, integrationRules),
+      logs: new Integrations('logs', this.integrationIds, integrationRules, state?.integrations.logs),
+      metrics: new Integrations('metrics', this.integrationIds, integrationRules, state?.integrations.metrics),
     };
     this.backups = new Backups(
       { instanceId: this.id, providerid: this.providerid, accountId: this.accountId, region: this.region, databases: [this.database, SECOND_DATABASE] },
       ctx,
       origin,
+      state?.backups,
     );
-    this.maintenance = new MaintenanceSchedule(ctx.clock, seededMaintenance(this.id, origin));
+    this.maintenance = new MaintenanceSchedule(ctx.clock, state ? [] : seededMaintenance(this.id, origin), state?.maintenance);
+    this.monitor = new Monitor(
+      {
+        clock: ctx.clock,
+        outbox: ctx.outbox,
+        instance: () => ({ id: this.id, name: this.name }),
+        alarms: () => this.alarms.list(),
+        recipients: () => this.recipients.list(),
+        defaultRecipientId: () => this.recipients.defaultId,
+        maintenanceStarts: (now) => this.maintenance.starts(now),
+      },
+      state?.monitor,
+    );
+  }
+
+  /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
+  static fromJSON(state: InstanceState, who: { accountId: string; teamEmail: string; plan: Plan; backend: Backend }, ctx: StoreContext): InstanceStore {
+    return new InstanceStore(
+      {
+        id: state.id,
+        accountId: who.accountId,
+        name: state.name,
+        plan: who.plan,
+        backend: who.backend,
+        region: state.region,
+        pgVersion: state.pg_version,
+        teamEmail: who.teamEmail,
+        createdAt: state.created_at,
+        readyAt: state.ready_at,
+        providerid: state.providerid,
+        apikey: state.apikey,
+        password: state.password,
+      },
+      ctx,
+      state,
+    );
+  }
+
+  /** The whole instance as plain JSON (see snapshot.ts). */
+  toJSON(): InstanceState {
+    return {
+      id: this.id,
+      name: this.name,
+      plan: this.plan.name,
+      region: this.region,
+      pg_version: this.pgVersion,
+      created_at: this.createdAt,
+      ready_at: this.readyAt,
+      providerid: this.providerid,
+      apikey: this.key,
+      password: this.password,
+      recipients: this.recipients.toJSON(),
+      alarms: this.alarms.toJSON(),
+      integrations: { last_id: this.integrationIds.toJSON(), logs: this.integrations.logs.list(), metrics: this.integrations.metrics.list() },
+      backups: this.backups.toJSON(),
+      maintenance: this.maintenance.toJSON(),
+      monitor: this.monitor.toJSON(),
+    };
   }
 
   get apikey(): string {
@@ -226,15 +291,21 @@ export class InstanceStore {
   }
 
   createAlarm(body: CreateAlarmBody): Alarm {
-    return this.alarms.create(body);
+    const a = this.alarms.create(body);
+    this.monitor.evaluate();
+    return a;
   }
 
   updateAlarm(id: number, body: UpdateAlarmBody): Alarm {
-    return this.alarms.update(id, body);
+    this.monitor.evaluate();
+    const a = this.alarms.update(id, body);
+    this.monitor.evaluate();
+    return a;
   }
 
   deleteAlarm(id: number): void {
     this.alarms.delete(id);
+    this.monitor.evaluate();
   }
 
   // log and metrics integrations
@@ -265,11 +336,46 @@ export class InstanceStore {
     return this.maintenance.list();
   }
 
+  /** Notice alarms fire (the maintenance is scheduled anew). */
   rescheduleMaintenance(id: number, scheduledBy: string): Maintenance {
-    return this.maintenance.reschedule(id, scheduledBy);
+    this.monitor.evaluate();
+    const m = this.maintenance.reschedule(id, scheduledBy);
+    this.monitor.maintenanceScheduled(m);
+    return m;
   }
 
+  /** Notice alarms fire (the maintenance starts). */
   runMaintenance(id: number): Maintenance {
-    return this.maintenance.run(id);
+    this.monitor.evaluate();
+    const m = this.maintenance.run(id);
+    this.monitor.maintenanceRun(id, m);
+    return m;
+  }
+
+  // ---- simulation (control API, outside the contract): metrics, events, alarm evaluation ----
+
+  /** The simulated metrics. */
+  get metrics(): InstanceMetrics {
+    return this.monitor.metrics;
+  }
+
+  /** Merges metrics (a 400 ApiError naming a bad field) and evaluates the alarms. */
+  setMetrics(patch: unknown): InstanceMetrics {
+    return this.monitor.setMetrics(patch);
+  }
+
+  /** Raises an event (server_unreachable, netsplit, notice); returns the number of notifications. */
+  raiseEvent(type: EventType, message?: string): number {
+    return this.monitor.raise(type, message);
+  }
+
+  /** Triggers what is due on the store's clock; returns the number of notifications. */
+  evaluateAlarms(): number {
+    return this.monitor.evaluate();
+  }
+
+  /** Every alarm with its state against the metrics. */
+  alarmStatus(): AlarmStatus[] {
+    return this.monitor.status();
   }
 }

@@ -1,6 +1,7 @@
 // Everything the server sends out: callbacks of backups, restores and point-in-time recoveries, and
-// (later) alarm notifications. An entry becomes due at a time on the store's clock; `tick()` sends
-// what is due as an HTTP POST of JSON with a timeout and a bounded number of attempts. A slow,
+// alarm notifications. An entry becomes due at a time on the store's clock; `tick()` sends
+// what is due as an HTTP POST of JSON with a timeout and a bounded number of attempts. Channels
+// without HTTP (e-mail, paging, incident tools) are only recorded (`record()`, status `recorded`). A slow,
 // failing or unreachable target never blocks a request: delivery runs apart from the API, a fixed
 // number at a time, and the kept history is bounded.
 import type { Clock } from './clock.js';
@@ -16,7 +17,8 @@ export interface OutboxEntry {
   /** When it is due, on the store's clock (ms since the epoch). */
   dueAt: number;
   attempts: number;
-  status: 'pending' | 'sending' | 'delivered' | 'failed';
+  /** `recorded`: kept for inspection, never sent (channels without HTTP, see record()). */
+  status: 'pending' | 'sending' | 'delivered' | 'failed' | 'recorded';
   /** Last HTTP status or error text. */
   result?: string;
 }
@@ -63,6 +65,26 @@ export class Outbox {
     return e;
   }
 
+  /**
+   * Keeps what would be sent to a channel without HTTP (e-mail, paging, incident tools) without
+   * sending it: status `recorded`, no attempts. `target` names the address (an e-mail address, a key).
+   */
+  record(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; at?: number }): OutboxEntry {
+    const e: OutboxEntry = {
+      id: this.nextId++,
+      kind: entry.kind ?? 'notification',
+      event: entry.event,
+      target: entry.target,
+      body: entry.body,
+      dueAt: entry.at ?? this.opts.clock.now(),
+      attempts: 0,
+      status: 'recorded',
+    };
+    this.entries.push(e);
+    this.trim();
+    return e;
+  }
+
   /** Starts every due delivery (not awaited: see settle()). */
   tick(): void {
     const now = this.opts.clock.now();
@@ -79,6 +101,24 @@ export class Outbox {
 
   list(): readonly OutboxEntry[] {
     return this.entries;
+  }
+
+  /** Forgets every entry (deliveries in flight finish, unlisted); ids go on. */
+  clear(): void {
+    this.entries.length = 0;
+  }
+
+  /** The entries and the id sequence as plain JSON. */
+  toJSON(): { last_id: number; entries: OutboxEntry[] } {
+    return { last_id: this.nextId - 1, entries: this.entries.map((e) => structuredClone(e)) };
+  }
+
+  /** Takes over a state written by toJSON(); an entry that was being sent is pending again. */
+  restore(state: { last_id: number; entries: OutboxEntry[] }): void {
+    this.entries.length = 0;
+    for (const e of state.entries) this.entries.push({ ...structuredClone(e), status: e.status === 'sending' ? 'pending' : e.status });
+    this.nextId = Math.max(state.last_id, ...state.entries.map((e) => e.id)) + 1;
+    this.trim();
   }
 
   private deliver(e: OutboxEntry): void {
@@ -114,7 +154,7 @@ export class Outbox {
 
   private trim(): void {
     while (this.entries.length > this.opts.maxEntries) {
-      const i = this.entries.findIndex((x) => x.status === 'delivered' || x.status === 'failed');
+      const i = this.entries.findIndex((x) => x.status === 'delivered' || x.status === 'failed' || x.status === 'recorded');
       this.entries.splice(i >= 0 ? i : 0, 1);
     }
   }

@@ -1,14 +1,17 @@
 // The registry holds one AccountStore per account, built from the fixtures, and the index from API
 // keys to what they open. There is no module-level state: a server owns one registry, and reset()
-// builds new stores from the same fixtures.
+// builds new stores from the same fixtures. toJSON() / restore() write and take over the whole
+// state (see snapshot.ts); the key index is rebuilt from the stores.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { buildFixtures, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
+import { buildFixtures, type AccountFixture, type Catalogue, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
 import { AccountStore } from './account.js';
 import type { InstanceStore } from './instance.js';
 import { VirtualClock } from './clock.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
+import { STATE_VERSION, StateError, type AccountState, type RegistryState } from './snapshot.js';
+import { SECOND_DATABASE } from './instance.js';
 
 export interface RegistryOptions extends FixtureOptions {
   /** Rules read from the instance document (readContractRules). */
@@ -35,7 +38,17 @@ export interface InstancePrincipal {
 type KeyTarget = { kind: 'customer'; accountId: string; keyId: string } | { kind: 'instance'; accountId: string; instanceId: number };
 
 /** Keys are indexed by their SHA-256, and the stored key is compared in constant time. */
-const digest = (key: string) => createHash('sha256').update(key).digest('base64');
+const digests = new Map<string, string>();
+/** Memoised (a request's key is hashed once, not on every request); bounded, then started anew. */
+const digest = (key: string): string => {
+  let d = digests.get(key);
+  if (d === undefined) {
+    d = createHash('sha256').update(key).digest('base64');
+    if (digests.size >= 10_000) digests.clear();
+    digests.set(key, d);
+  }
+  return d;
+};
 
 export class Registry implements KeyIndex {
   readonly clock: VirtualClock;
@@ -44,8 +57,12 @@ export class Registry implements KeyIndex {
   private fixtures!: Fixtures;
   private accounts = new Map<string, AccountStore>();
   private keys = new Map<string, { key: string; target: KeyTarget }>();
+  private readonly tickListeners: (() => void)[] = [];
 
-  constructor(readonly options: RegistryOptions) {
+  readonly options: RegistryOptions;
+
+  constructor(options: RegistryOptions) {
+    this.options = { ...options };
     this.clock = options.clock ?? new VirtualClock();
     this.outbox = new Outbox({ clock: this.clock, ...options.outbox });
     this.context = {
@@ -58,9 +75,21 @@ export class Registry implements KeyIndex {
       rules: options.rules,
     };
     this.reset();
+    // Alarms that fire: every tick triggers what the clock has made due (instance-monitor.ts).
+    this.onTick(() => this.evaluateAlarms());
   }
 
-  /** Throws away every store and builds them anew from the seeded fixtures. */
+  /** Evaluates the alarms of every instance; returns the number of notifications queued or recorded. */
+  evaluateAlarms(): number {
+    let sent = 0;
+    for (const account of this.accounts.values()) for (const instance of account.instanceStores()) sent += instance.evaluateAlarms();
+    return sent;
+  }
+
+  /**
+   * Throws away every store (added accounts included) and the outbox's entries, and builds the
+   * stores anew from the seeded fixtures, dated from the clock's now. The clock is left as it is.
+   */
   reset(): void {
     this.fixtures = buildFixtures(this.options, this.clock.now());
     this.accounts = new Map();
@@ -68,6 +97,99 @@ export class Registry implements KeyIndex {
     for (const account of this.fixtures.accounts) {
       this.accounts.set(account.id, new AccountStore(account, this.fixtures.catalogue, this.context));
     }
+    this.outbox.clear();
+  }
+
+  /** The fixture seed reset() builds from. */
+  get seed(): number {
+    return this.options.seed;
+  }
+
+  /** Resets to the fixtures of another seed (which later resets keep). */
+  reseed(seed: number): void {
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`the seed must be a non-negative integer, got ${seed}`);
+    const previous = this.options.seed;
+    this.options.seed = seed;
+    try {
+      this.reset();
+    } catch (err) {
+      this.options.seed = previous;
+      throw err;
+    }
+  }
+
+  /**
+   * Adds an account built from `fixture` (validated like the seeded ones). Its keys must be new.
+   * reset() drops it.
+   */
+  addAccount(fixture: AccountFixture): AccountStore {
+    if (this.accounts.has(fixture.id)) throw new Error(`an account with id ${fixture.id} exists`);
+    const taken = [...fixture.keys.map((k) => k.key), ...fixture.instances.map((x) => x.apikey)].filter((k) => this.keys.has(digest(k)));
+    if (taken.length) throw new Error('the new account reuses API keys of another account');
+    this.options.validate?.({ catalogue: this.fixtures.catalogue, accounts: [fixture] });
+    const account = new AccountStore(fixture, this.fixtures.catalogue, this.context);
+    this.accounts.set(account.id, account);
+    return account;
+  }
+
+  /** The whole state as plain JSON: the seed, the clock, the outbox and every account. */
+  toJSON(): RegistryState {
+    return {
+      tusk_state: STATE_VERSION,
+      seed: this.options.seed,
+      clock: this.clock.toJSON(),
+      outbox: this.outbox.toJSON(),
+      accounts: [...this.accounts.values()].map((a) => a.toJSON()),
+    };
+  }
+
+  /**
+   * Takes over a state written by toJSON() (its shape already checked against the State schema,
+   * see src/control/state.ts): checks that its parts agree with each other and with the catalogue,
+   * builds every store and the key index from it and then swaps them in, with the seed, the clock
+   * and the outbox. Throws a StateError naming the problems and changes nothing when it cannot.
+   */
+  restore(state: RegistryState): void {
+    const problems = checkState(state, this.fixtures.catalogue);
+    if (problems.length) throw new StateError(problems);
+    const previous = { accounts: this.accounts, keys: this.keys };
+    this.accounts = new Map();
+    this.keys = new Map();
+    try {
+      for (const a of state.accounts) this.accounts.set(a.id, AccountStore.fromJSON(a, this.fixtures.catalogue, this.context));
+    } catch (err) {
+      this.accounts = previous.accounts;
+      this.keys = previous.keys;
+      throw new StateError([(err as Error).message]);
+    }
+    this.options.seed = state.seed;
+    this.clock.restore(state.clock);
+    this.outbox.restore(state.outbox);
+  }
+
+  /** A registry with `options` that holds `state` (see restore()). */
+  static fromJSON(state: RegistryState, options: RegistryOptions): Registry {
+    const registry = new Registry(options);
+    registry.restore(state);
+    return registry;
+  }
+
+  /**
+   * Runs what the clock makes due: every listener registered with onTick() (e.g. alarm evaluation),
+   * then the outbox's due deliveries. Called every 100 ms by startTusk and after every clock move.
+   */
+  tick(): void {
+    for (const listener of this.tickListeners) listener();
+    this.outbox.tick();
+  }
+
+  /** Registers a listener run on every tick(); returns a function that removes it. */
+  onTick(listener: () => void): () => void {
+    this.tickListeners.push(listener);
+    return () => {
+      const i = this.tickListeners.indexOf(listener);
+      if (i >= 0) this.tickListeners.splice(i, 1);
+    };
   }
 
   get catalogue(): Fixtures['catalogue'] {
@@ -125,4 +247,55 @@ export class Registry implements KeyIndex {
     const instance = account?.instanceStore(t.instanceId);
     return account && instance ? { kind: 'instance', account, instance } : undefined;
   }
+}
+
+/** What a state's parts must agree on (its shape is checked before): every problem, named by its place. */
+function checkState(state: RegistryState, catalogue: Catalogue): string[] {
+  const problems: string[] = [];
+  if (state.tusk_state !== STATE_VERSION) problems.push(`tusk_state: this Tusk reads version ${STATE_VERSION}, not ${String(state.tusk_state)}`);
+  const unique = <T>(values: T[], what: string) => {
+    const seen = new Set<T>();
+    for (const v of values) {
+      if (seen.has(v)) problems.push(`${what} ${JSON.stringify(v)} appears twice`);
+      seen.add(v);
+    }
+  };
+  const ids = (items: { id: number }[], last: number, where: string) => {
+    unique(items.map((x) => x.id), `${where}: id`);
+    for (const x of items) if (x.id > last) problems.push(`${where}: id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
+  };
+  unique(state.accounts.map((a) => a.id), 'accounts: id');
+  unique([...state.accounts.flatMap((a) => a.keys.map((k) => k.key)), ...state.accounts.flatMap((a) => a.instances.map((x) => x.apikey))], 'API key');
+  ids(state.outbox.entries, state.outbox.last_id, 'outbox.entries');
+  state.accounts.forEach((a: AccountState, ai) => {
+    const at = `accounts.${ai}`;
+    unique(a.keys.map((k) => k.id), `${at}.keys: id`);
+    for (const k of a.keys) {
+      const n = Number(/(\d+)$/.exec(k.id)?.[1] ?? 0);
+      if (n > a.last_key_id) problems.push(`${at}.keys: id ${k.id} is above last_key_id ${a.last_key_id}`);
+      if (!a.team.some((m) => m.email.toLowerCase() === k.email.toLowerCase())) problems.push(`${at}.keys: ${k.id} acts for ${k.email}, who is no team member`);
+    }
+    unique(a.team.map((m) => m.id), `${at}.team: id`);
+    unique(a.team.map((m) => m.email.toLowerCase()), `${at}.team: e-mail`);
+    unique(a.invoices.map((inv) => inv.id), `${at}.invoices: id`);
+    ids(a.instances, a.last_instance_id, `${at}.instances`);
+    a.instances.forEach((x, xi) => {
+      const where = `${at}.instances.${xi}`;
+      if (!catalogue.plans.some((p) => p.name === x.plan)) problems.push(`${where}.plan: ${x.plan} is not a catalogue plan`);
+      if (!catalogue.regions.some((r) => `${r.provider}::${r.region}` === x.region)) problems.push(`${where}.region: ${x.region} is not a catalogue region`);
+      ids(x.recipients.items, x.recipients.last_id, `${where}.recipients`);
+      if (!x.recipients.items.some((r) => r.id === x.recipients.default_id)) problems.push(`${where}.recipients: the default recipient ${x.recipients.default_id} is missing`);
+      ids(x.alarms.items, x.alarms.last_id, `${where}.alarms`);
+      for (const alarm of x.alarms.items) {
+        for (const r of alarm.recipients) if (!x.recipients.items.some((y) => y.id === r)) problems.push(`${where}.alarms: alarm ${alarm.id} names the unknown recipient ${r}`);
+      }
+      ids([...x.integrations.logs, ...x.integrations.metrics], x.integrations.last_id, `${where}.integrations`);
+      const databases = [`db${x.id}`, SECOND_DATABASE];
+      if (x.backups.next_daily.length !== databases.length) problems.push(`${where}.backups.next_daily: one day per database (${databases.join(', ')})`);
+      ids(x.backups.items, x.backups.last_id, `${where}.backups`);
+      for (const b of x.backups.items) if (!databases.includes(b.database_name)) problems.push(`${where}.backups: backup ${b.id} is of ${b.database_name}, not a database of the instance (${databases.join(', ')})`);
+      ids(x.maintenance.items, x.maintenance.last_id, `${where}.maintenance`);
+    });
+  });
+  return problems;
 }

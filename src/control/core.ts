@@ -1,0 +1,165 @@
+// The core controls (see control.openapi.yaml for the full description):
+//   POST /__tusk/reset            back to the seeded state (the clock keeps its time)
+//   POST /__tusk/seed {seed}      re-seed the fixtures and reset
+//   GET  /__tusk/state            dump the whole state;  PUT: load one (400 and no change when invalid)
+//   GET  /__tusk/clock            {now, pinned, offset_ms};  POST {advance|set|pin}
+//   GET  /__tusk/outbox           callbacks and notifications sent (?status=, ?kind=)
+//   GET  /__tusk/requests?limit=N the request journal;  DELETE: empty it
+//   POST /__tusk/accounts         a fresh isolated account with a key per role
+//   GET  /__tusk/openapi.json     the control plane's document
+import { Hono, type Context } from 'hono';
+import { describeError, errorField } from '../openapi/ajv.js';
+import { ApiError, badRequest, invalid } from '../http/errors.js';
+import { StateError } from '../store/snapshot.js';
+import type { Registry } from '../store/registry.js';
+import type { ControlDeps } from './deps.js';
+import { controlDocument, controlSchema } from './document.js';
+import { loadState } from './state.js';
+import { parseDuration } from './duration.js';
+import { freshAccount, type FreshAccountOptions } from './accounts.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The JSON body of a request, checked against a schema of the control document (400 otherwise). */
+async function body<T>(c: Context, schema: string, optional = false): Promise<T> {
+  const text = await c.req.text();
+  if (text.trim() === '' && optional) return {} as T;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
+  }
+  const validate = controlSchema(schema);
+  if (!validate(value)) {
+    const err = validate.errors![0]!;
+    const field = errorField(err);
+    throw new ApiError(400, describeError(err), { ...(field ? { field } : {}), rule: err.keyword });
+  }
+  return value as T;
+}
+
+function resetResult(registry: Registry) {
+  return {
+    seed: registry.seed,
+    now: iso(registry.clock.now()),
+    accounts: [...registry.allAccounts()].map((a) => ({ account_id: a.id, name: a.name })),
+  };
+}
+
+function clockOf(registry: Registry) {
+  return { now: iso(registry.clock.now()), pinned: registry.clock.isPinned, offset_ms: registry.clock.offsetMs };
+}
+
+function parseTime(value: string, field: string): number {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw invalid(field, 'format', `${value} is not an ISO 8601 time`);
+  return ms;
+}
+
+export function coreRoutes(deps: ControlDeps): Hono {
+  const app = new Hono();
+  const registry = () => deps.registry();
+
+  app.post('/reset', (c) => {
+    registry().reset();
+    deps.clockMoved();
+    return c.json(resetResult(registry()));
+  });
+
+  app.post('/seed', async (c) => {
+    const { seed } = await body<{ seed: number }>(c, 'SeedRequest');
+    registry().reseed(seed);
+    deps.clockMoved();
+    return c.json(resetResult(registry()));
+  });
+
+  app.get('/state', (c) => c.json(registry().toJSON()));
+
+  app.put('/state', async (c) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(await c.req.text());
+    } catch {
+      throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
+    }
+    try {
+      loadState(registry(), value, deps.app.schemas);
+    } catch (err) {
+      if (err instanceof StateError) throw new ApiError(400, err.message, { rule: 'state' });
+      throw err;
+    }
+    deps.clockMoved();
+    return c.json(resetResult(registry()));
+  });
+
+  app.get('/clock', (c) => c.json(clockOf(registry())));
+
+  app.post('/clock', async (c) => {
+    const move = await body<{ advance?: string | number; set?: string; pin?: string | null }>(c, 'ClockMove');
+    const clock = registry().clock;
+    if (move.advance !== undefined) {
+      const ms = parseDuration(move.advance);
+      if (ms === undefined) throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
+      clock.advance(ms);
+    } else if (move.set !== undefined) {
+      clock.set(parseTime(move.set, 'set'));
+    } else if (move.pin !== undefined) {
+      clock.pin(move.pin === null ? undefined : parseTime(move.pin, 'pin'));
+    }
+    deps.clockMoved();
+    return c.json(clockOf(registry()));
+  });
+
+  app.get('/outbox', (c) => {
+    const status = c.req.query('status');
+    const kind = c.req.query('kind');
+    const statuses = ['pending', 'sending', 'delivered', 'failed', 'recorded'];
+    if (status !== undefined && !statuses.includes(status)) throw invalid('status', 'enum', `must be one of ${statuses.join(', ')}`);
+    if (kind !== undefined && kind !== 'callback' && kind !== 'notification') throw invalid('kind', 'enum', 'must be callback or notification');
+    const entries = registry()
+      .outbox.list()
+      .filter((e) => (status === undefined || e.status === status) && (kind === undefined || e.kind === kind))
+      .map((e) => ({
+        id: e.id,
+        kind: e.kind,
+        event: e.event,
+        target: e.target,
+        body: e.body,
+        due_at: iso(e.dueAt),
+        attempts: e.attempts,
+        status: e.status,
+        ...(e.result !== undefined ? { result: e.result } : {}),
+      }));
+    return c.json({ entries });
+  });
+
+  app.get('/requests', (c) => {
+    const raw = c.req.query('limit');
+    const limit = raw === undefined ? 100 : Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > deps.journal.capacity) {
+      throw invalid('limit', 'range', `must be an integer from 1 to ${deps.journal.capacity}, got "${raw}"`);
+    }
+    return c.json({ capacity: deps.journal.capacity, entries: deps.journal.last(limit) });
+  });
+
+  app.delete('/requests', (c) => {
+    deps.journal.clear();
+    return c.body(null, 204);
+  });
+
+  app.post('/accounts', async (c) => {
+    const options = await body<FreshAccountOptions>(c, 'CreateAccount', true);
+    const { fixture, keys } = freshAccount(options);
+    try {
+      registry().addAccount(fixture);
+    } catch (err) {
+      throw badRequest(`the account cannot be created: ${(err as Error).message}`);
+    }
+    return c.json({ account_id: fixture.id, name: fixture.name, team_email: fixture.teamEmail, admin_key: keys.admin, keys }, 201);
+  });
+
+  app.get('/openapi.json', (c) => c.json(controlDocument()));
+
+  return app;
+}

@@ -1,0 +1,18 @@
+// What every control route module receives (see routes.ts and app.ts).
+import type { AppDependencies } from '../server.js';
+import type { Registry } from '../store/registry.js';
+import type { RequestJournal } from './journal.js';
+
+export interface ControlDeps {
+  /** The server's registry (the same one the API apps read). */
+  registry: () => Registry;
+  /** Documents, schemas and the rate limiter of the API apps. */
+  app: AppDependencies;
+  /** The request journal (GET /__tusk/requests). */
+  journal: RequestJournal;
+  /**
+   * Call after anything moved the virtual clock: runs registry.tick() (due outbox deliveries and
+   * every listener registered with registry.onTick(), e.g. alarm evaluation).
+   */
+  clockMoved: () => void;
+}

@@ -1,0 +1,115 @@
+// Alarms that fire: simulated metrics and events of an instance (outside the contract).
+//   GET  /__tusk/instances/{instance_id}/metrics   the metrics and every alarm's state
+//   PUT  /__tusk/instances/{instance_id}/metrics   merge metrics: {"cpu": 95, "memory": 40, "disk_used_gb": 12, "disk_total_gb": 100}
+//   POST /__tusk/instances/{instance_id}/events    raise an event: {"type": "server_unreachable" | "netsplit" | "notice", "message"?: "..."}
+// {instance_id} is the id of the customer interface (createInstance's `id`). The control API is not
+// scoped to an account, and instance ids are per account, so the instance is found by:
+//   1. `?account=ACCOUNT_ID`, when given; else
+//   2. the request's HTTP Basic key, when it has one: a customer key names its account, an
+//      instance key its instance (`curl -u :KEY`, as on the APIs); else
+//   3. the one instance with that id across all accounts (400 when several accounts have one).
+// The rules of evaluation are in src/store/instance-monitor.ts.
+import { Hono, type Context } from 'hono';
+import { ApiError, badRequest, invalid } from '../http/errors.js';
+import { basicCredentials } from '../http/pipeline.js';
+import { EVENT_TYPES, type EventType } from '../store/instance-monitor.js';
+import type { InstanceStore } from '../store/instance.js';
+import type { AccountStore } from '../store/account.js';
+import type { Registry } from '../store/registry.js';
+import type { ControlDeps } from './deps.js';
+
+/** Finds the instance a control request names (see the header of this file); throws 400/404. */
+export function findInstance(registry: Registry, c: Context): { account: AccountStore; instance: InstanceStore } {
+  const raw = c.req.param('instance_id') ?? '';
+  if (!/^[1-9]\d{0,9}$/.test(raw)) throw invalid('instance_id', 'type', `must be a positive integer (the instance's id on the customer interface), got "${raw}"`);
+  const id = Number(raw);
+  const accountId = c.req.query('account');
+  if (accountId !== undefined) {
+    const account = registry.account(accountId);
+    if (!account) throw new ApiError(404, `Not found: no account with id ${accountId}`);
+    const instance = account.instanceStore(id);
+    if (!instance) throw new ApiError(404, `Not found: account ${accountId} has no instance with id ${id}`);
+    return { account, instance };
+  }
+  const creds = basicCredentials(c.req.header('authorization'));
+  const key = creds && (creds.password || creds.user);
+  if (key) {
+    const customer = registry.authenticateCustomer(key);
+    if (customer) {
+      const instance = customer.account.instanceStore(id);
+      if (!instance) throw new ApiError(404, `Not found: the key's account has no instance with id ${id}`);
+      return { account: customer.account, instance };
+    }
+    const own = registry.authenticateInstance(key);
+    if (own) {
+      if (own.instance.id !== id) throw new ApiError(404, `Not found: the instance key opens instance ${own.instance.id}, not ${id}`);
+      return { account: own.account, instance: own.instance };
+    }
+    throw new ApiError(404, 'Not found: the request\'s key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)');
+  }
+  const found: { account: AccountStore; instance: InstanceStore }[] = [];
+  for (const account of registry.allAccounts()) {
+    const instance = account.instanceStore(id);
+    if (instance) found.push({ account, instance });
+  }
+  if (found.length === 0) throw new ApiError(404, `Not found: no account has an instance with id ${id}`);
+  if (found.length > 1) {
+    throw invalid('account', 'ambiguous', `instance id ${id} exists in ${found.length} accounts (${found.map((f) => f.account.id).join(', ')}); add ?account=ACCOUNT_ID or send a key of the account`);
+  }
+  return found[0]!;
+}
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') throw invalid('body', 'required', 'a JSON body is required');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`body: malformed JSON (${(err as Error).message})`);
+  }
+}
+
+function view(registry: Registry, account: AccountStore, instance: InstanceStore) {
+  return {
+    instance: { id: instance.id, account: account.id, name: instance.name },
+    now: new Date(registry.clock.now()).toISOString(),
+    metrics: instance.metrics,
+    alarms: instance.alarmStatus(),
+  };
+}
+
+export function metricsRoutes(deps: ControlDeps): Hono {
+  const app = new Hono();
+
+  app.get('/:instance_id/metrics', (c) => {
+    const registry = deps.registry();
+    const { account, instance } = findInstance(registry, c);
+    registry.tick();
+    return c.json(view(registry, account, instance));
+  });
+
+  app.put('/:instance_id/metrics', async (c) => {
+    const registry = deps.registry();
+    const { account, instance } = findInstance(registry, c);
+    instance.setMetrics(await jsonBody(c));
+    registry.tick();
+    return c.json(view(registry, account, instance));
+  });
+
+  app.post('/:instance_id/events', async (c) => {
+    const registry = deps.registry();
+    const { account, instance } = findInstance(registry, c);
+    const body = await jsonBody(c);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body', 'type', 'must be a JSON object like {"type": "server_unreachable"}');
+    const { type, message, ...rest } = body as { type?: unknown; message?: unknown };
+    const extra = Object.keys(rest);
+    if (extra.length) throw invalid(extra[0]!, 'additionalProperties', 'is not a field of an event (type, message)');
+    if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type)) throw invalid('type', 'enum', `must be one of ${EVENT_TYPES.join(', ')}`);
+    if (message !== undefined && (typeof message !== 'string' || message.length > 1000)) throw invalid('message', 'type', 'must be a string of at most 1000 characters');
+    const notified = instance.raiseEvent(type as EventType, message as string | undefined);
+    registry.tick();
+    return c.json({ instance: { id: instance.id, account: account.id, name: instance.name }, type, notified });
+  });
+
+  return app;
+}

@@ -1,0 +1,48 @@
+// Limits that keep one client from holding or filling the server: the largest request body, the
+// HTTP timeouts of the node servers, and the longest lists one account or instance may hold. The
+// documents state each of them (PayloadTooLarge in openapi/shared/components.yaml, and the
+// descriptions of the operations that create list items); test/reliability/limits.test.ts checks
+// that they agree with these numbers.
+
+/**
+ * Request bodies larger than this get 413 before they are parsed. 64 KiB: the largest legitimate
+ * body is an integration config carrying a PEM private key (a 4096-bit RSA key is about 3.3 KB),
+ * twenty times below it; a list of alarm recipients at the per-instance cap is under 1 KB.
+ */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** HTTP timeouts of both node servers (ms); see startTusk. */
+export const SERVER_TIMEOUTS = {
+  /** The request line and headers must arrive within this time (slowloris). */
+  headersMs: 10_000,
+  /** The whole request, body included, must arrive within this time. */
+  requestMs: 30_000,
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveMs: 5_000,
+  /** How often node checks the two timeouts above. */
+  checkIntervalMs: 1_000,
+} as const;
+
+/**
+ * Nesting levels (objects and arrays) a request body may have. Free-form members (a recipient's
+ * `options`) are copied and serialised recursively: 64 KiB of `[` would nest 65,536 levels and
+ * overflow the stack. The deepest documented body nests 3 levels.
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * The longest lists one account or instance holds; a create beyond them is a 400 naming the list.
+ * 10,000 instances per account leaves room for the benchmark's 10,000-instance run.
+ */
+export const LIST_CAPS = {
+  instancesPerAccount: 10_000,
+  teamMembersPerAccount: 1_000,
+  recipientsPerInstance: 100,
+  alarmsPerInstance: 100,
+  /** Per kind: log integrations, and metrics integrations. */
+  integrationsPerInstance: 50,
+  /** Backups taken in the last 30 days (the daily ones included). */
+  backupsPerInstance: 1_000,
+  /** The audit log keeps the latest events; older ones are dropped (no error). */
+  auditEventsPerAccount: 100_000,
+} as const;

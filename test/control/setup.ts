@@ -1,0 +1,56 @@
+// A running Tusk on free ports for the control tests, and small clients for its three faces: the
+// customer API, the instance API (HTTP Basic with a key) and the control plane (no key).
+import { startTusk, type RunningTusk, type TuskOptions } from '../../src/server.js';
+
+export const ADMIN_KEY = 'control-test-admin-key';
+export const INSTANCE_1_KEY = 'tusk-instance-1-key';
+
+export interface Client {
+  tusk: RunningTusk;
+  /** A control request on the customer port (or the instance port with `port: 'instance'`). */
+  control(path: string, init?: { method?: string; body?: unknown; port?: 'customer' | 'instance' }): Promise<{ status: number; body: any }>;
+  customer(path: string, key?: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  instance(path: string, key: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+async function call(url: string, init: { method?: string; body?: unknown; key?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (init.key !== undefined) headers.authorization = 'Basic ' + Buffer.from(`:${init.key}`).toString('base64');
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // keep the text (CSV)
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+export async function start(options: TuskOptions = {}): Promise<Client> {
+  const tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: ADMIN_KEY, provisionDelayMs: 60_000, ...options });
+  return {
+    tusk,
+    control: (path, init = {}) => call(`${init.port === 'instance' ? tusk.instanceUrl : tusk.customerUrl}/__tusk${path}`, init),
+    customer: (path, key = ADMIN_KEY, init = {}) => call(`${tusk.customerUrl}${path}`, { ...init, key }),
+    instance: (path, key, init = {}) => call(`${tusk.instanceUrl}${path}`, { ...init, key }),
+    close: () => tusk.close(),
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined (real time; deliveries are asynchronous). */
+export async function eventually<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

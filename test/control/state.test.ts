@@ -1,0 +1,200 @@
+// Dump and load of the whole state: Registry.toJSON / restore / fromJSON, and GET/PUT /__tusk/state.
+// The round trip is exact, the loaded registry behaves as the dumped one did (keys authenticate,
+// ids continue), and a malformed or inconsistent dump is refused and changes nothing.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createTusk, type Tusk } from '../../src/server.js';
+import { Registry } from '../../src/store/registry.js';
+import { VirtualClock } from '../../src/store/clock.js';
+import { StateError, type RegistryState } from '../../src/store/snapshot.js';
+import { checkStateShape } from '../../src/control/state.js';
+import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
+
+const ADMIN_KEY = 'state-test-admin-key';
+const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+
+let tusk: Tusk;
+let registry: Registry;
+
+/** A registry of the same options with its own clock (a fresh server). */
+const fresh = () => new Registry({ ...registry.options, clock: new VirtualClock() });
+
+/** Changes a bit of everything through the stores, the way requests would. */
+function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: string } {
+  const { account, key } = registry.authenticateCustomer(ADMIN_KEY)!;
+  const created = account.createInstance({ name: 'orders', plan: 'standard-1', region: 'amazon-web-services::us-east-1' }, key);
+  const inst = account.instanceStore(created.id)!;
+  const r = inst.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
+  inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
+  inst.createIntegration('logs', 'logs_e', { token: 'a' });
+  inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
+  inst.createBackup({ callback: 'http://127.0.0.1:9/cb' });
+  const [m] = inst.listMaintenance();
+  inst.runMaintenance(m!.id);
+  const newInstanceKey = inst.rotateApiKey();
+  inst.rotatePassword();
+  account.inviteTeamMember({ email: 'new@example.com', role: 'member', tags: 'a,b' }, key);
+  account.updateInstance(1, { name: 'renamed' }, key);
+  account.deleteInstance(3, key);
+  const { apikey: newAdminKey } = account.rotateApiKey(key.id);
+  registry.clock.advance(3_600_000);
+  return { newAdminKey, instanceId: created.id, newInstanceKey };
+}
+
+beforeEach(async () => {
+  tusk = await createTusk({ log: 'off', apiKey: ADMIN_KEY });
+  registry = tusk.registry;
+});
+
+describe('the registry state round trip', () => {
+  it('dump, load into a fresh registry, dump again: the same document', () => {
+    busy();
+    registry.clock.pin(Date.UTC(2030, 0, 1));
+    const dump = json(registry.toJSON());
+    const loaded = Registry.fromJSON(dump, { ...registry.options, clock: new VirtualClock() });
+    expect(json(loaded.toJSON())).toEqual(dump);
+    // and the text is the same too (key order included)
+    expect(JSON.stringify(loaded.toJSON())).toBe(JSON.stringify(registry.toJSON()));
+  });
+
+  it('the dump is valid against the State schema of the control document', () => {
+    busy();
+    expect(() => checkStateShape(json(registry.toJSON()), tusk.deps.schemas)).not.toThrow();
+  });
+
+  it('after a load, keys authenticate as before, revoked keys do not, and ids continue', () => {
+    const { newAdminKey, instanceId, newInstanceKey } = busy();
+    const dump = json(registry.toJSON());
+    const loaded = fresh();
+    loaded.restore(dump);
+
+    expect(loaded.authenticateCustomer(ADMIN_KEY)).toBeUndefined(); // rotated away
+    const admin = loaded.authenticateCustomer(newAdminKey)!;
+    expect(admin.key.role).toBe('admin');
+    expect(loaded.authenticateCustomer(ROLE_KEYS.devops)?.key.role).toBe('devops');
+    expect(loaded.authenticateInstance(newInstanceKey)?.instance.id).toBe(instanceId);
+    expect(loaded.authenticateInstance(instanceKey(1))?.instance.name).toBe('renamed');
+    expect(loaded.authenticateInstance(instanceKey(3))).toBeUndefined(); // deleted
+
+    // ids go on where the dumped registry stood
+    const again = admin.account.createInstance({ name: 'next', plan: 'standard-1', region: 'amazon-web-services::us-east-1' }, admin.key);
+    expect(again.id).toBe(instanceId + 1);
+    const inst = admin.account.instanceStore(instanceId)!;
+    const before = registry.authenticateInstance(newInstanceKey)!.instance;
+    expect(inst.createRecipient({ type: 'email', value: 'a@example.com' }).id).toBe(before.createRecipient({ type: 'email', value: 'a@example.com' }).id);
+    expect(inst.createIntegration('logs', 'logs_e', { token: 'b' }).id).toBe(before.createIntegration('logs', 'logs_e', { token: 'b' }).id);
+    expect(admin.account.rotateApiKey(admin.key.id).apikey).not.toBe(newAdminKey);
+    expect(admin.account.apiKeys().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
+
+    // the clock and the outbox came along
+    expect(loaded.clock.offsetMs).toBe(registry.clock.offsetMs);
+    expect(loaded.outbox.list()).toEqual(registry.outbox.list());
+    expect(loaded.outbox.list().map((e) => e.target)).toContain('http://127.0.0.1:9/cb');
+    expect(loaded.outbox.schedule({ event: 'x', target: 'http://127.0.0.1:9/', body: {} }).id).toBe(dump.outbox.last_id + 1);
+  });
+
+  it('the listing APIs answer the same from the loaded registry', () => {
+    const { instanceId, newInstanceKey } = busy();
+    registry.clock.pin(registry.clock.now());
+    const loaded = Registry.fromJSON(json(registry.toJSON()), { ...registry.options, clock: new VirtualClock() });
+    const a = registry.authenticateInstance(newInstanceKey)!.instance;
+    const b = loaded.authenticateInstance(newInstanceKey)!.instance;
+    expect(b.id).toBe(instanceId);
+    for (const read of [(i: typeof a) => i.listBackups(), (i: typeof a) => i.listAlarms(), (i: typeof a) => i.listRecipients(), (i: typeof a) => i.listMaintenance(), (i: typeof a) => i.listIntegrations('metrics')]) {
+      // download links carry the listing time; both clocks stand at the same time
+      expect(read(b)).toEqual(read(a));
+    }
+    const accountA = registry.authenticateInstance(newInstanceKey)!.account;
+    const accountB = loaded.authenticateInstance(newInstanceKey)!.account;
+    expect(accountB.listInstances()).toEqual(accountA.listInstances());
+    expect(accountB.listTeamMembers()).toEqual(accountA.listTeamMembers());
+    expect(accountB.listInvoices()).toEqual(accountA.listInvoices());
+    expect(accountB.auditLogCsv()).toBe(accountA.auditLogCsv());
+  });
+
+  it('a loaded state keeps its seed: reset goes back to the fixtures of that seed', () => {
+    const loaded = fresh();
+    registry.reseed(7);
+    const dump = json(registry.toJSON());
+    expect(loaded.seed).toBe(1);
+    loaded.restore(dump);
+    expect(loaded.seed).toBe(7);
+    loaded.reset();
+    expect([...loaded.allAccounts()][0]!.id).toBe(dump.accounts[0]!.id);
+  });
+});
+
+describe('a state that cannot be loaded', () => {
+  let good: RegistryState;
+  beforeEach(() => {
+    busy();
+    good = json(registry.toJSON());
+  });
+
+  const cases: [string, (s: any) => void, RegExp][] = [
+    ['another format version', (s) => (s.tusk_state = 2), /tusk_state/],
+    ['a missing part', (s) => delete s.clock, /clock/],
+    ['an unknown member', (s) => (s.accounts[0].extra = true), /extra/],
+    ['a wrong type', (s) => (s.accounts[0].instances[0].id = 'one'), /instances\.0.*id|id.*integer/],
+    ['a record the contract refuses', (s) => (s.accounts[0].instances[0].recipients.items[0].type = 'pigeon'), /recipients\.items\.0/],
+    ['an unknown plan', (s) => (s.accounts[0].instances[0].plan = 'gold'), /gold is not a catalogue plan/],
+    ['an unknown region', (s) => (s.accounts[0].instances[0].region = 'moon::base-1'), /not a catalogue region/],
+    ['a key used twice', (s) => (s.accounts[0].keys[1].key = s.accounts[0].keys[0].key), /API key .* appears twice/],
+    ['an instance id above the sequence', (s) => (s.accounts[0].last_instance_id = 1), /above last_id/],
+    ['an alarm naming an unknown recipient', (s) => s.accounts[0].instances[0].alarms.items[0].recipients.push(999), /unknown recipient 999/],
+    ['no default recipient', (s) => (s.accounts[0].instances[0].recipients.default_id = 999), /default recipient 999 is missing/],
+    ['a backup of another database', (s) => (s.accounts[0].instances[0].backups.items[0].database_name = 'other'), /not a database of the instance/],
+    ['an outbox id above the sequence', (s) => (s.outbox.last_id = 0), /outbox/],
+    ['a key acting for no team member', (s) => (s.accounts[0].keys[0].email = 'ghost@example.com'), /no team member/],
+  ];
+
+  for (const [what, spoil, message] of cases) {
+    it(`is refused for ${what}, and nothing changes`, () => {
+      const bad = json(good) as any;
+      spoil(bad);
+      const before = JSON.stringify(registry.toJSON());
+      let error: unknown;
+      try {
+        checkStateShape(bad, tusk.deps.schemas);
+        registry.restore(bad);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(StateError);
+      expect((error as StateError).message).toMatch(message);
+      expect(JSON.stringify(registry.toJSON())).toBe(before);
+      // the keys of the current state still open it
+      expect(registry.authenticateCustomer(ROLE_KEYS.devops)).toBeDefined();
+    });
+  }
+});
+
+describe('GET and PUT /__tusk/state', () => {
+  const control = (path: string, init?: RequestInit) => tusk.customer.fetch(new Request(`http://tusk${path}`, init));
+
+  it('GET dumps the state; PUT of it loads it (on either port)', async () => {
+    busy();
+    const dump = (await (await control('/__tusk/state')).json()) as RegistryState;
+    expect(dump).toEqual(json(registry.toJSON()));
+    registry.reset();
+    const res = await tusk.instance.fetch(new Request('http://tusk/__tusk/state', { method: 'PUT', body: JSON.stringify(dump) }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { seed: number }).seed).toBe(1);
+    // the clock moved with the load, so the due callback has had its first attempt since
+    const { outbox: _o, ...rest } = json(registry.toJSON());
+    const { outbox: _d, ...expected } = dump;
+    expect(rest).toEqual(expected);
+  });
+
+  it('PUT of a malformed or inconsistent dump is a 400 in the Error shape and changes nothing', async () => {
+    const before = JSON.stringify(registry.toJSON());
+    const dump = json(registry.toJSON()) as any;
+    dump.accounts[0].instances[0].plan = 'gold';
+    for (const body of ['{', '[]', JSON.stringify({ tusk_state: 1 }), JSON.stringify(dump)]) {
+      const res = await control('/__tusk/state', { method: 'PUT', body });
+      expect(res.status).toBe(400);
+      const err = await res.json();
+      expect(err).toEqual({ error: expect.any(String), rule: expect.any(String) });
+    }
+    expect(JSON.stringify(registry.toJSON())).toBe(before);
+  });
+});
