@@ -30,6 +30,21 @@ paths:
           content:
             application/json:
               schema: {$ref: '#/components/schemas/Thing'}
+    put:
+      operationId: updateThing
+      summary: Update a thing
+      description: Takes a body but declares no 413.
+      tags: [Things]
+      x-roles: [admin, devops, member, monitor, billing manager]
+      parameters:
+        - {name: id, in: path, required: true, description: Id., schema: {type: integer, example: 1}}
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Thing'}
+            example: {name: x}
+      responses:
+        '204': {description: Updated.}
 components:
   securitySchemes:
     basicAuth: {type: http, scheme: basic}
@@ -55,6 +70,8 @@ describe('the lint ruleset', () => {
     expect(problems.every((p) => p.severity === 'error')).toBe(true);
     expect(messages('tusk/operation-id-naming')).toMatch(/fetchThing/);
     for (const code of ['401', '405', '429', '500', '400', '404', '403']) expect(messages('tusk/error-responses')).toMatch(new RegExp(`must declare ${code}`));
+    expect(messages('tusk/error-responses')).toMatch(/PUT \/api\/things\/\{id\} must declare 413/);
+    expect(messages('tusk/error-responses')).not.toMatch(/GET \/api\/things\/\{id\} must declare 413/);
     expect(messages('tusk/operation-examples')).toMatch(/response 200 application\/json has no example/);
     expect(messages('tusk/property-examples')).toMatch(/property "name" has no example/);
   });

@@ -30,6 +30,7 @@ function OperationIdNaming() {
 /**
  * Every operation declares the error statuses that can occur for it:
  * 401 (WWW-Authenticate), 405 (Allow), 429 (Retry-After) and 500 always; 400 when it takes input;
+ * 413 when it takes a body;
  * 404 on every path with a path parameter; 403 when x-roles leaves a role out.
  * With the option `roles: true`, every operation must carry x-roles.
  */
@@ -53,6 +54,7 @@ function ErrorResponses(opts = {}) {
           need('500', 'the spec lists 500 for every operation');
           const params = [...(item.parameters || []), ...(op.parameters || [])];
           if (params.length > 0 || op.requestBody) need('400', 'it takes parameters or a body');
+          if (op.requestBody) need('413', 'it takes a body, and bodies over the size limit are refused');
           if (path.includes('{')) need('404', 'its path has a path parameter');
           if (!Object.keys(responses).some((c) => /^2\d\d$/.test(c))) {
             ctx.report({ message: `${method.toUpperCase()} ${path} declares no 2xx response`, location: at.child('responses') });

@@ -4,7 +4,7 @@
 // debounced, atomically (a temp file beside it, fsync, rename, fsync of the folder), and on close.
 import { constants } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { SchemaSet } from '../openapi/ajv.js';
 import type { Registry } from '../store/registry.js';
@@ -43,6 +43,7 @@ export class StateFile {
 
   /** Loads the file into the registry when it exists; returns whether it did. Throws StateFileError. */
   load(schemas: SchemaSet): boolean {
+    removeStaleTemps(this.file);
     let text: string;
     try {
       text = readFileSync(this.file, 'utf8');
@@ -106,6 +107,29 @@ export class StateFile {
     this.dirty = true;
     await this.save();
     this.closed = true;
+  }
+}
+
+/**
+ * Removes the temp files a killed process left beside the state file (a kill during a save leaves
+ * one; repeated crashes would pile them up). Called at start-up, before this process writes any.
+ */
+function removeStaleTemps(file: string): void {
+  const prefix = `.${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && name.endsWith('.tmp')) {
+      try {
+        unlinkSync(join(dirname(file), name));
+      } catch {
+        // Gone already, or not ours to remove: the save path never reads temp files.
+      }
+    }
   }
 }
 

@@ -108,8 +108,20 @@ export const payloadTooLarge = () =>
 
 /** The body's bytes, read no further than MAX_BODY_BYTES, before anything parses them. */
 export async function readLimitedBody(req: Request): Promise<Uint8Array> {
-  const declared = Number(req.headers.get('content-length') ?? 0);
+  const length = req.headers.get('content-length');
+  const declared = Number(length ?? 0);
   if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (length !== null && /^\d+$/.test(length)) {
+    // A declared length within the limit: the body is read whole, on @hono/node-server's direct
+    // path from the socket (req.body would build a web stream and a full Request for it).
+    const whole = new Uint8Array(
+      await req.arrayBuffer().catch(() => {
+        throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', { field: 'body', rule: 'aborted' });
+      }),
+    );
+    if (whole.byteLength > MAX_BODY_BYTES) throw payloadTooLarge();
+    return whole;
+  }
   if (!req.body) return new Uint8Array(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

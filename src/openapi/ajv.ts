@@ -2,12 +2,28 @@
 // request validation and by the contract harness's response checks. A whole bundled document is
 // added under a URN, so any schema in it is compiled by JSON pointer and its internal
 // `#/components/...` references resolve without copying.
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import type { InterfaceName, OpenApiDocument } from './documents.js';
+//
+// Compiling is the slow part of start-up (about half a second for both documents), so
+// `npm run build` also compiles every schema the server and the harness use into standalone code
+// (dist/openapi/<name>.validators.cjs, see precompile.ts), stamped with a hash of the document: a
+// SchemaSet takes those validators when the stamp matches the document it is given, and compiles
+// anything else (a stale or missing file, a schema not in it) with Ajv on first use.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Ajv2020, ErrorObject, Options, ValidateFunction } from 'ajv/dist/2020.js';
+import { BUNDLE_DIR, type InterfaceName, type OpenApiDocument } from './documents.js';
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives wrapped.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+const requireHere = createRequire(import.meta.url);
+
+/** Ajv and ajv-formats, loaded on first use (with precompiled validators, start-up needs neither). */
+function ajvModules(): { Ajv: typeof Ajv2020; addFormats: (ajv: Ajv2020) => Ajv2020 } {
+  const { Ajv2020: Ajv } = requireHere('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+  // ajv-formats is CommonJS with its function as the default export.
+  const formats = requireHere('ajv-formats') as { default?: unknown };
+  return { Ajv, addFormats: (formats.default ?? formats) as (ajv: Ajv2020) => Ajv2020 };
+}
 
 export const documentUri = (name: InterfaceName) => `urn:tusk:${name}`;
 
@@ -15,22 +31,78 @@ export const documentUri = (name: InterfaceName) => `urn:tusk:${name}`;
 export const pointerSegment = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 export const pointer = (...segments: string[]) => '#/' + segments.map(pointerSegment).join('/');
 
+/** The Ajv options of every validator, compiled now or by `npm run build`. */
+export const AJV_OPTIONS: Options = {
+  strict: false, // the documents carry OpenAPI keywords (example, x-*) that are not JSON Schema
+  allErrors: false,
+  discriminator: true,
+  validateFormats: true,
+  verbose: false,
+};
+
+/** An Ajv instance holding the documents, each under its URN. */
+export function createAjv(documents: Partial<Record<InterfaceName, OpenApiDocument>>, options: Options = {}): Ajv2020 {
+  const { Ajv, addFormats } = ajvModules();
+  const ajv = new Ajv({ ...AJV_OPTIONS, ...options });
+  addFormats(ajv);
+  for (const [name, doc] of Object.entries(documents)) {
+    if (doc) ajv.addSchema({ ...withoutDiscriminatorMappings(doc), $id: documentUri(name as InterfaceName) } as object);
+  }
+  return ajv;
+}
+
+/** The stamp of a document's precompiled validators. */
+export const documentHash = (doc: OpenApiDocument) => createHash('sha256').update(JSON.stringify(doc)).digest('hex');
+
+/** Where `npm run build` writes a document's precompiled validators: code and manifest. */
+export const precompiledFiles = (name: InterfaceName, dir = BUNDLE_DIR) => ({
+  code: join(dir, `${name}.validators.cjs`),
+  manifest: join(dir, `${name}.validators.json`),
+});
+
+/** What precompile.ts writes beside the code: the document's hash and the export of each schema ref. */
+export interface PrecompiledManifest {
+  hash: string;
+  exports: Record<string, string>;
+}
+
+/** The precompiled validators of a document by ref, when the files exist and were made from this document. */
+function loadPrecompiled(name: InterfaceName, doc: OpenApiDocument): Map<string, ValidateFunction> | undefined {
+  const files = precompiledFiles(name);
+  if (!existsSync(files.manifest) || !existsSync(files.code)) return undefined;
+  try {
+    const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as PrecompiledManifest;
+    if (manifest.hash !== documentHash(doc)) return undefined;
+    const code = requireHere(files.code) as Record<string, ValidateFunction>;
+    const out = new Map<string, ValidateFunction>();
+    for (const [ref, exported] of Object.entries(manifest.exports)) {
+      const fn = code[exported];
+      if (typeof fn === 'function') out.set(ref, fn);
+    }
+    return out;
+  } catch {
+    return undefined; // unreadable: compile instead
+  }
+}
+
 export class SchemaSet {
-  readonly ajv: Ajv2020;
+  private compiler?: Ajv2020;
   private readonly cache = new Map<string, ValidateFunction>();
 
-  constructor(readonly documents: Partial<Record<InterfaceName, OpenApiDocument>>) {
-    this.ajv = new Ajv2020({
-      strict: false, // the documents carry OpenAPI keywords (example, x-*) that are not JSON Schema
-      allErrors: false,
-      discriminator: true,
-      validateFormats: true,
-      verbose: false,
-    });
-    addFormats(this.ajv);
+  constructor(
+    readonly documents: Partial<Record<InterfaceName, OpenApiDocument>>,
+    options: { precompiled?: boolean } = {},
+  ) {
+    if (options.precompiled === false) return;
     for (const [name, doc] of Object.entries(documents)) {
-      if (doc) this.ajv.addSchema({ ...withoutDiscriminatorMappings(doc), $id: documentUri(name as InterfaceName) } as object);
+      const fns = doc && loadPrecompiled(name as InterfaceName, doc);
+      for (const [ref, fn] of fns ?? []) this.cache.set(documentUri(name as InterfaceName) + ref, fn);
     }
+  }
+
+  /** The Ajv instance holding the documents (made on first use: precompiled validators need none). */
+  get ajv(): Ajv2020 {
+    return (this.compiler ??= createAjv(this.documents));
   }
 
   /** A validator for the schema at `ref` (a JSON pointer fragment like `#/paths/...`) of a document. Compiled once. */

@@ -87,7 +87,19 @@ function mediaInfos(doc: OpenApiDocument, content: unknown, ref: string): MediaI
 
 const pointerSegmentOf = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** The tables already read, per document object (documents are not changed once loaded). */
+const tables = new WeakMap<OpenApiDocument, Map<InterfaceName, OperationInfo[]>>();
+
+/** The operation table of a document: read once per document object, a fresh array each call. */
 export function readOperations(api: InterfaceName, doc: OpenApiDocument): OperationInfo[] {
+  let byApi = tables.get(doc);
+  if (!byApi) tables.set(doc, (byApi = new Map()));
+  let ops = byApi.get(api);
+  if (!ops) byApi.set(api, (ops = readOperationsOnce(api, doc)));
+  return [...ops];
+}
+
+function readOperationsOnce(api: InterfaceName, doc: OpenApiDocument): OperationInfo[] {
   const ops: OperationInfo[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const pathParams = (item.parameters ?? []) as unknown[];

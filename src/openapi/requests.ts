@@ -6,6 +6,7 @@ import type { InterfaceName, OpenApiDocument } from './documents.js';
 import { describeError, errorField, type SchemaSet } from './ajv.js';
 import { resolveLocal, type OperationInfo } from './operations.js';
 import { ApiError } from '../http/errors.js';
+import { MAX_BODY_DEPTH } from '../http/limits.js';
 
 type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 
@@ -20,11 +21,33 @@ export interface ValidatedRequest {
   body: unknown;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether a JSON value nests objects and arrays deeper than `max` levels (walked without recursion). */
+export function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function validationError(errors: ErrorObject[] | null | undefined, where: string, prefix?: string): ApiError {
   // Prefer the most specific error: ajv reports the failing branch of a discriminated oneOf first.
   const err = errors?.[0];
   if (!err) return new ApiError(400, `${where}: invalid`, { rule: 'invalid' });
   const field = [prefix, errorField(err)].filter(Boolean).join('.') || where;
+  // "One of these fields is required" (anyOf of required): name them all, not only the first branch's.
+  const alternatives = err.keyword === 'required' && errors!.some((e) => e.keyword === 'anyOf' && e.instancePath === err.instancePath)
+    ? errors!.filter((e) => e.keyword === 'required' && e.instancePath === err.instancePath).map((e) => String(e.params.missingProperty))
+    : [];
+  if (alternatives.length > 1) {
+    const at = [prefix, errorField({ ...err, keyword: 'x', params: {} })].filter(Boolean).join('.');
+    return new ApiError(400, `${at ? `${at}: ` : ''}${alternatives.join(' or ')}: at least one of them is required`, { field, rule: 'required' });
+  }
   return new ApiError(400, describeError(err, prefix), { field, rule: err.keyword });
 }
 
@@ -84,6 +107,9 @@ export class OperationValidator {
   /** Per-system body validators (integration bodies: the anyOf branch whose x-system names the system). */
   readonly systemBodies = new Map<string, ValidateFunction>();
   readonly acceptsBody: boolean;
+  /** Whether the operation declares path parameters / query parameters (the pipeline reads only those). */
+  readonly hasPathParameters: boolean;
+  readonly hasQueryParameters: boolean;
 
   constructor(
     readonly op: OperationInfo,
@@ -94,6 +120,8 @@ export class OperationValidator {
     this.paramValidators = op.parameters
       .filter((p) => p.in === 'path' || p.in === 'query')
       .map((p) => ({ name: p.name, in: p.in, required: p.required, kind: kindOf(p.schema), validate: schemas.validator(api, p.schemaRef) }));
+    this.hasPathParameters = this.paramValidators.some((p) => p.in === 'path');
+    this.hasQueryParameters = this.paramValidators.some((p) => p.in === 'query');
     const media = op.body?.media.find((m) => m.mediaType === 'application/json') ?? op.body?.media[0];
     this.acceptsBody = Boolean(media?.schemaRef);
     if (media?.schemaRef && media.schema) {
@@ -119,7 +147,8 @@ export class OperationValidator {
         if (p.required) throw new ApiError(400, `${p.name}: is required (${p.in} parameter)`, { field: p.name, rule: 'required' });
         continue;
       }
-      const value = readScalar(p.in === 'path' ? safeDecode(raw) : raw, p.kind);
+      // Path parameters arrive decoded by the router: decoding again would read %2531 as 1.
+      const value = readScalar(raw, p.kind);
       if (!p.validate(value)) throw validationError(p.validate.errors, p.name, p.name);
       (p.in === 'path' ? params : q)[p.name] = value;
     }
@@ -133,17 +162,23 @@ export class OperationValidator {
     if (raw.kind === 'json') value = raw.value;
     else if (raw.kind === 'none') value = {};
     else {
-      const obj: Record<string, unknown> = {};
-      for (const [k, v] of raw.fields) obj[k] = readScalar(v, this.formKinds.get(k) ?? 'string');
-      value = obj;
+      // fromEntries defines every field as a member (an assignment would take `__proto__` as the
+      // prototype and drop it unseen), so an unknown field is always a 400; a repeated field: the last counts.
+      value = Object.fromEntries(raw.fields.map(([k, v]) => [k, readScalar(v, this.formKinds.get(k) ?? 'string')]));
+    }
+    if (deeperThan(value, MAX_BODY_DEPTH)) {
+      throw new ApiError(400, `body: nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`, { field: 'body', rule: 'maxDepth' });
     }
     if (this.systemBodies.size > 0 && !system) {
       // An integration body whose system the path does not name (update by id): the union of all
       // systems would name a field of an unrelated system; the handler validates it against the
       // stored integration's system with systemBody().
-      if (!value || typeof value !== 'object' || Array.isArray(value)) throw new ApiError(400, 'body: must be an object', { field: 'body', rule: 'type' });
+      if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
       return value;
     }
+    // Every body is an object (each has a form encoding, which can only carry fields). Checked here
+    // because Ajv's discriminator skips non-objects (a string body would pass a oneOf) and throws on null.
+    if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
     const validate = (system && this.systemBodies.get(system)) || this.bodyValidator;
     if (!validate(value)) throw validationError(validate.errors, 'body');
     return value;
@@ -153,15 +188,8 @@ export class OperationValidator {
   systemBody(system: string, value: unknown): unknown {
     const validate = this.systemBodies.get(system);
     if (!validate) throw new ApiError(400, `type: ${system} is not an accepted system`, { field: 'type', rule: 'enum' });
+    if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
     if (!validate(value)) throw validationError(validate.errors, 'body');
     return value;
-  }
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
   }
 }

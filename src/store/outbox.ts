@@ -4,6 +4,8 @@
 // without HTTP (e-mail, paging, incident tools) are only recorded (`record()`, status `recorded`). A slow,
 // failing or unreachable target never blocks a request: delivery runs apart from the API, a fixed
 // number at a time, and the kept history is bounded.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Clock } from './clock.js';
 
 export interface OutboxEntry {
@@ -38,6 +40,30 @@ export interface OutboxOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * The default sender: one POST over node:http(s), without keep-alive. fetch leaves the connection
+ * of an aborted request open for seconds, so a hanging target piled up connections beyond the
+ * deliveries in flight; here a timeout closes the connection at once, and so does dropping the
+ * response body. Fetch-shaped (status, body.cancel) for deliver(); tests may pass a real fetch.
+ */
+const postJson = ((url: string | URL, init: RequestInit = {}) =>
+  new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const signal = init.signal ?? undefined;
+    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: init.method ?? 'POST', headers: init.headers as Record<string, string>, agent: false }, (res) => {
+      resolve({ status: res.statusCode ?? 0, body: { cancel: async () => void res.destroy() } });
+    });
+    const abort = () => {
+      req.destroy();
+      reject(signal!.reason);
+    };
+    if (signal?.aborted) return abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    req.on('close', () => signal?.removeEventListener('abort', abort));
+    req.on('error', (err) => reject(Object.assign(new Error(err.message), { cause: err })));
+    req.end(typeof init.body === 'string' ? init.body : undefined);
+  })) as unknown as typeof fetch;
+
 export class Outbox {
   private readonly entries: OutboxEntry[] = [];
   private readonly inFlight = new Set<Promise<void>>();
@@ -45,7 +71,7 @@ export class Outbox {
   private readonly opts: Required<Omit<OutboxOptions, 'fetch'>> & { fetch: typeof fetch };
 
   constructor(options: OutboxOptions) {
-    this.opts = { timeoutMs: 2000, maxAttempts: 3, retryDelayMs: 1000, maxEntries: 1000, concurrency: 8, fetch: globalThis.fetch, ...options };
+    this.opts = { timeoutMs: 2000, maxAttempts: 3, retryDelayMs: 1000, maxEntries: 1000, concurrency: 8, fetch: postJson, ...options };
   }
 
   /** Queues a POST of `body` to `target` at `dueAt` (default: now). */

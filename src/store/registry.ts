@@ -38,17 +38,7 @@ export interface InstancePrincipal {
 type KeyTarget = { kind: 'customer'; accountId: string; keyId: string } | { kind: 'instance'; accountId: string; instanceId: number };
 
 /** Keys are indexed by their SHA-256, and the stored key is compared in constant time. */
-const digests = new Map<string, string>();
-/** Memoised (a request's key is hashed once, not on every request); bounded, then started anew. */
-const digest = (key: string): string => {
-  let d = digests.get(key);
-  if (d === undefined) {
-    d = createHash('sha256').update(key).digest('base64');
-    if (digests.size >= 10_000) digests.clear();
-    digests.set(key, d);
-  }
-  return d;
-};
+const digest = (key: string) => createHash('sha256').update(key).digest('base64');
 
 export class Registry implements KeyIndex {
   readonly clock: VirtualClock;
