@@ -1,11 +1,41 @@
 // The client every contract test uses: it calls an operation of the document by its id, fills the
 // path, sends the body as JSON or form data with HTTP Basic, and checks the response against the
 // document before the test sees it.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import type { InterfaceName } from '../../src/openapi/documents.js';
-import type { Contract } from './contract.js';
-import type { Target } from './target.js';
+import { ContractViolation, type Contract } from './contract.js';
+import { recordKeyRotation, type Target } from './target.js';
+
+/** The operation and request a response of `Client.call` answered. */
+export interface SentRequest {
+  api: InterfaceName;
+  operationId: string;
+  method: string;
+  path: string;
+}
+
+const sent = new WeakMap<object, SentRequest>();
+
+/** The operation and request behind a response of `Client.call` (undefined for `send`). */
+export function sentRequest(res: object): SentRequest | undefined {
+  return sent.get(res);
+}
+
+/**
+ * Records that an (operation, status) pair was observed, as one JSON line in a file of the folder
+ * named by TUSK_OBSERVED_DIR (nothing when it is unset). `npm test` reads the folder afterwards to
+ * check that every documented status was provoked (scripts/contract-coverage.js).
+ */
+export function recordObserved(line: { api: InterfaceName; operationId: string | null; status: number; path?: string }, env: NodeJS.ProcessEnv = process.env): void {
+  const dir = env.TUSK_OBSERVED_DIR;
+  if (!dir) return;
+  const abs = resolve(dir);
+  mkdirSync(abs, { recursive: true });
+  appendFileSync(join(abs, `observed-${process.pid}.jsonl`), JSON.stringify(line) + '\n');
+}
 
 export interface Call {
   params?: Record<string, string | number>;
@@ -59,8 +89,34 @@ export class Client {
   async call(api: InterfaceName, operationId: string, call: Call): Promise<Response> {
     const { base, method, path } = this.url(api, operationId, call.params);
     const res = await this.send(base, method, path, call);
-    if (!call.unchecked) this.contract.check(api, operationId, res);
+    sent.set(res, { api, operationId, method, path });
+    if (!call.unchecked) {
+      this.contract.check(api, operationId, res, { method, path });
+      recordObserved({ api, operationId, status: res.status });
+    }
+    // A rotation (the conventions' verb `rotate`) of a key the suite was given replaces that key.
+    const fresh = (res.body as { apikey?: unknown } | undefined)?.apikey;
+    if (/^rotate/.test(operationId) && res.status < 300 && typeof fresh === 'string' && call.key) recordKeyRotation(this.target, call.key, fresh);
     return res;
+  }
+
+  /**
+   * Fails with a ContractViolation naming the operation, the request, the expected and the actual
+   * status unless the response of `call`/`customer`/`instance` has one of `expected`.
+   * `expected` is a status, a list, or a class such as '2XX'.
+   */
+  expectStatus<R extends Response>(res: R, expected: number | string | (number | string)[], why?: string): R {
+    const list = (Array.isArray(expected) ? expected : [expected]).map(String);
+    const ok = list.some((e) => (/^[1-5]XX$/i.test(e) ? String(res.status)[0] === e[0] : String(res.status) === e));
+    if (ok) return res;
+    const req = sentRequest(res);
+    const operation = req ? `${req.api} ${req.operationId}` : 'a request';
+    const declared = req ? [...this.contract.operation(req.api, req.operationId).responses.keys()] : undefined;
+    throw new ContractViolation(operation, [`${why ? `${why}: ` : ''}expected ${list.join(' or ')}, got ${res.status}`], res, {
+      request: req ? { method: req.method, path: req.path } : undefined,
+      declared,
+      expected: list.join(' or '),
+    });
   }
 
   /** A raw request: any method and path (for 404/405 checks). */

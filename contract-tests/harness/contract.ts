@@ -12,15 +12,55 @@ export interface ResponseLike {
   text?: string;
 }
 
+/** The request a response answered, as the summary of a run names it. */
+export interface RequestLine {
+  method: string;
+  path: string;
+}
+
+export interface ViolationDetails {
+  /** The request that got the response (method and filled path). */
+  request?: RequestLine;
+  /** The statuses the document declares for the operation. */
+  declared?: string[];
+  /** What the test expected, in words (`400`, `404 or 410`, a status the document declares, ...). */
+  expected?: string;
+}
+
+/**
+ * A departure from the contract: the operation, the request, what was expected and what came back.
+ * Thrown by `Contract.check` (the response is not what the document allows) and by
+ * `expectStatus` (the document allows the response, but the test provoked another outcome).
+ */
 export class ContractViolation extends Error {
+  readonly request?: RequestLine;
+  readonly declared?: string[];
+  readonly expected: string;
+  readonly got: string;
+
   constructor(
     readonly operation: string,
     readonly violations: string[],
     readonly response: ResponseLike,
+    details: ViolationDetails = {},
   ) {
-    super(`${operation} departs from the contract:\n  - ${violations.join('\n  - ')}\n  response ${response.status}: ${(response.text ?? '').slice(0, 500)}`);
+    const expected = details.expected ?? (details.declared ? `a declared response (${details.declared.join(', ')})` : 'a declared response');
+    const got = `${response.status}${contentTypeOf(response) ? ` ${contentTypeOf(response)}` : ''}`;
+    const request = details.request ? ` (${details.request.method.toUpperCase()} ${details.request.path})` : '';
+    super(
+      `${operation} departs from the contract${request}:\n  - ${violations.join('\n  - ')}\n  expected ${expected}, got ${got}\n  response ${response.status}: ${(response.text ?? '').slice(0, 500)}`,
+    );
     this.name = 'ContractViolation';
+    this.request = details.request;
+    this.declared = details.declared;
+    this.expected = expected;
+    this.got = got;
   }
+}
+
+function contentTypeOf(res: ResponseLike): string {
+  const v = res.headers['content-type'];
+  return (Array.isArray(v) ? v.join(', ') : v ?? '').split(';')[0]!.trim();
 }
 
 export class Contract {
@@ -95,9 +135,16 @@ export class Contract {
   }
 
   /** Throws a ContractViolation naming every departure; returns the response for chaining. */
-  check<R extends ResponseLike>(api: InterfaceName, operationId: string, res: R): R {
+  check<R extends ResponseLike>(api: InterfaceName, operationId: string, res: R, request?: RequestLine): R {
     const violations = this.violations(api, operationId, res);
-    if (violations.length) throw new ContractViolation(`${api} ${operationId}`, violations, res);
+    if (violations.length) {
+      throw new ContractViolation(`${api} ${operationId}`, violations, res, { request, declared: this.declaredStatuses(api, operationId) });
+    }
     return res;
+  }
+
+  /** The response statuses the document declares for an operation, in document order. */
+  declaredStatuses(api: InterfaceName, operationId: string): string[] {
+    return [...this.operation(api, operationId).responses.keys()];
   }
 }

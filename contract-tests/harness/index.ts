@@ -4,10 +4,11 @@
 import { afterAll, beforeAll } from 'vitest';
 import { Contract } from './contract.js';
 import { Client } from './client.js';
-import { openTarget, type Target } from './target.js';
+import { openTarget, type Target, type TargetOptions } from './target.js';
 
 export { Contract, ContractViolation } from './contract.js';
-export { Client, formEncode, type Call } from './client.js';
+export { Client, formEncode, recordObserved, sentRequest, type Call } from './client.js';
+export type { Target, TargetOptions } from './target.js';
 
 export interface ContractContext {
   readonly api: Client;
@@ -17,11 +18,12 @@ export interface ContractContext {
   cleanup(fn: () => Promise<unknown>): void;
 }
 
-export function useContract(): ContractContext {
+/** `options.rateLimit` starts the in-process reference implementation with that rate limit (ignored for an external target). */
+export function useContract(options: TargetOptions = {}): ContractContext {
   let api: Client | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
-    const [contract, target] = await Promise.all([Contract.load(), openTarget()]);
+    const [contract, target] = await Promise.all([Contract.load(), openTarget(process.env, options)]);
     api = new Client(contract, target);
   });
   afterAll(async () => {

@@ -1,0 +1,20 @@
+// Mutation testing of the reference implementation (`npm run mutation`): StrykerJS mutates src/
+// and runs the contract suite (in-process) and the unit tests against each mutant through the
+// vitest runner. Not part of `npm test` or CI: a full run takes long. Report: reports/mutation/.
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'vitest',
+  plugins: ['@stryker-mutator/vitest-runner'],
+  vitest: { configFile: 'vitest.mutation.config.ts' },
+  mutate: ['src/**/*.ts', '!src/generated/**', '!src/cli.ts', '!src/conformance/**', '!src/docs/**'],
+  coverageAnalysis: 'perTest',
+  ignoreStatic: true,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 80, break: null },
+  tempDirName: '.stryker-tmp',
+  ignorePatterns: ['reports', 'coverage'],
+  timeoutMS: 10_000,
+  timeoutFactor: 2,
+};

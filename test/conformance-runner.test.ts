@@ -1,0 +1,112 @@
+// `tusk test`: the runner's argument handling, grouping and summary, and two end-to-end runs of
+// the built CLI: the generated authentication checks pass against the reference implementation
+// in-process, and against a broken deployment (a server that answers 200 to everything) they
+// fail with exit code 1 and a summary that names each departure, with a JUnit report.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { formatSummary, groupOf, parseTestArgs, suiteFiles, targetEnv, UsageError, type RunSummary } from '../src/conformance/run.js';
+
+describe('tusk test: arguments', () => {
+  it('runs in-process without URLs', () => {
+    expect(parseTestArgs([])).toMatchObject({ customerUrl: undefined, instanceUrl: undefined, allowDestructive: false, filters: [] });
+  });
+
+  it('takes a deployment, role keys, a callback host, the destructive flag, JUnit and filters', () => {
+    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--junit', 'r.xml', 'generated/']);
+    expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, junit: 'r.xml', filters: ['generated/'] });
+    expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({ TUSK_CUSTOMER_URL: 'http://c:1', TUSK_API_KEY: 'K', TUSK_ROLE_KEYS: 'monitor=M,billing manager=B', TUSK_ALLOW_DESTRUCTIVE: '1' });
+  });
+
+  it('refuses half a deployment, a deployment without key, a key without deployment, bad URLs and bad role keys', () => {
+    expect(() => parseTestArgs(['--customer-url', 'http://c'])).toThrow(UsageError);
+    expect(() => parseTestArgs(['--customer-url', 'http://c', '--instance-url', 'http://i'])).toThrow(/--api-key is required/);
+    expect(() => parseTestArgs(['--api-key', 'K'])).toThrow(/needs --customer-url/);
+    expect(() => parseTestArgs(['--customer-url', 'ftp://c', '--instance-url', 'http://i', '--api-key', 'K'])).toThrow(/http\(s\) URL/);
+    expect(() => parseTestArgs(['--role-keys', 'monitor'])).toThrow(/role-keys/);
+    expect(() => parseTestArgs(['--bogus'])).toThrow(UsageError);
+    expect(parseTestArgs(['-h'])).toBe('help');
+  });
+
+  it('groups test files by name: read-only, creating and removing, destructive', () => {
+    expect(groupOf('generated/auth.readonly.test.ts')).toBe('read-only');
+    expect(groupOf('customer/apikeys.destructive.test.ts')).toBe('destructive');
+    expect(groupOf('instance/alarms.test.ts')).toBe('creates and removes');
+    expect(suiteFiles()).toContain('generated/auth.readonly.test.ts');
+    expect(suiteFiles().some((f) => f.startsWith('harness/'))).toBe(false);
+  });
+
+  it('the summary names each departure: operation, request, expected and got', () => {
+    const summary: RunSummary = {
+      files: [
+        { file: 'generated/auth.readonly.test.ts', group: 'read-only', passed: 3, failed: 1, skipped: 0, errors: 0 },
+        { file: 'instance/x.test.ts', group: 'creates and removes', passed: 2, failed: 0, skipped: 1, errors: 0 },
+      ],
+      departures: [{ operation: 'customer listRegions', request: 'GET /api/regions', expected: '401', got: '200 application/json', violations: ['a request without credentials: expected 401, got 200'], tests: ['generated/auth.readonly.test.ts > a', 'b'] }],
+      failures: [{ test: 'instance/x.test.ts > y', message: 'boom' }],
+      unhandled: [],
+    };
+    const text = formatSummary(summary, ['customer/apikeys.destructive.test.ts'], 'the moon');
+    expect(text).toContain('read-only            1 files (1 failing): 3 tests passed, 1 failed, 0 skipped');
+    expect(text).toContain('destructive          not run (1 files; pass --allow-destructive)');
+    expect(text).toContain('1. customer listRegions  GET /api/regions\n     expected 401; got 200 application/json');
+    expect(text).toContain('(and 1 more)');
+    expect(text).toContain('Other failures (1)');
+    expect(text).toMatch(/RESULT: the target departs/);
+  });
+});
+
+function runCli(args: string[]): Promise<{ code: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
+    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', ...args], { cwd: PROJECT_ROOT, env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code: code ?? -1, out }));
+  });
+}
+
+describe('tusk test: end to end', () => {
+  let broken: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'cli.js'))) throw new Error('the built CLI is missing: run npm run build first');
+    broken = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    await new Promise<void>((r) => broken.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((r) => broken.close(() => r())));
+
+  it('passes against the reference implementation in-process, with a progress line per file and exit code 0', async () => {
+    const { code, out } = await runCli(['generated/auth']);
+    expect(out).toMatch(/^PASS {2}\[read-only\] +generated\/auth\.readonly\.test\.ts {2}\(90 passed\)$/m);
+    expect(out).toContain('RESULT: the target conforms');
+    expect(code).toBe(0);
+  }, 120_000);
+
+  it('fails against a broken deployment with exit code 1, naming the departures, and writes JUnit', async () => {
+    const junit = join(mkdtempSync(join(tmpdir(), 'tusk-junit-')), 'contract.xml');
+    const { code, out } = await runCli(['--customer-url', url, '--instance-url', url, '--api-key', 'whatever-key', '--junit', junit, 'generated/auth']);
+    expect(code).toBe(1);
+    expect(out).toMatch(/^FAIL {2}\[read-only\] +generated\/auth\.readonly\.test\.ts/m);
+    expect(out).toContain('Departures from the contract');
+    expect(out).toMatch(/customer listRegions {2}GET \/api\/regions\n {5}expected 401; got 200 application\/json/);
+    expect(out).toMatch(/instance createAlarm {2}POST \/api\/alarms/);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toContain('<testsuites');
+    expect(xml).toMatch(/failures="[1-9]/);
+  }, 120_000);
+});

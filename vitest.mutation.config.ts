@@ -1,0 +1,27 @@
+// The tests StrykerJS runs against each mutant of src/ (stryker.config.mjs): the contract suite
+// in-process and the unit tests; not the tests that start other programs (Prism, a browser, the
+// built CLI, the typed-client example) or read the file tree, which run dist/ rather than the
+// mutated src/ and are slow, nor the ones that measure time (latency percentiles, constant-time
+// comparison), which instrumented code fails for reasons unrelated to the mutant.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'],
+    exclude: [
+      '**/node_modules/**',
+      'test/prism.test.ts',
+      'test/docs*.test.ts',
+      'test/pack*.test.ts',
+      'test/cli.test.ts',
+      'test/example.test.ts',
+      'test/conformance-runner.test.ts',
+      'test/contract-coverage.test.ts',
+      'test/reliability/**',
+      'test/security/constant-time.test.ts',
+      'test/fuzz/**',
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
