@@ -1,0 +1,124 @@
+// README cannot rot: its shell blocks marked `<!-- readme-test: ... -->` run against a live
+// stand-in (every curl must answer 2xx), `tusk serve` lines start a real server with their flags,
+// and every script, flag and CI step the README names exists. The two commands themselves
+// (npm ci && npm start / npm test) are what .ci/run runs.
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { startTusk, type RunningTusk } from '../src/server.js';
+
+const run = promisify(execFile);
+const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
+
+/** The fenced blocks after a `<!-- readme-test: KIND -->` marker. */
+function blocks(kind: string): string[] {
+  const re = new RegExp(`<!-- readme-test: ${kind} -->\\n\`\`\`(?:sh|bash)\\n([\\s\\S]*?)\\n\`\`\``, 'g');
+  return [...README.matchAll(re)].map((m) => m[1]!);
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+let tusk: RunningTusk;
+let receiverPort: number;
+beforeAll(async () => {
+  tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off' });
+  receiverPort = await freePort();
+});
+afterAll(() => tusk?.close());
+
+/** The block with the README's addresses replaced by the test server's. */
+function localise(script: string): string {
+  return script
+    .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, tusk.customerUrl)
+    .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, tusk.instanceUrl)
+    .replace(/4099/g, String(receiverPort));
+}
+
+async function bash(script: string): Promise<string> {
+  const cwd = mkdtempSync(join(tmpdir(), 'tusk-readme-'));
+  const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, timeout: 60_000 });
+  return stdout;
+}
+
+describe('the README', () => {
+  it('walkthrough: creates an instance, uses its key on the instance API and receives the restore callback', async () => {
+    const [walkthrough] = blocks('walkthrough');
+    expect(walkthrough).toBeDefined();
+    const out = await bash(localise(walkthrough!));
+    expect(out).toMatch(/standard-1 postgres shared=false/);
+    expect(out).toMatch(/"apikey":"[^"]+"/);
+    expect(out.match(/"type":"(cpu|memory|disk|notice)"/g)).toHaveLength(4);
+    expect(out).toMatch(/^204$/m);
+    expect(out).toMatch(/\{"action":"restore","backup_id":\d+,"account_id":"[0-9a-f-]{36}"\}/);
+    expect(out).toMatch(/"event":"restore".*"status":"delivered"/);
+  });
+
+  it('every curl of the control, alarm and fault examples answers 2xx, and tusk serve starts with the documented flags', async () => {
+    const scripts = blocks('run');
+    expect(scripts.length).toBeGreaterThanOrEqual(3);
+    for (const script of scripts) {
+      const lines = script.split('\n');
+      for (const serve of lines.filter((l) => l.startsWith('tusk serve'))) {
+        const flags = [...serve.matchAll(/--(\S+) '([^']*)'|--(\S+)/g)].flatMap((m) => (m[1] ? [`--${m[1]}`, m[2]!] : [`--${m[3]}`]));
+        const p = spawn(process.execPath, [BIN, 'serve', ...flags, '--customer-port', '0', '--instance-port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        p.stdout.on('data', (d) => (out += d));
+        p.stderr.on('data', (d) => (out += d));
+        await expect.poll(() => out, { timeout: 15_000 }).toMatch(/tusk: ready/);
+        p.kill('SIGTERM');
+      }
+      const curls = lines.filter((l) => !l.startsWith('tusk serve')).join('\n').replace(/\bcurl /g, 'curl -sSf -o /dev/null ');
+      await bash(localise(curls));
+    }
+  });
+
+  it('names only npm scripts that exist', () => {
+    const named = [...README.matchAll(/npm run (?:-s )?([a-z:]+)/g)].map((m) => m[1]!);
+    expect(named.length).toBeGreaterThan(5);
+    for (const script of new Set(named)) expect(pkg.scripts, `npm run ${script}`).toHaveProperty(script);
+    for (const slash of README.matchAll(/`npm run lint` \/ ((?:`[a-z:]+`(?: \/ )?)+)/g)) {
+      for (const m of slash[1]!.matchAll(/`([a-z:]+)`/g)) expect(pkg.scripts).toHaveProperty(m[1]!);
+    }
+  });
+
+  it('names only flags that tusk serve and tusk test have', async () => {
+    const serveHelp = (await run(process.execPath, [BIN, 'serve', '--help'])).stdout;
+    const testHelp = (await run(process.execPath, [BIN, 'test', '--help'])).stdout;
+    for (const m of README.matchAll(/tusk serve[^\n`]*/g)) for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(serveHelp, f[0]).toContain(f[0]);
+    for (const m of README.matchAll(/tusk test[^\n]*/g)) for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(testHelp, f[0]).toContain(f[0]);
+    for (const flag of README.slice(README.indexOf('`tusk serve --help` lists')).split('\n\n')[0]!.matchAll(/`(--[a-z-]+)/g)) expect(serveHelp).toContain(flag[1]);
+  });
+
+  it('shows a GitHub Actions job whose steps use commands this project has', () => {
+    const yaml = /```yaml\n([\s\S]*?)\n```/.exec(README)?.[1];
+    const job = parse(yaml!) as { jobs: { contract: { steps: { run?: string }[] } } };
+    const runs = job.jobs.contract.steps.flatMap((s) => (s.run ? [s.run] : []));
+    expect(runs).toContain('npm ci');
+    expect(runs.some((r) => r.startsWith('npm start'))).toBe(true);
+    expect(runs.some((r) => /tusk test .*--junit/.test(r))).toBe(true);
+  });
+
+  it('shows the two commands, and .ci/run runs exactly them', () => {
+    expect(README).toContain('npm ci && npm start');
+    expect(README).toContain('npm ci && npm test');
+    const ci = readFileSync(join(PROJECT_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toMatch(/^npm ci\b/m);
+    expect(ci).toMatch(/^npm test$/m);
+    expect(ci).toMatch(/npm start -- /);
+  });
+});
