@@ -2,7 +2,7 @@
 // before: --ignore-scripts skips the prepack build), install the tarball into a temporary project
 // (its dependencies come from the registry or npm's cache), run the installed `tusk serve`, and use
 // the exports a client project imports: the bundled documents and the generated types.
-// `tusk test` from the installed package is covered where that command is built.
+// The installed `tusk test` runs part of the suite against the installed `tusk serve`.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,6 +71,11 @@ describe('the npm package tusk-mock', () => {
     const plans = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') } });
     expect(plans.status).toBe(200);
     expect(Array.isArray(await plans.json())).toBe(true);
+    // The installed tusk test checks the installed tusk serve (two files of the suite, for time).
+    const suite = await exec(join(project, 'node_modules', '.bin', 'tusk'), ['test', '--customer-url', customer, '--instance-url', instance, '--api-key', 'tusk-admin-key', 'customer/regions', 'customer/plans'], { cwd: project, maxBuffer: 16 * 1024 * 1024 }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/regions/);
+    expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/plans/);
+    expect((suite as { code?: number }).code ?? 0).toBe(0);
     const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
