@@ -67,6 +67,15 @@ export class Alarms {
     return [...this.items.values()].map(record);
   }
 
+  /**
+   * The stored alarms themselves, not copies, for readers that change nothing (the monitor). An
+   * update stores a new object, never changes one in place: the monitor takes the same object for
+   * an unchanged alarm.
+   */
+  current(): readonly Alarm[] {
+    return [...this.items.values()];
+  }
+
   get(id: number): Alarm {
     return record(this.find(id));
   }

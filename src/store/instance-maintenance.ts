@@ -127,6 +127,15 @@ export class MaintenanceSchedule {
     return out.sort((a, b) => a.startedAt - b.startedAt || a.id - b.id);
   }
 
+  /** The earliest scheduled_by after `now` of an item not started (by hand or by time); undefined: none. */
+  nextStart(now: number): number | undefined {
+    let next: number | undefined;
+    for (const m of this.items.values()) {
+      if (m.startedAt === undefined && m.scheduledBy > now && (next === undefined || m.scheduledBy < next)) next = m.scheduledBy;
+    }
+    return next;
+  }
+
   private status(m: MaintenanceState, now: number): Status {
     // Not run by hand, an item starts when its scheduled_by arrives.
     const startedAt = m.startedAt ?? (now >= m.scheduledBy ? m.scheduledBy : undefined);

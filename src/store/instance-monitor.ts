@@ -85,6 +85,8 @@ export interface MonitorHost {
   defaultRecipientId(): number;
   /** Every maintenance item whose start is at or before `now` (completed ones included). */
   maintenanceStarts(now: number): MaintenanceStart[];
+  /** The earliest start after `now` of a maintenance item not started yet (undefined: none). Without it, tick() always evaluates. */
+  nextMaintenanceStart?(now: number): number | undefined;
 }
 
 /** The monitor's part of a state dump (see src/store/snapshot.ts). */
@@ -164,6 +166,8 @@ interface LevelState {
   armed: string;
   since: number | undefined;
   fired: boolean;
+  /** The stored alarm object last seen with this key: the store replaces an alarm on update, so the same object is unchanged. */
+  source?: Alarm;
 }
 
 export class Monitor {
@@ -171,6 +175,12 @@ export class Monitor {
   private metricsAt: number;
   private readonly level = new Map<number, LevelState>();
   private readonly maintenanceStarted = new Set<number>();
+  /**
+   * The earliest time at which evaluate() can trigger anything, as of its last run: the due time of
+   * a holding level alarm, or the next maintenance start. The alarms only change through the
+   * instance's methods, which evaluate() right after; a maintenance notice resets it.
+   */
+  private nextDue = -Infinity;
 
   /** @param state a state written by toJSON() to take over */
   constructor(
@@ -233,10 +243,36 @@ export class Monitor {
    * notified. Returns the number of notifications queued or recorded.
    */
   evaluate(): number {
+    const alarms = this.host.alarms(); // read once per evaluation
+    const sent = this.evaluateNow(alarms);
+    this.nextDue = this.computeNextDue(this.host.clock.now(), alarms);
+    return sent;
+  }
+
+  /**
+   * The registry's tick: evaluate() when something can be due, else nothing (so a tick costs next
+   * to nothing per instance, however many instances there are).
+   */
+  tick(now = this.host.clock.now()): number {
+    return now < this.nextDue ? 0 : this.evaluate();
+  }
+
+  private computeNextDue(now: number, alarms: Alarm[]): number {
+    if (!this.host.nextMaintenanceStart) return -Infinity;
+    let next = this.host.nextMaintenanceStart(now) ?? Infinity;
+    for (const a of alarms) {
+      const s = this.level.get(a.id);
+      if (!s || s.fired || s.since === undefined || !a.enabled) continue;
+      next = Math.min(next, s.since + (a.time_threshold ?? 0) * 1000);
+    }
+    return next;
+  }
+
+  private evaluateNow(alarms: Alarm[]): number {
     const now = this.host.clock.now();
-    this.sync(now);
+    this.sync(now, alarms);
     let sent = 0;
-    for (const a of this.host.alarms()) {
+    for (const a of alarms) {
       const s = this.level.get(a.id);
       if (!s || s.fired || s.since === undefined || !a.enabled) continue;
       const due = s.since + (a.time_threshold ?? 0) * 1000;
@@ -269,11 +305,13 @@ export class Monitor {
 
   /** Maintenance was rescheduled by the client. */
   maintenanceScheduled(record: Maintenance): number {
+    this.nextDue = -Infinity; // the schedule changed
     return this.notice('maintenance_scheduled', this.host.clock.now(), record);
   }
 
   /** Maintenance was run by the client: it started now (and is not notified again). */
   maintenanceRun(id: number, record: Maintenance): number {
+    this.nextDue = -Infinity; // the schedule changed
     this.maintenanceStarted.add(id);
     return this.notice('maintenance_started', this.host.clock.now(), record);
   }
@@ -299,18 +337,26 @@ export class Monitor {
   }
 
   /** New or changed level alarms are armed at `now`; deleted ones are forgotten. */
-  private sync(now: number): void {
-    const seen = new Set<number>();
-    for (const a of this.host.alarms()) {
+  private sync(now: number, alarms: Alarm[] = this.host.alarms()): void {
+    let levels = 0;
+    for (const a of alarms) {
       if (!isLevel(a)) continue;
-      seen.add(a.id);
-      const key = armedKey(a);
+      levels++;
       const s = this.level.get(a.id);
-      if (s && s.armed === key) continue;
+      if (s && s.source === a) continue; // the very object seen before: nothing changed
+      const key = armedKey(a);
+      if (s && s.armed === key) {
+        s.source = a;
+        continue;
+      }
       const holds = a.enabled && conditionHolds(a, this.metricsNow);
-      this.level.set(a.id, { armed: key, since: holds ? now : undefined, fired: false });
+      this.level.set(a.id, { armed: key, since: holds ? now : undefined, fired: false, source: a });
     }
-    for (const id of [...this.level.keys()]) if (!seen.has(id)) this.level.delete(id);
+    // Every level alarm has its state now: any further state is of a deleted alarm.
+    if (this.level.size > levels) {
+      const ids = new Set(alarms.filter(isLevel).map((a) => a.id));
+      for (const id of [...this.level.keys()]) if (!ids.has(id)) this.level.delete(id);
+    }
   }
 
   private notice(reason: 'maintenance_scheduled' | 'maintenance_started', at: number, m: Maintenance): number {

@@ -135,10 +135,11 @@ export class InstanceStore {
         clock: ctx.clock,
         outbox: ctx.outbox,
         instance: () => ({ id: this.id, name: this.name }),
-        alarms: () => this.alarms.list(),
+        alarms: () => this.alarms.current() as Alarm[], // read only: no copies per evaluation
         recipients: () => this.recipients.list(),
         defaultRecipientId: () => this.recipients.defaultId,
         maintenanceStarts: (now) => this.maintenance.starts(now),
+        nextMaintenanceStart: (now) => this.maintenance.nextStart(now),
       },
       state?.monitor,
     );
@@ -369,9 +370,9 @@ export class InstanceStore {
     return this.monitor.raise(type, message);
   }
 
-  /** Triggers what is due on the store's clock; returns the number of notifications. */
-  evaluateAlarms(): number {
-    return this.monitor.evaluate();
+  /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
+  evaluateAlarms(now?: number): number {
+    return this.monitor.tick(now);
   }
 
   /** Every alarm with its state against the metrics. */

@@ -72,7 +72,8 @@ export class Registry implements KeyIndex {
   /** Evaluates the alarms of every instance; returns the number of notifications queued or recorded. */
   evaluateAlarms(): number {
     let sent = 0;
-    for (const account of this.accounts.values()) for (const instance of account.instanceStores()) sent += instance.evaluateAlarms();
+    const now = this.clock.now(); // one reading for all instances (a tick visits every one)
+    for (const account of this.accounts.values()) for (const instance of account.instanceStores()) sent += instance.evaluateAlarms(now);
     return sent;
   }
 

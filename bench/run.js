@@ -1,0 +1,624 @@
+#!/usr/bin/env node
+// `npm run bench`: Tusk against Prism (`prism mock`, static examples, on the same bundled documents)
+// and two references (a bare Hono route, a raw node:http handler) answering the same GET with the
+// same JSON. One server at a time on loopback, several rounds alternating the servers, medians and
+// the ratios of the same run; start-up to the first 200, resident memory idle and with 10,000
+// instances, the per-request cost at 10 and at 10,000 instances, and the contract suite's time.
+// Prints every target with PASS/FAIL, writes bench/results/latest.json and the table of BENCHMARKS.md.
+//
+// Needs `npm run build` (npm run bench does it). Load generator: wrk when it is on PATH, else
+// autocannon (npm). Flags: --quick (3 s per measurement, one round), --duration S, --warmup S,
+// --rounds N, --connections N, --starts N, --tool wrk|autocannon, --only a,b (throughput, startup,
+// scale, contract), --profile DIR (Tusk under --cpu-prof), --label NAME (also bench/results/NAME.json),
+// --write (update BENCHMARKS.md even with --quick), --prism-quiet (Prism with its request log off).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, totalmem, release, tmpdir, platform } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const BENCH = join(ROOT, 'bench');
+const TUSK_BIN = join(ROOT, 'bin', 'tusk.js');
+const PRISM_JS = join(ROOT, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
+const INSTANCE_DOC = join(ROOT, 'dist', 'openapi', 'instance.yaml');
+const ALARMS_JSON = readFileSync(join(BENCH, 'servers', 'alarms.json'), 'utf8').trim();
+/** The seeded instance's fixed key (fixtures/instances.ts) and the admin key used for the runs. */
+const SEEDED_INSTANCE_KEY = 'tusk-instance-1-key';
+const ADMIN_KEY = 'bench-admin-key';
+const ALARM_BODY = JSON.stringify({ type: 'cpu', value_threshold: 80, time_threshold: 300 });
+const NEW_INSTANCE = { plan: 'standard-1', region: 'amazon-web-services::us-east-1' };
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    rounds: { type: 'string' },
+    connections: { type: 'string', default: '50' },
+    starts: { type: 'string' },
+    tool: { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'string' },
+    label: { type: 'string' },
+    write: { type: 'boolean', default: false },
+    'prism-quiet': { type: 'boolean', default: false },
+    'scale-instances': { type: 'string', default: '10000' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (flags.help) {
+  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+  process.exit(0);
+}
+const quick = flags.quick;
+const opts = {
+  duration: Number(flags.duration ?? (quick ? 3 : 10)),
+  warmup: Number(flags.warmup ?? (quick ? 1 : 3)),
+  rounds: Number(flags.rounds ?? (quick ? 1 : 3)),
+  connections: Number(flags.connections),
+  starts: Number(flags.starts ?? (quick ? 3 : 10)),
+  scaleInstances: Number(flags['scale-instances']),
+  parts: new Set((flags.only ?? 'throughput,startup,scale,contract').split(',').map((s) => s.trim())),
+};
+const hasWrk = spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
+const tool = flags.tool ?? (hasWrk ? 'wrk' : 'autocannon');
+if (tool === 'wrk' && !hasWrk) throw new Error('--tool wrk: wrk is not on PATH');
+
+const basic = (key) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
+const median = (xs) => {
+  const s = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return null;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
+const log = (...a) => console.log(...a);
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** Starts `node ...args`; the pid is the node process itself (for its memory). */
+function startNode(args, nodeFlags = [], { ignoreStdout = false } = {}) {
+  // ignoreStdout: a request log goes to /dev/null rather than through this process's CPU.
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd: ROOT, stdio: ['ignore', ignoreStdout ? 'ignore' : 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (d) => {
+    output += d;
+    if (output.length > 20_000) output = output.slice(-10_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    pid: child.pid,
+    output: () => output,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** One GET without keep-alive; resolves the status (0 when the connection failed). */
+function probe(url, headers) {
+  return new Promise((resolve) => {
+    const req = httpGet(url, { headers, agent: false, timeout: 2000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.on('timeout', () => req.destroy());
+  });
+}
+
+/** Polls until a 200; resolves ms since `since`. */
+async function firstOk(url, headers, proc, since, timeoutMs = 60_000) {
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`the process exited before answering 200:\n${proc.output()}`);
+    const status = await probe(url, headers);
+    if (status === 200) return performance.now() - since;
+    if (performance.now() - since > timeoutMs) throw new Error(`no 200 from ${url} within ${timeoutMs} ms (last status ${status}):\n${proc.output()}`);
+    await sleep(status === 0 ? 2 : 5);
+  }
+}
+
+function rssMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return kb / 1024;
+  } catch {
+    const r = spawnSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' });
+    return Number(r.stdout.trim()) / 1024;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the servers
+
+async function startTusk({ profile } = {}) {
+  const [customerPort, instancePort] = [await freePort(), await freePort()];
+  const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
+  const since = performance.now();
+  const proc = startNode(
+    [TUSK_BIN, 'serve', '--quiet', '--customer-port', String(customerPort), '--instance-port', String(instancePort), '--rate-limit', '100000000/1', '--provision-delay', '0', '--api-key', ADMIN_KEY],
+    nodeFlags,
+  );
+  const customer = `http://127.0.0.1:${customerPort}`;
+  const instance = `http://127.0.0.1:${instancePort}`;
+  const startMs = await firstOk(`${instance}/api/alarms`, { authorization: basic(SEEDED_INSTANCE_KEY) }, proc, since);
+  return { name: 'tusk', proc, customer, instance, startMs };
+}
+
+async function startPrism() {
+  const port = await freePort();
+  const since = performance.now();
+  // `prism mock` as users run it (its request log at the default level, info). --prism-quiet
+  // silences the log (-v error): about 1.5x Prism's default throughput.
+  const proc = startNode([PRISM_JS, 'mock', INSTANCE_DOC, '-p', String(port), '-h', '127.0.0.1', ...(flags['prism-quiet'] ? ['-v', 'error'] : [])], [], { ignoreStdout: true });
+  const instance = `http://127.0.0.1:${port}`;
+  const startMs = await firstOk(`${instance}/api/alarms`, { authorization: basic('any-key-works') }, proc, since, 90_000);
+  return { name: 'prism', proc, instance, startMs };
+}
+
+async function startReference(name) {
+  const port = await freePort();
+  const since = performance.now();
+  const proc = startNode([join(BENCH, 'servers', `${name}.js`), String(port)]);
+  const instance = `http://127.0.0.1:${port}`;
+  const startMs = await firstOk(`${instance}/api/alarms`, {}, proc, since);
+  return { name, proc, instance, startMs };
+}
+
+const STARTERS = { tusk: startTusk, prism: startPrism, 'bare-hono': () => startReference('bare-hono'), 'raw-http': () => startReference('raw-http') };
+
+// ---------------------------------------------------------------------------------------------
+// Tusk's API, for the set-up of the workloads
+
+async function api(base, method, path, key, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: basic(key), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return { status: res.status, text, json: () => JSON.parse(text) };
+}
+
+/** Runs `fn(i)` for i in [0, n) with at most `width` in flight. */
+async function pool(n, width, fn) {
+  let next = 0;
+  const out = new Array(n);
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** Creates instances until the account has `total`; resolves the created ones ({id, apikey}). */
+async function growTo(t, total, prefix) {
+  const have = (await api(t.customer, 'GET', '/api/instances', ADMIN_KEY)).json().length;
+  return pool(Math.max(0, total - have), 16, async (i) => (await api(t.customer, 'POST', '/api/instances', ADMIN_KEY, { name: `${prefix}-${i}`, ...NEW_INSTANCE })).json());
+}
+
+/** The Tusk workloads' state: an account with 1,000 instances, a busy audit month, keys. */
+async function prepareTusk(t) {
+  const created = await growTo(t, 1000, 'bench');
+  // A busy month: every creation above is an audit row; renames add as many again.
+  await pool(created.length, 16, (i) => api(t.customer, 'PUT', `/api/instances/${created[i].id}`, ADMIN_KEY, { name: `bench-renamed-${i}` }));
+  const csv = (await api(t.customer, 'GET', '/api/auditlog/csv', ADMIN_KEY)).text;
+  const getKey = created[0].apikey;
+  const alarms = (await api(t.instance, 'GET', '/api/alarms', getKey)).text;
+  if (alarms !== ALARMS_JSON) log(`  warning: Tusk's GET /api/alarms differs from bench/servers/alarms.json:\n  ${alarms}`);
+  const backups = (await api(t.instance, 'GET', '/api/backup', getKey)).json().length;
+  return { getKey, auditRows: csv.trim().split('\n').length - 1, instances: 1000, backups };
+}
+
+/**
+ * Keys for POST /api/alarms: an instance holds at most 100 alarms (src/http/limits.ts), so the
+ * POSTs are spread over this many further instances, created just before (after the other
+ * workloads, which see the account with 1,000 instances): room for 96 x 3,000 alarms.
+ */
+const POST_INSTANCES = 3000;
+async function preparePosts(t) {
+  const created = await pool(POST_INSTANCES, 16, async (i) => (await api(t.customer, 'POST', '/api/instances', ADMIN_KEY, { name: `post-${i}`, ...NEW_INSTANCE })).json());
+  return created.map((c) => basic(c.apikey));
+}
+
+// ---------------------------------------------------------------------------------------------
+// load generators: { url, method, headers, body, auths (rotated Authorization values) } -> figures
+
+async function loadAutocannon(w, seconds) {
+  const { default: autocannon } = await import('autocannon');
+  let i = 0;
+  const auths = w.auths;
+  const req = {
+    method: w.method,
+    path: new URL(w.url).pathname,
+    headers: { ...w.headers },
+    ...(w.body !== undefined ? { body: w.body } : {}),
+    ...(auths ? { setupRequest: (r) => ({ ...r, headers: { ...r.headers, authorization: auths[i++ % auths.length] } }) } : {}),
+  };
+  const r = await autocannon({ url: new URL(w.url).origin, connections: opts.connections, duration: seconds, requests: [req], timeout: 10 });
+  const total = r.requests.total;
+  return { rps: (total - r.non2xx) / r.duration, p50: r.latency.p50, p99: r.latency.p99, total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
+}
+
+function luaString(s) {
+  return `[==[${s}]==]`;
+}
+
+async function loadWrk(w, seconds) {
+  const dir = mkdtempSync(join(tmpdir(), 'tusk-bench-'));
+  const script = join(dir, 'w.lua');
+  const headerLines = Object.entries(w.headers).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`);
+  // Rotated keys: every request is formatted once in init(), request() only picks the next one.
+  const rotate = w.auths
+    ? `local auths = { ${w.auths.map(luaString).join(', ')} }
+local reqs = {}
+local i = 0
+init = function(args)
+  for k, a in ipairs(auths) do
+    wrk.headers["Authorization"] = a
+    reqs[k] = wrk.format()
+  end
+end
+request = function()
+  i = i + 1
+  return reqs[(i % #reqs) + 1]
+end`
+    : '';
+  writeFileSync(
+    script,
+    `wrk.method = ${luaString(w.method)}
+${w.body !== undefined ? `wrk.body = ${luaString(w.body)}` : ''}
+${headerLines.join('\n')}
+${rotate}
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('\\nBENCH {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
+end
+`,
+  );
+  const out = await new Promise((resolve, reject) => {
+    const p = spawn('wrk', ['-t1', `-c${opts.connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, w.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    p.stdout.on('data', (d) => (text += d));
+    p.stderr.on('data', (d) => (text += d));
+    p.on('error', reject);
+    p.on('exit', () => resolve(text));
+  });
+  rmSync(dir, { recursive: true, force: true });
+  const m = /BENCH (\{.*\})/.exec(out);
+  if (!m) throw new Error(`wrk printed no result:\n${out}`);
+  const r = JSON.parse(m[1]);
+  const secs = r.duration_us / 1e6;
+  return { rps: (r.requests - r.non2xx) / secs, p50: r.p50_us / 1000, p99: r.p99_us / 1000, total: r.requests, non2xx: r.non2xx, errors: r.errors };
+}
+
+async function load(w, seconds) {
+  return tool === 'wrk' ? loadWrk(w, seconds) : loadAutocannon(w, seconds);
+}
+
+// ---------------------------------------------------------------------------------------------
+// workloads
+
+const WORKLOADS = {
+  'get-alarms': { title: 'GET /api/alarms', servers: ['tusk', 'prism', 'bare-hono', 'raw-http'] },
+  'post-alarms': { title: 'POST /api/alarms', servers: ['tusk', 'prism'] },
+  'list-instances': { title: 'GET /api/instances (1,000 instances)', servers: ['tusk'] },
+  'get-backup': { title: 'GET /api/backup', servers: ['tusk'] },
+  'auditlog-csv': { title: 'GET /api/auditlog/csv (busy month)', servers: ['tusk'] },
+};
+/** The order Tusk's workloads run in: POST /api/alarms last (it adds instances to the account). */
+const TUSK_ORDER = ['get-alarms', 'list-instances', 'get-backup', 'auditlog-csv', 'post-alarms'];
+
+function workloadsOf(server, state) {
+  const json = { 'content-type': 'application/json' };
+  if (server.name === 'tusk') {
+    return {
+      'get-alarms': { url: `${server.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(state.getKey) } },
+      'post-alarms': { url: `${server.instance}/api/alarms`, method: 'POST', headers: json, body: ALARM_BODY, prepare: preparePosts },
+      'list-instances': { url: `${server.customer}/api/instances`, method: 'GET', headers: { authorization: basic(ADMIN_KEY) } },
+      'get-backup': { url: `${server.instance}/api/backup`, method: 'GET', headers: { authorization: basic(state.getKey) } },
+      'auditlog-csv': { url: `${server.customer}/api/auditlog/csv`, method: 'GET', headers: { authorization: basic(ADMIN_KEY) } },
+    };
+  }
+  if (server.name === 'prism') {
+    const auth = { authorization: basic('any-key-works') };
+    return {
+      'get-alarms': { url: `${server.instance}/api/alarms`, method: 'GET', headers: auth },
+      'post-alarms': { url: `${server.instance}/api/alarms`, method: 'POST', headers: { ...auth, ...json }, body: ALARM_BODY },
+    };
+  }
+  return { 'get-alarms': { url: `${server.instance}/api/alarms`, method: 'GET', headers: {} } };
+}
+
+async function measure(w) {
+  if (opts.warmup > 0) await load(w, opts.warmup);
+  return load(w, opts.duration);
+}
+
+async function throughput(results) {
+  const servers = ['tusk', 'prism', 'bare-hono', 'raw-http'];
+  const samples = {}; // workload -> server -> [figures]
+  for (let r = 0; r < opts.rounds; r++) {
+    // Alternate: each round starts with another server.
+    const order = servers.map((_, i) => servers[(i + r) % servers.length]);
+    log(`\nround ${r + 1}/${opts.rounds}: ${order.join(', ')}`);
+    for (const name of order) {
+      const server = await STARTERS[name]({ profile: flags.profile });
+      try {
+        let state = {};
+        if (name === 'tusk') {
+          const t0 = performance.now();
+          state = await prepareTusk(server);
+          results.tuskSetup = { ...state, getKey: undefined, postInstances: POST_INSTANCES, ms: Math.round(performance.now() - t0) };
+          log(`  tusk: ${state.instances} instances, ${state.auditRows} audit rows this month, ${state.backups} backups listed (set-up ${results.tuskSetup.ms} ms)`);
+        }
+        const ws = workloadsOf(server, state);
+        const ids = name === 'tusk' ? TUSK_ORDER : Object.keys(ws);
+        for (const id of ids) {
+          const w = ws[id];
+          if (w.prepare) w.auths = await w.prepare(server);
+          const f = await measure(w);
+          ((samples[id] ??= {})[name] ??= []).push(f);
+          log(`  ${name.padEnd(9)} ${WORKLOADS[id].title.padEnd(38)} ${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms${f.non2xx ? `  non-2xx ${f.non2xx}` : ''}${f.errors ? `  errors ${f.errors}` : ''}`);
+        }
+      } finally {
+        await server.proc.stop();
+      }
+    }
+  }
+  results.throughput = {};
+  for (const [id, byServer] of Object.entries(samples)) {
+    results.throughput[id] = { title: WORKLOADS[id].title };
+    for (const [name, fs] of Object.entries(byServer)) {
+      results.throughput[id][name] = {
+        rps: Math.round(median(fs.map((f) => f.rps))),
+        p50: round1(median(fs.map((f) => f.p50))),
+        p99: round1(median(fs.map((f) => f.p99))),
+        non2xx: fs.reduce((s, f) => s + f.non2xx, 0),
+        errors: fs.reduce((s, f) => s + f.errors, 0),
+        rounds: fs.map((f) => Math.round(f.rps)),
+      };
+    }
+  }
+}
+
+async function startup(results) {
+  results.startup = {};
+  for (const name of ['tusk', 'prism', 'bare-hono', 'raw-http']) {
+    const ms = [];
+    const rss = [];
+    for (let i = 0; i < opts.starts; i++) {
+      const server = await STARTERS[name]();
+      ms.push(server.startMs);
+      await sleep(1000); // idle after start-up
+      rss.push(rssMb(server.proc.pid));
+      await server.proc.stop();
+    }
+    results.startup[name] = { firstOkMs: Math.round(median(ms)), idleRssMb: Math.round(median(rss)), starts: ms.map(Math.round) };
+    log(`  ${name.padEnd(9)} first 200 after ${results.startup[name].firstOkMs} ms (median of ${ms.length}), idle RSS ${results.startup[name].idleRssMb} MB`);
+  }
+}
+
+async function scale(results) {
+  const small = await startTusk();
+  const big = await startTusk();
+  try {
+    const smallCreated = await growTo(small, 10, 'small');
+    const t0 = performance.now();
+    const bigCreated = await growTo(big, opts.scaleInstances, 'scale');
+    const createMs = performance.now() - t0;
+    const instances = (await api(big.customer, 'GET', '/api/instances', ADMIN_KEY)).json().length;
+    // What each instance holds: default alarms, recipient, backups, maintenance.
+    const probeKey = bigCreated.at(-1).apikey;
+    const held = {};
+    for (const [k, path] of [['alarms', '/api/alarms'], ['recipients', '/api/alarms/recipients'], ['backups', '/api/backup'], ['maintenance', '/api/maintenance']]) {
+      held[k] = (await api(big.instance, 'GET', path, probeKey)).json().length;
+    }
+    await sleep(2000);
+    const rss = rssMb(big.proc.pid);
+    log(`  ${instances} instances created through the API in ${(createMs / 1000).toFixed(1)} s; each holds ${JSON.stringify(held)}; RSS ${rss.toFixed(0)} MB`);
+    const w = (t, key) => ({ url: `${t.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(key) } });
+    const at10 = [];
+    const atBig = [];
+    for (let r = 0; r < opts.rounds; r++) {
+      const pair = [
+        ['10', small, smallCreated.at(-1)?.apikey ?? SEEDED_INSTANCE_KEY, at10],
+        [String(opts.scaleInstances), big, probeKey, atBig],
+      ];
+      if (r % 2) pair.reverse();
+      for (const [label, t, key, into] of pair) {
+        const f = await measure(w(t, key));
+        into.push(f);
+        log(`  GET /api/alarms at ${label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms`);
+      }
+    }
+    const rps10 = median(at10.map((f) => f.rps));
+    const rpsBig = median(atBig.map((f) => f.rps));
+    results.scale = {
+      instances,
+      createSeconds: round1(createMs / 1000),
+      perInstance: held,
+      rssMb: Math.round(rss),
+      peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${big.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
+      getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), usPerRequest: round1(1e6 / rps10) },
+      getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), usPerRequest: round1(1e6 / rpsBig) },
+      ratio: Math.round((rpsBig / rps10) * 1000) / 1000,
+    };
+  } finally {
+    await small.proc.stop();
+    await big.proc.stop();
+  }
+}
+
+async function contract(results) {
+  const t0 = performance.now();
+  const r = await new Promise((resolve) => {
+    const p = spawn('npx', ['vitest', 'run', 'contract-tests'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    p.on('exit', (code) => resolve({ code, out }));
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  const summary = r.out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => /^\s*(Test Files|Tests)\s/.test(l)).map((l) => l.trim());
+  results.contract = { seconds: round1(seconds), exitCode: r.code, summary };
+  log(`  npx vitest run contract-tests: ${seconds.toFixed(1)} s, exit ${r.code}${summary.length ? ` (${summary.join('; ')})` : ''}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// targets and report
+
+function targets(res) {
+  const t = res.throughput ?? {};
+  const ga = t['get-alarms'] ?? {};
+  const pa = t['post-alarms'] ?? {};
+  const ratio = (a, b) => (a && b ? Math.round((a.rps / b.rps) * 100) / 100 : null);
+  const list = [];
+  const add = (name, value, unit, pass) => list.push({ name, value, unit, pass: value == null ? null : pass });
+  if (res.throughput) {
+    add('GET /api/alarms: Tusk/Prism >= 8x', ratio(ga.tusk, ga.prism), 'x', ratio(ga.tusk, ga.prism) >= 8);
+    add('GET /api/alarms: Tusk/bare Hono >= 0.6x', ratio(ga.tusk, ga['bare-hono']), 'x', ratio(ga.tusk, ga['bare-hono']) >= 0.6);
+    add('GET /api/alarms: p99 < 15 ms', ga.tusk?.p99 ?? null, 'ms', ga.tusk?.p99 < 15);
+    add('POST /api/alarms: Tusk/Prism >= 6x', ratio(pa.tusk, pa.prism), 'x', ratio(pa.tusk, pa.prism) >= 6);
+    add('POST /api/alarms: p99 < 20 ms', pa.tusk?.p99 ?? null, 'ms', pa.tusk?.p99 < 20);
+  }
+  if (res.startup) {
+    add('start-up to first 200 < 400 ms', res.startup.tusk?.firstOkMs ?? null, 'ms', res.startup.tusk?.firstOkMs < 400);
+    add('idle RSS < 120 MB', res.startup.tusk?.idleRssMb ?? null, 'MB', res.startup.tusk?.idleRssMb < 120);
+  }
+  if (res.scale) {
+    add(`RSS with ${res.scale.instances} instances < 400 MB`, res.scale.rssMb, 'MB', res.scale.rssMb < 400);
+    add(`GET /api/alarms at ${res.scale.instances} vs 10 instances within 10%`, res.scale.ratio, 'x', Math.abs(1 - res.scale.ratio) <= 0.1);
+  }
+  if (res.contract) add('contract suite in-process < 20 s', res.contract.seconds, 's', res.contract.seconds < 20 && res.contract.exitCode === 0);
+  return list;
+}
+
+function markdown(res) {
+  const lines = [];
+  const m = res.machine;
+  lines.push(`Run ${res.date} on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}, ${m.os}; load generator ${res.tool}, ${res.options.connections} connections, ${res.options.duration} s per measurement after ${res.options.warmup} s of warm-up, median of ${res.options.rounds} round(s) alternating the servers; Prism as \`${res.options.prism}\`, Tusk as \`tusk serve --quiet\`.`);
+  lines.push('');
+  if (res.throughput) {
+    lines.push('| workload | server | req/s | p50 ms | p99 ms | non-2xx |', '|---|---|---:|---:|---:|---:|');
+    for (const w of Object.values(res.throughput)) {
+      for (const name of ['tusk', 'prism', 'bare-hono', 'raw-http']) {
+        const f = w[name];
+        if (f) lines.push(`| ${w.title} | ${name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.non2xx} |`);
+      }
+    }
+    lines.push('');
+  }
+  if (res.startup) {
+    lines.push('| server | start-up to first 200 (median) | RSS idle after start-up |', '|---|---:|---:|');
+    for (const [name, s] of Object.entries(res.startup)) lines.push(`| ${name} | ${s.firstOkMs} ms | ${s.idleRssMb} MB |`);
+    lines.push('');
+  }
+  if (res.scale) {
+    const s = res.scale;
+    lines.push(
+      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(s.perInstance).map(([k, v]) => `${v} ${k}`).join(', ')}); RSS ${s.rssMb} MB (peak ${s.peakRssMb} MB). GET /api/alarms: ${s.getAlarmsAt10.rps} req/s at 10 instances, ${s.getAlarmsAtScale.rps} req/s at ${s.instances} (ratio ${s.ratio}).`,
+      '',
+    );
+  }
+  if (res.contract) lines.push(`Contract suite in-process (\`npx vitest run contract-tests\`): ${res.contract.seconds} s, exit ${res.contract.exitCode}${res.contract.summary.length ? ` (${res.contract.summary.join('; ')})` : ''}.`, '');
+  lines.push('| target | figure | result |', '|---|---:|---|');
+  for (const t of res.targets) lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
+  return lines.join('\n');
+}
+
+const START = '<!-- bench:latest:start -->';
+const END = '<!-- bench:latest:end -->';
+
+function writeBenchmarksMd(res) {
+  const file = join(ROOT, 'BENCHMARKS.md');
+  const block = `${START}\n${markdown(res)}\n${END}`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmarks\n\n\`npm run bench\` (bench/run.js) writes the section below and bench/results/latest.json.\n\n## Latest run\n\n${START}\n${END}\n`;
+  if (!text.includes(START)) text += `\n## Latest run\n\n${START}\n${END}\n`;
+  text = text.replace(new RegExp(`${START}[\\s\\S]*?${END}`), () => block);
+  writeFileSync(file, text);
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js')) || !existsSync(INSTANCE_DOC)) throw new Error('run `npm run build` first (npm run bench does)');
+  const cpu = cpus();
+  const toolVersion = tool === 'wrk' ? spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0].trim() : `autocannon ${JSON.parse(readFileSync(join(ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}`;
+  const results = {
+    date: new Date().toISOString(),
+    machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, os: `${platform()} ${release()}` },
+    tool: toolVersion,
+    options: { ...opts, parts: [...opts.parts], quick, prism: flags['prism-quiet'] ? 'prism mock -v error' : 'prism mock' },
+  };
+  log(`tusk bench: ${results.machine.cpu}, ${results.machine.cores} cores, Node ${process.version}, ${toolVersion}, ${opts.connections} connections, ${opts.duration} s (+${opts.warmup} s warm-up) x ${opts.rounds} round(s)`);
+  if (opts.parts.has('throughput')) await throughput(results);
+  if (opts.parts.has('startup')) {
+    log(`\nstart-up (${opts.starts} starts each)`);
+    await startup(results);
+  }
+  if (opts.parts.has('scale')) {
+    log(`\nscale: 10 vs ${opts.scaleInstances} instances`);
+    await scale(results);
+  }
+  if (opts.parts.has('contract')) {
+    log('\ncontract suite');
+    await contract(results);
+  }
+  results.targets = targets(results);
+  log('\ntargets');
+  for (const t of results.targets) log(`  ${t.pass == null ? '----' : t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''}`);
+  if (results.throughput) {
+    const ga = results.throughput['get-alarms'];
+    const pa = results.throughput['post-alarms'];
+    const r = (a, b) => (a && b ? (a.rps / b.rps).toFixed(2) : '-');
+    log(`\nratios (same run): GET /api/alarms Tusk/Prism ${r(ga?.tusk, ga?.prism)}, Tusk/bare-Hono ${r(ga?.tusk, ga?.['bare-hono'])}, Tusk/raw-http ${r(ga?.tusk, ga?.['raw-http'])}; POST /api/alarms Tusk/Prism ${r(pa?.tusk, pa?.prism)}`);
+  }
+  mkdirSync(join(BENCH, 'results'), { recursive: true });
+  // latest.json and BENCHMARKS.md keep complete runs only: --quick and --only write elsewhere.
+  const complete = !quick && ['throughput', 'startup', 'scale', 'contract'].every((p) => opts.parts.has(p));
+  const name = complete ? 'latest' : quick ? 'quick' : 'partial';
+  writeFileSync(join(BENCH, 'results', `${name}.json`), JSON.stringify(results, null, 2) + '\n');
+  if (flags.label) writeFileSync(join(BENCH, 'results', `${flags.label}.json`), JSON.stringify(results, null, 2) + '\n');
+  const md = complete || flags.write;
+  if (md) writeBenchmarksMd(results);
+  log(`\nwrote bench/results/${name}.json${flags.label ? ` and bench/results/${flags.label}.json` : ''}${md ? ' and BENCHMARKS.md' : ''}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
