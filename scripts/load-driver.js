@@ -124,14 +124,5 @@ export class Client {
   }
 }
 
-/** A seeded pseudo-random generator (mulberry32), so a run can be repeated. */
-export function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded pseudo-random generator (the server's own mulberry32, built by `npm run build`), so a run can be repeated. */
+export { mulberry32 as random } from '../dist/src/http/faults.js';

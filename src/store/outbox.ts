@@ -76,19 +76,7 @@ export class Outbox {
 
   /** Queues a POST of `body` to `target` at `dueAt` (default: now). */
   schedule(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; dueAt?: number }): OutboxEntry {
-    const e: OutboxEntry = {
-      id: this.nextId++,
-      kind: entry.kind ?? 'callback',
-      event: entry.event,
-      target: entry.target,
-      body: entry.body,
-      dueAt: entry.dueAt ?? this.opts.clock.now(),
-      attempts: 0,
-      status: 'pending',
-    };
-    this.entries.push(e);
-    this.trim();
-    return e;
+    return this.add({ kind: entry.kind ?? 'callback', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.dueAt ?? this.opts.clock.now(), status: 'pending' });
   }
 
   /**
@@ -96,16 +84,11 @@ export class Outbox {
    * sending it: status `recorded`, no attempts. `target` names the address (an e-mail address, a key).
    */
   record(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; at?: number }): OutboxEntry {
-    const e: OutboxEntry = {
-      id: this.nextId++,
-      kind: entry.kind ?? 'notification',
-      event: entry.event,
-      target: entry.target,
-      body: entry.body,
-      dueAt: entry.at ?? this.opts.clock.now(),
-      attempts: 0,
-      status: 'recorded',
-    };
+    return this.add({ kind: entry.kind ?? 'notification', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.at ?? this.opts.clock.now(), status: 'recorded' });
+  }
+
+  private add(fields: Omit<OutboxEntry, 'id' | 'attempts'>): OutboxEntry {
+    const e: OutboxEntry = { id: this.nextId++, ...fields, attempts: 0 };
     this.entries.push(e);
     this.trim();
     return e;
