@@ -4,9 +4,9 @@ import { readContractRules, type ContractRules } from '../../src/openapi/rules.j
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
 import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond } from '../../src/store/account.js';
-import { ApiError } from '../../src/http/errors.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
 import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';
+import { refused } from './instance-setup.js';
 
 const NOW = Date.UTC(2026, 10, 21, 13, 30, 0); // 2026-11-21 13:30:00 UTC
 const ADMIN_KEY = 'tusk-admin-key';
@@ -32,20 +32,6 @@ beforeEach(() => {
   admin = principal.key;
   devops = registry.authenticateCustomer(ROLE_KEYS.devops)!.key;
 });
-
-/** Runs fn, expects an ApiError with this status (and field), and returns it. */
-function refused(fn: () => unknown, status: number, field?: string): ApiError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    const e = err as ApiError;
-    expect({ status: e.status, field: e.detail.field }).toEqual({ status, field });
-    if (field) expect(e.message.startsWith(`${field}: `)).toBe(true);
-    return e;
-  }
-  throw new Error('expected an ApiError, but the call succeeded');
-}
 
 /** Everything a refused request must leave as it was. */
 const snapshot = () => ({
