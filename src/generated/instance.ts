@@ -570,9 +570,9 @@ export interface paths {
          * List upcoming maintenance
          * @description Lists the upcoming maintenance of the instance: items with status `scheduled` or
          *     `in_progress`. The spec shows only `scheduled`; our choice for the rest of the life cycle is
-         *     `scheduled` -> `in_progress` (on `runMaintenance`) -> `completed` after `duration` on the
-         *     server's clock, and completed items leave the list. Reference implementation: follows this
-         *     life cycle.
+         *     `scheduled` -> `in_progress` (on `runMaintenance`, or by itself when `scheduled_by`
+         *     arrives) -> `completed` after `duration` on the server's clock, and completed items leave
+         *     the list. Reference implementation: follows this life cycle.
          */
         get: operations["listMaintenance"];
         put?: never;
@@ -2055,7 +2055,8 @@ export interface components {
         };
         /**
          * @description Status of a maintenance item. The spec shows only `scheduled` and leaves the other values
-         *     open. Reference implementation: `scheduled` -> `in_progress` -> `completed`; completed items
+         *     open. Reference implementation: `scheduled` -> `in_progress` (run now, or when `scheduled_by`
+         *     arrives) -> `completed`; completed items
          *     leave the list, so the list shows `scheduled` and `in_progress` only.
          * @example scheduled
          * @enum {string}
