@@ -6,11 +6,8 @@
 import { invalid, notFound, limitReached } from '../http/errors.js';
 import { LIST_CAPS } from '../http/limits.js';
 import { IdSequence } from './ids.js';
-import type { Alarm, AlarmType, CreateAlarmBody, UpdateAlarmBody } from './types.js';
+import type { Alarm, CreateAlarmBody, UpdateAlarmBody } from './types.js';
 import type { AlarmsState } from './snapshot.js';
-
-/** The types that carry value_threshold and time_threshold. */
-const LEVEL_TYPES: readonly AlarmType[] = ['cpu', 'memory', 'disk'];
 
 /** The default alarms of every instance (the spec's list). */
 export const DEFAULT_ALARMS: readonly CreateAlarmBody[] = [
@@ -20,18 +17,23 @@ export const DEFAULT_ALARMS: readonly CreateAlarmBody[] = [
   { type: 'notice' },
 ];
 
-/** The record in the document's key order; only the fields of its type. */
+/**
+ * The record in the document's key order, with only the fields of its type: value_threshold and
+ * time_threshold for cpu, memory and disk, value_calculation for disk. Each shape is built whole
+ * (one hidden class per shape: a list is serialised on every GET).
+ */
 function record(a: Alarm): Alarm {
-  const level = LEVEL_TYPES.includes(a.type);
-  return {
-    id: a.id,
-    type: a.type,
-    enabled: a.enabled,
-    ...(level ? { value_threshold: a.value_threshold } : {}),
-    ...(a.type === 'disk' ? { value_calculation: a.value_calculation ?? 'fixed' } : {}),
-    ...(level ? { time_threshold: a.time_threshold } : {}),
-    recipients: [...a.recipients],
-  };
+  const { id, type, enabled } = a;
+  const recipients = a.recipients.slice();
+  switch (type) {
+    case 'cpu':
+    case 'memory':
+      return { id, type, enabled, value_threshold: a.value_threshold, time_threshold: a.time_threshold, recipients };
+    case 'disk':
+      return { id, type, enabled, value_threshold: a.value_threshold, value_calculation: a.value_calculation ?? 'fixed', time_threshold: a.time_threshold, recipients };
+    default:
+      return { id, type, enabled, recipients };
+  }
 }
 
 export interface AlarmRules {
@@ -104,14 +106,18 @@ export class Alarms {
     const a = this.find(id);
     if (body.type !== a.type) throw invalid('type', 'unchanged', `alarm ${id} has type ${a.type}; the type of an alarm cannot change (got ${body.type})`);
     this.checkRecipients(body.recipients);
-    const merged: Alarm = { ...a, recipients: [...a.recipients] };
-    if (body.enabled !== undefined) merged.enabled = body.enabled;
-    if (body.recipients !== undefined) merged.recipients = [...body.recipients];
-    if ('value_threshold' in body && body.value_threshold !== undefined) merged.value_threshold = body.value_threshold;
-    if ('time_threshold' in body && body.time_threshold !== undefined) merged.time_threshold = body.time_threshold;
-    if ('value_calculation' in body && body.value_calculation !== undefined) merged.value_calculation = body.value_calculation;
-    if (merged.type === 'disk' && merged.value_calculation === 'percentage' && (merged.value_threshold ?? 0) > 100) {
-      const field = 'value_threshold' in body && body.value_threshold !== undefined ? 'value_threshold' : 'value_calculation';
+    // The branch of the body for this type carries only that type's fields.
+    const given = body as Partial<Pick<Alarm, 'value_threshold' | 'time_threshold' | 'value_calculation'>>;
+    const merged: Alarm = {
+      ...a,
+      enabled: body.enabled ?? a.enabled,
+      recipients: [...(body.recipients ?? a.recipients)],
+      value_threshold: given.value_threshold ?? a.value_threshold,
+      time_threshold: given.time_threshold ?? a.time_threshold,
+      value_calculation: given.value_calculation ?? a.value_calculation,
+    };
+    if (merged.type === 'disk' && merged.value_calculation === 'percentage' && merged.value_threshold! > 100) {
+      const field = given.value_threshold !== undefined ? 'value_threshold' : 'value_calculation';
       throw invalid(field, 'maximum', `with value_calculation percentage, value_threshold must be at most 100 (it would be ${merged.value_threshold})`);
     }
     this.items.set(id, merged);
@@ -128,13 +134,10 @@ export class Alarms {
     for (const a of this.items.values()) a.recipients = a.recipients.filter((r) => r !== recipientId);
   }
 
+  /** A new alarm from a validated body (only the fields of its type; record() gives disk its default value_calculation). */
   private insert(body: CreateAlarmBody): Alarm {
-    const id = this.ids.next();
-    const a: Alarm = { id, type: body.type, enabled: body.enabled ?? true, recipients: [...(body.recipients ?? [])] };
-    if ('value_threshold' in body) a.value_threshold = body.value_threshold;
-    if ('time_threshold' in body) a.time_threshold = body.time_threshold;
-    if (body.type === 'disk') a.value_calculation = body.value_calculation ?? 'fixed';
-    this.items.set(id, a);
+    const a: Alarm = { ...body, id: this.ids.next(), enabled: body.enabled ?? true, recipients: [...(body.recipients ?? [])] };
+    this.items.set(a.id, a);
     return a;
   }
 

@@ -2,6 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance.js';
 import { capitalise } from '../../src/store/instance-recipients.js';
+import { LIST_CAPS } from '../../src/http/limits.js';
 import { refused, setup, snapshot, TEAM_EMAIL, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -158,10 +159,14 @@ describe('alarms', () => {
   });
 
   it('update is a merge: omitted fields keep their values', () => {
-    expect(i.updateAlarm(1, { type: 'cpu', enabled: false })).toEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 90, time_threshold: 600, recipients: [] });
-    expect(i.updateAlarm(1, { type: 'cpu', value_threshold: 75, recipients: [1] })).toEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 75, time_threshold: 600, recipients: [1] });
+    // toStrictEqual: a field set to undefined by the merge would be missing from the JSON.
+    expect(i.updateAlarm(1, { type: 'cpu', enabled: false })).toStrictEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 90, time_threshold: 600, recipients: [] });
+    expect(i.updateAlarm(1, { type: 'cpu', value_threshold: 75, recipients: [1] })).toStrictEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 75, time_threshold: 600, recipients: [1] });
+    expect(i.updateAlarm(1, { type: 'cpu', time_threshold: 60 })).toStrictEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 75, time_threshold: 60, recipients: [1] });
     expect(i.updateAlarm(1, { type: 'cpu', enabled: true })).toMatchObject({ enabled: true, value_threshold: 75 });
-    expect(i.getAlarm(1)).toEqual({ id: 1, type: 'cpu', enabled: true, value_threshold: 75, time_threshold: 600, recipients: [1] });
+    expect(i.getAlarm(1)).toStrictEqual({ id: 1, type: 'cpu', enabled: true, value_threshold: 75, time_threshold: 60, recipients: [1] });
+    expect(i.updateAlarm(3, { type: 'disk', enabled: false })).toStrictEqual({ id: 3, type: 'disk', enabled: false, value_threshold: 5, value_calculation: 'fixed', time_threshold: 600, recipients: [] });
+    expect(i.updateAlarm(4, { type: 'notice', recipients: [1] })).toStrictEqual({ id: 4, type: 'notice', enabled: true, recipients: [1] });
   });
 
   it('update with another type is a 400 naming type, and nothing changes', () => {
@@ -183,11 +188,52 @@ describe('alarms', () => {
     expect(snapshot(i)).toEqual(mid);
     expect(before.alarms.find((a) => a.id === disk.id)).toEqual(i.getAlarm(disk.id));
     expect(i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage', value_threshold: 90 })).toMatchObject({ value_calculation: 'percentage', value_threshold: 90 });
+    // 100 is the limit itself: accepted; 101 is not.
+    expect(i.updateAlarm(3, { type: 'disk', value_threshold: 100 }).value_threshold).toBe(100);
+    const e = refused(() => i.updateAlarm(3, { type: 'disk', value_threshold: 101 }), 400, 'value_threshold');
+    expect(e.detail.rule).toBe('maximum');
+    expect(e.message).toMatch(/at most 100 \(it would be 101\)/);
+  });
+
+  it(`an instance holds at most ${LIST_CAPS.alarmsPerInstance} alarms, the default ones included; one more is a 400 (maxItems) that changes nothing`, () => {
+    for (let n = i.listAlarms().length; n < LIST_CAPS.alarmsPerInstance; n++) i.createAlarm({ type: 'notice' });
+    expect(i.listAlarms()).toHaveLength(LIST_CAPS.alarmsPerInstance);
+    const before = snapshot(i);
+    const e = refused(() => i.createAlarm({ type: 'notice' }), 400);
+    expect(e.detail.rule).toBe('maxItems');
+    expect(e.message).toMatch(new RegExp(`^alarms: an instance has at most ${LIST_CAPS.alarmsPerInstance} alarms`));
+    expect(snapshot(i)).toEqual(before);
+    // Deleting one makes room for one.
+    i.deleteAlarm(4);
+    expect(i.createAlarm({ type: 'notice' }).type).toBe('notice');
+  });
+
+  it('the 400 for unknown recipients names each unknown id, at most ten of them', () => {
+    expect(refused(() => i.createAlarm({ type: 'notice', recipients: [1, 42] }), 400, 'recipients').message).toBe(
+      'recipients: no recipient of this instance has the id 42 (see listRecipients)',
+    );
+    expect(refused(() => i.createAlarm({ type: 'notice', recipients: [7, 1, 8] }), 400, 'recipients').message).toBe(
+      'recipients: no recipient of this instance has the ids 7, 8 (see listRecipients)',
+    );
+    const many = Array.from({ length: 12 }, (_, k) => 100 + k);
+    expect(refused(() => i.createAlarm({ type: 'notice', recipients: many }), 400, 'recipients').message).toBe(
+      'recipients: no recipient of this instance has the ids 100, 101, 102, 103, 104, 105, 106, 107, 108, 109 and 2 more (see listRecipients)',
+    );
+    const ten = many.slice(0, 10);
+    expect(refused(() => i.createAlarm({ type: 'notice', recipients: ten }), 400, 'recipients').message).toBe(
+      `recipients: no recipient of this instance has the ids ${ten.join(', ')} (see listRecipients)`,
+    );
+  });
+
+  it('the 400 for a type the plan lacks names the types it accepts', () => {
+    expect(refused(() => s.instance({ planName: 'hobby-shared' }).createAlarm({ type: 'netsplit' }), 400, 'type').message).toBe(
+      'type: alarm type netsplit is not available on shared plans; a shared instance accepts only notice',
+    );
   });
 
   it('an unknown id is a 404 for get, update and delete', () => {
     const before = snapshot(i);
-    refused(() => i.getAlarm(99), 404);
+    expect(refused(() => i.getAlarm(99), 404).message).toBe('Not found: no alarm with id 99');
     refused(() => i.updateAlarm(99, { type: 'cpu' }), 404);
     refused(() => i.deleteAlarm(99), 404);
     expect(snapshot(i)).toEqual(before);
