@@ -12,6 +12,7 @@ import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateL
 import type { RateLimiter } from './rate-limit.js';
 import { ConnectionReset, faultStep, type Faults } from './faults.js';
 import { preferStep } from './prefer.js';
+import { MemoRouter } from './router.js';
 import type { Input } from './types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one route() serves both interfaces' envs
@@ -26,8 +27,8 @@ export interface ApiAppOptions<P> {
   limiter: () => RateLimiter;
   /** Mounts the resource sub-apps; `route(id)` gives the pipeline of one operation. */
   mount: (app: Hono<PipelineEnv<P>>, route: Route, validators: ReadonlyMap<string, OperationValidator>) => void;
-  /** Called once per finished request (request log). */
-  onResponse?: (c: Context, ms: number) => void;
+  /** Called once per finished request (request log, journal). */
+  onResponse?: (r: ResponseInfo, ms: number) => void;
   /**
    * Routes outside the contract (API reference at /docs, the documents at /openapi.json, the
    * control plane under /__tusk/), registered before the resources. They are not authenticated by
@@ -37,6 +38,13 @@ export interface ApiAppOptions<P> {
   extensions?: ((app: Hono<any>, api: InterfaceName) => void)[];
   /** Outside the contract: fault injection (first step of every operation) and the Prefer header (last). */
   simulation?: { faults?: () => Faults | undefined; prefer?: boolean };
+}
+
+/** What the request log and the journal learn of a finished request. */
+export interface ResponseInfo {
+  method: string;
+  path: string;
+  status: number;
 }
 
 /** The validated input of the current request, typed by operation. */
@@ -101,7 +109,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const staging = new Hono<PipelineEnv<P>>();
   for (const extend of options.extensions ?? []) extend(staging, options.api);
   options.mount(staging, route, validators);
-  const app = new Hono<PipelineEnv<P>>();
+  const app = new Hono<PipelineEnv<P>>({ router: new MemoRouter() });
   const moved = staging.routes;
   for (let i = 0; i < moved.length; i++) {
     const r = moved[i]!;
@@ -134,7 +142,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
     const onResponse = options.onResponse;
     const dispatch = app.fetch;
     const report = (request: Request, res: Response, start: number) => {
-      onResponse({ req: { method: request.method, path: pathOf(request.url) }, res } as unknown as Context, performance.now() - start);
+      onResponse({ method: request.method, path: pathOf(request.url), status: res.status }, performance.now() - start);
       return res;
     };
     app.fetch = (request, ...rest) => {
