@@ -2,7 +2,6 @@
 // and one HTTP server per interface.
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Context } from 'hono';
 import { loadDocuments, type InterfaceName, type OpenApiDocument } from './openapi/documents.js';
 import { SchemaSet } from './openapi/ajv.js';
 import { readContractRules } from './openapi/rules.js';
@@ -12,7 +11,7 @@ import { SERVER_TIMEOUTS } from './http/limits.js';
 
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 import { createCustomerApp } from './customer/app.js';
-import type { ApiAppOptions } from './http/app.js';
+import type { ApiAppOptions, ResponseInfo } from './http/app.js';
 import { createInstanceApp } from './instance/app.js';
 import { docsRoutes } from './docs/routes.js';
 import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
@@ -73,8 +72,8 @@ export interface Tusk {
 }
 
 function requestLogger(format: 'text' | 'json', api: InterfaceName) {
-  return (c: Context, ms: number) => {
-    const line = { api, method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(ms * 10) / 10 };
+  return (r: ResponseInfo, ms: number) => {
+    const line = { api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10 };
     console.log(format === 'json' ? JSON.stringify(line) : `${api.padEnd(8)} ${line.method.padEnd(6)} ${line.path} ${line.status} ${line.ms}ms`);
   };
 }

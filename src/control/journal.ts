@@ -8,17 +8,22 @@ export interface JournalEntry {
   ms: number;
 }
 
+/** What a request leaves in the journal: its time as epoch milliseconds, formatted only when read. */
+export interface JournalRecord extends Omit<JournalEntry, 'time'> {
+  at: number;
+}
+
 export class RequestJournal {
-  private readonly ring: (JournalEntry | undefined)[];
+  private readonly ring: (JournalRecord | undefined)[];
   private next = 0;
   private count = 0;
 
   constructor(readonly capacity = 1000) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('the journal capacity must be a positive integer');
-    this.ring = new Array<JournalEntry | undefined>(capacity);
+    this.ring = new Array<JournalRecord | undefined>(capacity);
   }
 
-  record(entry: JournalEntry): void {
+  record(entry: JournalRecord): void {
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
@@ -28,7 +33,10 @@ export class RequestJournal {
   last(limit = this.capacity): JournalEntry[] {
     const n = Math.min(limit, this.count);
     const out: JournalEntry[] = [];
-    for (let i = n; i > 0; i--) out.push(this.ring[(this.next - i + this.capacity) % this.capacity]!);
+    for (let i = n; i > 0; i--) {
+      const { at, api, method, path, status, ms } = this.ring[(this.next - i + this.capacity) % this.capacity]!;
+      out.push({ time: new Date(at).toISOString(), api, method, path, status, ms });
+    }
     return out;
   }
 

@@ -1,7 +1,7 @@
 // The control plane as the server wires it: the /__tusk/ routes (an extension of both apps), the
 // request journal and, with a state file, persistence. See src/server.ts.
-import type { Context } from 'hono';
 import type { AppDependencies } from '../server.js';
+import type { ResponseInfo } from '../http/app.js';
 import type { InterfaceName } from '../openapi/documents.js';
 import type { Registry } from '../store/registry.js';
 import { controlRoutes, CONTROL_PREFIX } from './app.js';
@@ -48,21 +48,13 @@ export class ControlPlane {
    * The onResponse hook of one port: journals the request (not those to /__tusk/; never a header,
    * a query or a body), notes a change of state after a mutating request, then calls `next`.
    */
-  observer(api: InterfaceName, next?: (c: Context, ms: number) => void): (c: Context, ms: number) => void {
-    return (c, ms) => {
-      const path = c.req.path;
-      if (!path.startsWith(CONTROL_PREFIX + '/')) {
-        this.journal.record({
-          time: new Date(this.deps.registry().clock.now()).toISOString(),
-          api,
-          method: c.req.method,
-          path,
-          status: c.res.status,
-          ms: Math.round(ms * 10) / 10,
-        });
+  observer(api: InterfaceName, next?: (r: ResponseInfo, ms: number) => void): (r: ResponseInfo, ms: number) => void {
+    return (r, ms) => {
+      if (!r.path.startsWith(CONTROL_PREFIX + '/')) {
+        this.journal.record({ at: this.deps.registry().clock.now(), api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10 });
       }
-      if (this.state && !READ_METHODS.has(c.req.method)) this.state.changed();
-      next?.(c, ms);
+      if (this.state && !READ_METHODS.has(r.method)) this.state.changed();
+      next?.(r, ms);
     };
   }
 

@@ -143,7 +143,7 @@ describe('GET /__tusk/requests', () => {
 
   it('RequestJournal keeps the newest entries in order', () => {
     const j = new RequestJournal(3);
-    const e = (i: number) => ({ time: '', api: 'customer', method: 'GET', path: `/${i}`, status: 200, ms: 0 });
+    const e = (i: number) => ({ at: 0, api: 'customer', method: 'GET', path: `/${i}`, status: 200, ms: 0 });
     for (let i = 1; i <= 5; i++) j.record(e(i));
     expect(j.last().map((x) => x.path)).toEqual(['/3', '/4', '/5']);
     expect(j.last(2).map((x) => x.path)).toEqual(['/4', '/5']);
