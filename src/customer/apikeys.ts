@@ -6,7 +6,7 @@ import type { CustomerEnv, CustomerOperations } from './app.js';
 export function apiKeysApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   app.post('/rotate-apikey', route('rotateApiKey'), (c) => {
-    const body: ResponseBody<CustomerOperations, 'rotateApiKey'> = c.var.principal.account.rotateApiKey(c.var.principal.key.id);
+    const body: ResponseBody<CustomerOperations, 'rotateApiKey'> = c.get('principal').account.rotateApiKey(c.get('principal').key.id);
     return c.json(body, 200);
   });
   return app;

@@ -6,7 +6,7 @@ export function plansApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   app.get('/', route('listPlans'), (c) => {
     const { query } = input<CustomerOperations, 'listPlans'>(c);
-    return c.json(c.var.principal.account.listPlans(query.backend), 200);
+    return c.json(c.get('principal').account.listPlans(query.backend), 200);
   });
   return app;
 }

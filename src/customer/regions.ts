@@ -6,7 +6,7 @@ export function regionsApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   app.get('/', route('listRegions'), (c) => {
     const { query } = input<CustomerOperations, 'listRegions'>(c);
-    return c.json(c.var.principal.account.listRegions(query.provider), 200);
+    return c.json(c.get('principal').account.listRegions(query.provider), 200);
   });
   return app;
 }

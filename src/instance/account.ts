@@ -7,11 +7,11 @@ import type { InstanceEnv } from './app.js';
 export function accountApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   app.post('/rotate-password', route('rotatePassword'), (c) => {
-    c.var.principal.instance.rotatePassword();
+    c.get('principal').instance.rotatePassword();
     return c.body(null, 204);
   });
   app.post('/rotate-apikey', route('rotateInstanceApiKey'), (c) => {
-    const body: { apikey: string } = { apikey: c.var.principal.instance.rotateApiKey() };
+    const body: { apikey: string } = { apikey: c.get('principal').instance.rotateApiKey() };
     return c.json(body, 200);
   });
   return app;

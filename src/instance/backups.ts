@@ -11,22 +11,22 @@ export function backupsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   app.get('/', route('listBackups'), (c) => {
     const { query } = input<Ops, 'listBackups'>(c);
-    const body: ResponseBody<Ops, 'listBackups'> = c.var.principal.instance.listBackups(query.db);
+    const body: ResponseBody<Ops, 'listBackups'> = c.get('principal').instance.listBackups(query.db);
     return c.json(body, 200);
   });
   app.post('/', route('createBackup'), (c) => {
     const { body } = input<Ops, 'createBackup'>(c);
-    c.var.principal.instance.createBackup(body ?? {});
+    c.get('principal').instance.createBackup(body ?? {});
     return c.body(null, 204);
   });
   app.post('/restore', route('restoreBackup'), (c) => {
     const { body } = input<Ops, 'restoreBackup'>(c);
-    c.var.principal.instance.restoreBackup(body);
+    c.get('principal').instance.restoreBackup(body);
     return c.body(null, 204);
   });
   app.post('/pitr', route('recoverToPointInTime'), (c) => {
     const { body } = input<Ops, 'recoverToPointInTime'>(c);
-    c.var.principal.instance.recoverToPointInTime(body);
+    c.get('principal').instance.recoverToPointInTime(body);
     return c.body(null, 204);
   });
   return app;

@@ -36,27 +36,27 @@ export function integrationsApp(kind: IntegrationKind, route: Route, validators:
 
   const app = new Hono<InstanceEnv>();
   app.get('/', route(ops.list), (c) => {
-    const body: ResponseBody<Ops, 'listLogIntegrations'> = c.var.principal.instance.listIntegrations(kind);
+    const body: ResponseBody<Ops, 'listLogIntegrations'> = c.get('principal').instance.listIntegrations(kind);
     return c.json(body, 200);
   });
   app.post('/:system_or_int_id', route(ops.create), (c) => {
     const { params, body } = input<Ops, 'createLogIntegration' | 'createMetricsIntegration'>(c);
-    const created: Integration = c.var.principal.instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
+    const created: Integration = c.get('principal').instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
     return c.json(created, 200);
   });
   app.put('/:system_or_int_id', route(ops.update), (c) => {
     const { params, body } = input<Ops, 'updateLogIntegration' | 'updateMetricsIntegration'>(c);
-    const updated: Integration = c.var.principal.instance.updateIntegration(kind, params.system_or_int_id, body, validate);
+    const updated: Integration = c.get('principal').instance.updateIntegration(kind, params.system_or_int_id, body, validate);
     return c.json(updated, 200);
   });
   app.delete('/:system_or_int_id', route(ops.delete), (c) => {
     const { params } = input<Ops, 'deleteLogIntegration' | 'deleteMetricsIntegration'>(c);
-    c.var.principal.instance.deleteIntegration(kind, params.system_or_int_id);
+    c.get('principal').instance.deleteIntegration(kind, params.system_or_int_id);
     return c.body(null, 204);
   });
   app.put('/:system/:int_id', route(ops.updateWithSystem), (c) => {
     const { params, body } = input<Ops, 'updateLogIntegrationWithSystem' | 'updateMetricsIntegrationWithSystem'>(c);
-    const updated: Integration = c.var.principal.instance.updateIntegration(kind, params.int_id, body, validate, params.system);
+    const updated: Integration = c.get('principal').instance.updateIntegration(kind, params.int_id, body, validate, params.system);
     return c.json(updated, 200);
   });
   return app;

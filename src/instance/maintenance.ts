@@ -10,17 +10,17 @@ type Ops = InstanceOperations;
 export function maintenanceApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   app.get('/', route('listMaintenance'), (c) => {
-    const body: ResponseBody<Ops, 'listMaintenance'> = c.var.principal.instance.listMaintenance();
+    const body: ResponseBody<Ops, 'listMaintenance'> = c.get('principal').instance.listMaintenance();
     return c.json(body, 200);
   });
   app.put('/:id', route('rescheduleMaintenance'), (c) => {
     const { params, body } = input<Ops, 'rescheduleMaintenance'>(c);
-    const updated: Maintenance = c.var.principal.instance.rescheduleMaintenance(params.id, body.scheduled_by);
+    const updated: Maintenance = c.get('principal').instance.rescheduleMaintenance(params.id, body.scheduled_by);
     return c.json(updated, 200);
   });
   app.post('/:id', route('runMaintenance'), (c) => {
     const { params } = input<Ops, 'runMaintenance'>(c);
-    const started: Maintenance = c.var.principal.instance.runMaintenance(params.id);
+    const started: Maintenance = c.get('principal').instance.runMaintenance(params.id);
     return c.json(started, 200);
   });
   return app;

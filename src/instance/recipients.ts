@@ -9,27 +9,27 @@ type Ops = InstanceOperations;
 export function recipientsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   app.get('/', route('listRecipients'), (c) => {
-    const body: ResponseBody<Ops, 'listRecipients'> = c.var.principal.instance.listRecipients();
+    const body: ResponseBody<Ops, 'listRecipients'> = c.get('principal').instance.listRecipients();
     return c.json(body, 200);
   });
   app.post('/', route('createRecipient'), (c) => {
     const { body } = input<Ops, 'createRecipient'>(c);
-    const created: ResponseBody<Ops, 'createRecipient'> = c.var.principal.instance.createRecipient(body);
+    const created: ResponseBody<Ops, 'createRecipient'> = c.get('principal').instance.createRecipient(body);
     return c.json(created, 200);
   });
   app.get('/:id', route('getRecipient'), (c) => {
     const { params } = input<Ops, 'getRecipient'>(c);
-    const body: ResponseBody<Ops, 'getRecipient'> = c.var.principal.instance.getRecipient(params.id);
+    const body: ResponseBody<Ops, 'getRecipient'> = c.get('principal').instance.getRecipient(params.id);
     return c.json(body, 200);
   });
   app.put('/:id', route('updateRecipient'), (c) => {
     const { params, body } = input<Ops, 'updateRecipient'>(c);
-    const updated: ResponseBody<Ops, 'updateRecipient'> = c.var.principal.instance.updateRecipient(params.id, body);
+    const updated: ResponseBody<Ops, 'updateRecipient'> = c.get('principal').instance.updateRecipient(params.id, body);
     return c.json(updated, 200);
   });
   app.delete('/:id', route('deleteRecipient'), (c) => {
     const { params } = input<Ops, 'deleteRecipient'>(c);
-    c.var.principal.instance.deleteRecipient(params.id);
+    c.get('principal').instance.deleteRecipient(params.id);
     return c.body(null, 204);
   });
   return app;
