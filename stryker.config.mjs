@@ -13,6 +13,10 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 80, break: null },
+  // Incremental mode: a run re-tests only the mutants whose code or covering tests changed since
+  // the run that wrote this file (committed, so a fresh clone starts from the last full run).
+  incremental: true,
+  incrementalFile: 'mutation/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
   ignorePatterns: ['reports', 'coverage'],
   timeoutMS: 10_000,
