@@ -3,9 +3,7 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { DEFAULTS, startTusk } from './server.js';
-import { testCommand } from './conformance/run.js';
 import { DOCS_PATH } from './docs/routes.js';
-import { buildStaticDocs } from './docs/static.js';
 import { INTERFACES } from './openapi/documents.js';
 
 interface Flag {
@@ -168,6 +166,8 @@ async function docsCommand(args: string[]): Promise<void> {
   const out = resolve((values.out as string | undefined) ?? 'dist/docs');
   let files: string[];
   try {
+    // Loaded by the commands that use them: `tusk serve` starts without them.
+    const { buildStaticDocs } = await import('./docs/static.js');
     files = await buildStaticDocs(out);
   } catch (err) {
     fail((err as Error).message);
@@ -182,7 +182,7 @@ export async function main(argv: string[]): Promise<void> {
     case 'serve':
       return serveCommand(rest);
     case 'test':
-      return testCommand(rest);
+      return (await import('./conformance/run.js')).testCommand(rest);
     case 'docs':
       return docsCommand(rest);
     case undefined:

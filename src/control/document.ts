@@ -2,12 +2,13 @@
 // not part of openapi/ and not linted by the house rules), and validators compiled from its schemas.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import { PROJECT_ROOT, type OpenApiDocument } from '../openapi/documents.js';
+import { ajvModules } from '../openapi/ajv.js';
 
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+// yaml and Ajv are loaded on the first use of the control plane's schemas, not at start-up.
+const requireHere = createRequire(import.meta.url);
 
 /** Where the document lives (src/ is shipped in the package, so this holds from dist/ too). */
 export const CONTROL_DOCUMENT_PATH = join(PROJECT_ROOT, 'src', 'control', 'control.openapi.yaml');
@@ -17,8 +18,9 @@ let cached: { doc: OpenApiDocument; ajv: Ajv2020; validators: Map<string, Valida
 
 function load() {
   if (!cached) {
-    const doc = parse(readFileSync(CONTROL_DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const doc = (requireHere('yaml') as typeof import('yaml')).parse(readFileSync(CONTROL_DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
+    const { Ajv, addFormats } = ajvModules();
+    const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     ajv.addSchema({ ...doc, $id: URI } as object);
     cached = { doc, ajv, validators: new Map() };

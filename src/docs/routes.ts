@@ -4,9 +4,11 @@
 //   GET /openapi.json, /openapi.yaml the bundled document of this port's interface
 // Registered by src/server.ts as an extension of both apps (see ApiAppOptions.extensions).
 import type { Hono } from 'hono';
-import { stringify } from 'yaml';
+import { createRequire } from 'node:module';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { loadRenderer, referencePage, RENDERER_FILE, type Page } from './renderer.js';
+
+const requireHere = createRequire(import.meta.url);
 
 export const DOCS_PATH = '/docs';
 
@@ -28,7 +30,8 @@ export function docsRoutes(documents: Record<InterfaceName, OpenApiDocument>) {
   return (app: Hono<any>, api: InterfaceName): void => {
     const doc = documents[api];
     const json = once(() => JSON.stringify(doc, null, 2) + '\n');
-    const yaml = once(() => stringify(doc, { lineWidth: 0 }));
+    // yaml is loaded on the first request for it, not at start-up.
+    const yaml = once(() => (requireHere('yaml') as typeof import('yaml')).stringify(doc, { lineWidth: 0 }));
     const page = once((): Page => referencePage({
       api,
       doc,

@@ -18,7 +18,7 @@ import { BUNDLE_DIR, type InterfaceName, type OpenApiDocument } from './document
 const requireHere = createRequire(import.meta.url);
 
 /** Ajv and ajv-formats, loaded on first use (with precompiled validators, start-up needs neither). */
-function ajvModules(): { Ajv: typeof Ajv2020; addFormats: (ajv: Ajv2020) => Ajv2020 } {
+export function ajvModules(): { Ajv: typeof Ajv2020; addFormats: (ajv: Ajv2020) => Ajv2020 } {
   const { Ajv2020: Ajv } = requireHere('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
   // ajv-formats is CommonJS with its function as the default export.
   const formats = requireHere('ajv-formats') as { default?: unknown };
