@@ -141,6 +141,9 @@ export async function readLimitedBody(req: Request): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
+/** One decoder for every body: decode() without `stream` keeps nothing between calls. */
+const UTF8 = new TextDecoder();
+
 async function readBody(c: Context): Promise<RawBody> {
   const header = c.req.header('content-type') ?? '';
   const type = header.split(';')[0]!.trim().toLowerCase();
@@ -152,7 +155,7 @@ async function readBody(c: Context): Promise<RawBody> {
     return { kind: 'form', fields: [...form.entries()].map(([k, v]) => [k, typeof v === 'string' ? v : '']) };
   }
   // UTF-8, as Request.text() reads it (a leading byte order mark is dropped).
-  const text = new TextDecoder().decode(bytes);
+  const text = UTF8.decode(bytes);
   if (type === 'application/json') {
     if (text.trim() === '') return { kind: 'none' };
     try {

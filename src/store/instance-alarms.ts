@@ -78,6 +78,11 @@ export class Alarms {
     return [...this.items.values()];
   }
 
+  /** The stored alarm itself, not a copy, for readers that change nothing (see current()). */
+  stored(id: number): Readonly<Alarm> {
+    return this.find(id);
+  }
+
   get(id: number): Alarm {
     return record(this.find(id));
   }
@@ -136,7 +141,17 @@ export class Alarms {
 
   /** A new alarm from a validated body (only the fields of its type; record() gives disk its default value_calculation). */
   private insert(body: CreateAlarmBody): Alarm {
-    const a: Alarm = { ...body, id: this.ids.next(), enabled: body.enabled ?? true, recipients: [...(body.recipients ?? [])] };
+    // One literal, not a spread of the body: spreading an object from JSON.parse costs microseconds.
+    const given = body as Partial<Pick<Alarm, 'value_threshold' | 'time_threshold' | 'value_calculation'>>;
+    const a: Alarm = {
+      id: this.ids.next(),
+      type: body.type,
+      enabled: body.enabled ?? true,
+      value_threshold: given.value_threshold,
+      value_calculation: given.value_calculation,
+      time_threshold: given.time_threshold,
+      recipients: body.recipients ? body.recipients.slice() : [],
+    };
     this.items.set(a.id, a);
     return a;
   }

@@ -293,6 +293,23 @@ export class Monitor {
     return sent;
   }
 
+  /**
+   * A new alarm (the stored object), without a walk over every alarm: it is armed now and its due
+   * time noted. Everything is evaluated instead when something is due already: the outcome is that
+   * of evaluate(). Returns the number of notifications.
+   */
+  added(a: Alarm): number {
+    const now = this.host.clock.now();
+    if (now >= this.nextDue) return this.evaluate();
+    if (!isLevel(a)) return 0;
+    const holds = a.enabled && conditionHolds(a, this.metricsNow);
+    this.level.set(a.id, { armed: armedKey(a), since: holds ? now : undefined, fired: false, source: a });
+    if (!holds) return 0;
+    // time_threshold is at least 1 s (the document's minimum): not due yet.
+    this.nextDue = Math.min(this.nextDue, now + (a.time_threshold ?? 0) * 1000);
+    return 0;
+  }
+
   /** An event: every enabled alarm of its type triggers now. Returns the number of notifications. */
   raise(type: EventType, message?: string): number {
     this.evaluate();

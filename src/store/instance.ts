@@ -293,7 +293,7 @@ export class InstanceStore {
 
   createAlarm(body: CreateAlarmBody): Alarm {
     const a = this.alarms.create(body);
-    this.monitor.evaluate();
+    this.monitor.added(this.alarms.stored(a.id));
     return a;
   }
 

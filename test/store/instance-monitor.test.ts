@@ -140,6 +140,26 @@ describe('level alarms', () => {
     expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[a.id, iso(NOW + HOUR_MS + 60_000)]]);
   });
 
+  it('creating an alarm first triggers what was due already, at its own time', () => {
+    i.setMetrics({ cpu: 95 }); // the default cpu alarm (90%, 600 s) holds from NOW
+    s.clock.advance(HOUR_MS); // no evaluation in between
+    const a = i.createAlarm({ type: 'memory', value_threshold: 20, time_threshold: 60 }); // memory is at 30%
+    expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[1, iso(NOW + 600_000)]]);
+    s.clock.advance(60_000);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => b.alarm.id)).toEqual([1, a.id]);
+  });
+
+  it('an alarm created while its condition does not hold is not due', () => {
+    const a = i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 });
+    s.clock.advance(DAY);
+    expect(i.evaluateAlarms()).toBe(0);
+    i.setMetrics({ cpu: 50 });
+    s.clock.advance(60_000);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => b.alarm.id)).toEqual([a.id]);
+  });
+
   it('the default disk alarm reads 5 GB or less free', () => {
     i.setMetrics({ disk_used_gb: 94, disk_total_gb: 100 });
     s.clock.advance(HOUR_MS);
