@@ -12,6 +12,7 @@ import { ApiError, unauthorized } from './errors.js';
 import type { OperationValidator, RawBody, ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
 import { MAX_BODY_BYTES } from './limits.js';
+import { Memo } from './memo.js';
 
 export interface PipelineVariables<P> {
   principal: P;
@@ -41,26 +42,17 @@ export interface AuthenticateOptions<P> {
   resolve: (key: string) => { principal: P; credentialId: string } | undefined;
 }
 
-/** Header values read at most (a client sends the same few over and over); then the cache starts anew. */
-const CREDENTIAL_CACHE_SIZE = 10_000;
-
 export function authenticate<P>(options: AuthenticateOptions<P>): MiddlewareHandler<PipelineEnv<P>> {
   // Authorization header -> the key it carries ('' for none), so a header is decoded once. The key
   // is still resolved on every request: a revoked key is refused at once.
-  const keys = new Map<string, string>();
-  const keyOf = (header: string): string => {
-    let key = keys.get(header);
-    if (key === undefined) {
-      const creds = basicCredentials(header);
-      key = (creds && (creds.password || (options.keyField === 'password-or-user' ? creds.user : ''))) || '';
-      if (keys.size >= CREDENTIAL_CACHE_SIZE) keys.clear();
-      keys.set(header, key);
-    }
-    return key;
+  const keys = new Memo<string>({ size: 10_000 });
+  const decode = (header: string): string => {
+    const creds = basicCredentials(header);
+    return (creds && (creds.password || (options.keyField === 'password-or-user' ? creds.user : ''))) || '';
   };
   return (c, next) => {
     const header = c.req.header('authorization');
-    const key = header ? keyOf(header) : '';
+    const key = header ? keys.get(header, decode) : '';
     const found = key ? options.resolve(key) : undefined;
     if (!found) throw unauthorized(header && basicCredentials(header) ? undefined : 'Unauthorized: HTTP Basic credentials with an API key are required');
     c.set('principal', found.principal);

@@ -4,24 +4,16 @@
 // A match result depends only on the method and the path, and Hono reads it without changing it.
 import type { Result, Router } from 'hono/router';
 import { TrieRouter } from 'hono/router/trie-router';
-
-export interface MemoRouterOptions {
-  /** Matches remembered at most; then the memory starts anew. */
-  size?: number;
-  /** Paths longer than this are matched every time (a long path is rarely sent twice). */
-  maxPathLength?: number;
-}
+import { Memo, type MemoOptions } from './memo.js';
 
 export class MemoRouter<T> implements Router<T> {
   readonly name = 'MemoRouter(TrieRouter)';
   private readonly trie = new TrieRouter<T>();
-  private readonly memo = new Map<string, Result<T>>();
-  private readonly size: number;
-  private readonly maxPathLength: number;
+  private readonly memo: Memo<Result<T>>;
 
-  constructor(options: MemoRouterOptions = {}) {
-    this.size = options.size ?? 2048;
-    this.maxPathLength = options.maxPathLength ?? 256;
+  /** @param options how many matches are kept (2,048) and the longest method and path kept (256) */
+  constructor(options: MemoOptions = {}) {
+    this.memo = new Memo(options);
   }
 
   add(method: string, path: string, handler: T): void {
@@ -30,14 +22,6 @@ export class MemoRouter<T> implements Router<T> {
   }
 
   match(method: string, path: string): Result<T> {
-    if (path.length > this.maxPathLength) return this.trie.match(method, path);
-    const key = method + ' ' + path;
-    let result = this.memo.get(key);
-    if (result === undefined) {
-      result = this.trie.match(method, path);
-      if (this.memo.size >= this.size) this.memo.clear();
-      this.memo.set(key, result);
-    }
-    return result;
+    return this.memo.get(`${method} ${path}`, () => this.trie.match(method, path));
   }
 }

@@ -12,6 +12,7 @@ import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
 import { STATE_VERSION, StateError, type AccountState, type RegistryState } from './snapshot.js';
 import { SECOND_DATABASE } from './instance.js';
+import { Memo } from '../http/memo.js';
 
 export interface RegistryOptions extends FixtureOptions {
   /** Rules read from the instance document (readContractRules). */
@@ -46,7 +47,9 @@ export class Registry implements KeyIndex {
   readonly context: StoreContext;
   private fixtures!: Fixtures;
   private accounts = new Map<string, AccountStore>();
-  private keys = new Map<string, { key: string; target: KeyTarget }>();
+  private keys = new Map<string, { key: Buffer; target: KeyTarget }>();
+  /** The digests of the keys clients sent lately (a digest never changes; revoking removes the key from `keys`). */
+  private readonly digests = new Memo<string>({ size: 10_000 });
   private readonly tickListeners: (() => void)[] = [];
 
   readonly options: RegistryOptions;
@@ -202,11 +205,11 @@ export class Registry implements KeyIndex {
 
   // ---- KeyIndex: stores register and revoke the keys they hand out ----
   addCustomerKey(key: string, accountId: string, keyId: string): void {
-    this.keys.set(digest(key), { key, target: { kind: 'customer', accountId, keyId } });
+    this.keys.set(digest(key), { key: Buffer.from(key), target: { kind: 'customer', accountId, keyId } });
   }
 
   addInstanceKey(key: string, accountId: string, instanceId: number): void {
-    this.keys.set(digest(key), { key, target: { kind: 'instance', accountId, instanceId } });
+    this.keys.set(digest(key), { key: Buffer.from(key), target: { kind: 'instance', accountId, instanceId } });
   }
 
   revoke(key: string): void {
@@ -214,11 +217,10 @@ export class Registry implements KeyIndex {
   }
 
   private lookup(key: string): KeyTarget | undefined {
-    const entry = this.keys.get(digest(key));
+    const entry = this.keys.get(this.digests.get(key, digest));
     if (!entry) return undefined;
-    const a = Buffer.from(entry.key);
-    const b = Buffer.from(key);
-    return a.length === b.length && timingSafeEqual(a, b) ? entry.target : undefined;
+    const given = Buffer.from(key);
+    return entry.key.length === given.length && timingSafeEqual(entry.key, given) ? entry.target : undefined;
   }
 
   /** The account and key record a customer key opens; undefined for a wrong, revoked or instance key. */

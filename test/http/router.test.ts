@@ -54,7 +54,7 @@ describe('MemoRouter', () => {
   });
 
   it('forgets everything when full, and never remembers a path over the length limit', () => {
-    const { memo } = routers({ size: 2, maxPathLength: 20 });
+    const { memo } = routers({ size: 2, maxKeyLength: 24 });
     const one = memo.match('GET', '/api/alarms/1');
     memo.match('GET', '/api/alarms/2');
     expect(memo.match('GET', '/api/alarms/1')).toBe(one);
