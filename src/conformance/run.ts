@@ -352,6 +352,9 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
       // an installed package (under node_modules/).
       exclude: ['contract-tests/harness/**', ...(o.allowDestructive ? [] : ['**/*.destructive.test.ts'])],
       pool: 'forks',
+      // The files of a worker share one module graph (each opens its own target; the harness keeps
+      // no module state), instead of importing everything again per file.
+      isolate: false,
       testTimeout: 60_000,
       hookTimeout: 120_000,
       // Against a live deployment the files run one after another: tests of one file cannot see
