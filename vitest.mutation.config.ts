@@ -21,6 +21,9 @@ export default defineConfig({
       'test/security/constant-time.test.ts',
       'test/fuzz/**',
     ],
+    // As in vitest.config.ts: files share one module graph (src/ keeps no module state, and the
+    // mutants are switched at run time; static ones are ignored), about half the CPU per mutant.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

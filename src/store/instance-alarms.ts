@@ -121,7 +121,8 @@ export class Alarms {
       time_threshold: given.time_threshold ?? a.time_threshold,
       value_calculation: given.value_calculation ?? a.value_calculation,
     };
-    if (merged.type === 'disk' && merged.value_calculation === 'percentage' && merged.value_threshold! > 100) {
+    // Only disk alarms have a value_calculation.
+    if (merged.value_calculation === 'percentage' && merged.value_threshold! > 100) {
       const field = given.value_threshold !== undefined ? 'value_threshold' : 'value_calculation';
       throw invalid(field, 'maximum', `with value_calculation percentage, value_threshold must be at most 100 (it would be ${merged.value_threshold})`);
     }

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance.js';
 import { capitalise } from '../../src/store/instance-recipients.js';
 import { LIST_CAPS } from '../../src/http/limits.js';
+import { Alarms } from '../../src/store/instance-alarms.js';
 import { refused, setup, snapshot, TEAM_EMAIL, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -121,9 +122,9 @@ describe('alarms', () => {
 
   it('naming a recipient that does not exist is a 400 naming recipients, and nothing changes', () => {
     const before = snapshot(i);
-    const e = refused(() => i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [1, 42] }), 400, 'recipients');
+    const e = refused(() => i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [1, 42] }), 400, 'recipients', 'exists');
     expect(e.message).toMatch(/42/);
-    refused(() => i.updateAlarm(1, { type: 'cpu', recipients: [42] }), 400, 'recipients');
+    refused(() => i.updateAlarm(1, { type: 'cpu', recipients: [42] }), 400, 'recipients', 'exists');
     expect(snapshot(i)).toEqual(before);
   });
 
@@ -131,7 +132,7 @@ describe('alarms', () => {
     const shared = s.instance({ planName: 'hobby-shared' });
     const before = snapshot(shared);
     for (const type of ['cpu', 'memory', 'disk'] as const) {
-      const e = refused(() => shared.createAlarm({ type, value_threshold: 50, time_threshold: 60 }), 400, 'type');
+      const e = refused(() => shared.createAlarm({ type, value_threshold: 50, time_threshold: 60 }), 400, 'type', 'plan');
       expect(e.message).toMatch(/not available on shared plans/);
     }
     for (const type of ['netsplit', 'server_unreachable'] as const) refused(() => shared.createAlarm({ type }), 400, 'type');
@@ -171,7 +172,7 @@ describe('alarms', () => {
 
   it('update with another type is a 400 naming type, and nothing changes', () => {
     const before = snapshot(i);
-    const e = refused(() => i.updateAlarm(1, { type: 'memory', enabled: false }), 400, 'type');
+    const e = refused(() => i.updateAlarm(1, { type: 'memory', enabled: false }), 400, 'type', 'unchanged');
     expect(e.message).toMatch(/cpu/);
     expect(snapshot(i)).toEqual(before);
   });
@@ -179,19 +180,18 @@ describe('alarms', () => {
   it('update of a disk alarm: the merged alarm must keep a percentage threshold at most 100', () => {
     const disk = i.createAlarm({ type: 'disk', value_threshold: 80, time_threshold: 60, value_calculation: 'percentage' });
     const before = snapshot(i);
-    refused(() => i.updateAlarm(disk.id, { type: 'disk', value_threshold: 500 }), 400, 'value_threshold');
+    refused(() => i.updateAlarm(disk.id, { type: 'disk', value_threshold: 500 }), 400, 'value_threshold', 'maximum');
     // The default disk alarm is fixed at 5 GB: switching to percentage keeps 5, which is fine ...
     expect(i.updateAlarm(3, { type: 'disk', value_threshold: 500 }).value_threshold).toBe(500);
     const mid = snapshot(i);
     // ... but with 500 GB stored, switching to percentage alone is refused.
-    refused(() => i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage' }), 400, 'value_calculation');
+    refused(() => i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage' }), 400, 'value_calculation', 'maximum');
     expect(snapshot(i)).toEqual(mid);
     expect(before.alarms.find((a) => a.id === disk.id)).toEqual(i.getAlarm(disk.id));
     expect(i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage', value_threshold: 90 })).toMatchObject({ value_calculation: 'percentage', value_threshold: 90 });
     // 100 is the limit itself: accepted; 101 is not.
     expect(i.updateAlarm(3, { type: 'disk', value_threshold: 100 }).value_threshold).toBe(100);
-    const e = refused(() => i.updateAlarm(3, { type: 'disk', value_threshold: 101 }), 400, 'value_threshold');
-    expect(e.detail.rule).toBe('maximum');
+    const e = refused(() => i.updateAlarm(3, { type: 'disk', value_threshold: 101 }), 400, 'value_threshold', 'maximum');
     expect(e.message).toMatch(/at most 100 \(it would be 101\)/);
   });
 
@@ -226,9 +226,25 @@ describe('alarms', () => {
   });
 
   it('the 400 for a type the plan lacks names the types it accepts', () => {
-    expect(refused(() => s.instance({ planName: 'hobby-shared' }).createAlarm({ type: 'netsplit' }), 400, 'type').message).toBe(
+    expect(refused(() => s.instance({ planName: 'hobby-shared' }).createAlarm({ type: 'netsplit' }), 400, 'type', 'plan').message).toBe(
       'type: alarm type netsplit is not available on shared plans; a shared instance accepts only notice',
     );
+    // The documents give dedicated plans every type; the store words a narrower plan on its own.
+    const narrow = new Alarms({ allowedTypes: () => ({ types: ['cpu', 'notice'], shared: false }), recipientExists: () => true });
+    expect(refused(() => narrow.create({ type: 'netsplit' }), 400, 'type', 'plan').message).toBe(
+      "type: alarm type netsplit is not available on this instance's plan; it accepts cpu, notice",
+    );
+  });
+
+  it('keeps its own copy of the recipients it is given', () => {
+    const recipients = [1];
+    const a = i.createAlarm({ type: 'notice', recipients });
+    recipients.push(99);
+    expect(i.getAlarm(a.id).recipients).toEqual([1]);
+    const update = [1];
+    i.updateAlarm(a.id, { type: 'notice', recipients: update });
+    update.push(99);
+    expect(i.getAlarm(a.id).recipients).toEqual([1]);
   });
 
   it('an unknown id is a 404 for get, update and delete', () => {

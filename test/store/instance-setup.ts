@@ -75,8 +75,11 @@ export async function setup(): Promise<Setup> {
   };
 }
 
-/** Runs fn, expects an ApiError with this status (and field, named first in the message), and returns it. */
-export function refused(fn: () => unknown, status: number, field?: string): ApiError {
+/**
+ * Runs fn, expects an ApiError with this status (and field, named first in the message, and rule,
+ * when given), and returns it.
+ */
+export function refused(fn: () => unknown, status: number, field?: string, rule?: string): ApiError {
   try {
     fn();
   } catch (err) {
@@ -84,6 +87,7 @@ export function refused(fn: () => unknown, status: number, field?: string): ApiE
     const e = err as ApiError;
     expect({ status: e.status, field: e.detail.field }).toEqual({ status, field });
     if (field) expect(e.message.startsWith(`${field}: `)).toBe(true);
+    if (rule) expect(e.detail.rule).toBe(rule);
     return e;
   }
   throw new Error('expected an ApiError, but the call succeeded');
