@@ -13,7 +13,7 @@ import { ApiError, badRequest, invalid } from '../http/errors.js';
 import { StateError } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';
-import { controlDocument, controlSchema } from './document.js';
+import type { ControlDocument } from './document.js';
 import { loadState } from './state.js';
 import { parseDuration } from './duration.js';
 import { freshAccount, type FreshAccountOptions } from './accounts.js';
@@ -21,7 +21,7 @@ import { freshAccount, type FreshAccountOptions } from './accounts.js';
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The JSON body of a request, checked against a schema of the control document (400 otherwise). */
-async function body<T>(c: Context, schema: string, optional = false): Promise<T> {
+async function body<T>(c: Context, control: ControlDocument, schema: string, optional = false): Promise<T> {
   const text = await c.req.text();
   if (text.trim() === '' && optional) return {} as T;
   let value: unknown;
@@ -30,7 +30,7 @@ async function body<T>(c: Context, schema: string, optional = false): Promise<T>
   } catch {
     throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
   }
-  const validate = controlSchema(schema);
+  const validate = control.schema(schema);
   if (!validate(value)) {
     const err = validate.errors![0]!;
     const field = errorField(err);
@@ -68,7 +68,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
   });
 
   app.post('/seed', async (c) => {
-    const { seed } = await body<{ seed: number }>(c, 'SeedRequest');
+    const { seed } = await body<{ seed: number }>(c, deps.document, 'SeedRequest');
     registry().reseed(seed);
     deps.clockMoved();
     return c.json(resetResult(registry()));
@@ -84,7 +84,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
       throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
     }
     try {
-      loadState(registry(), value, deps.app.schemas);
+      loadState(registry(), value, deps.app.schemas, deps.document);
     } catch (err) {
       if (err instanceof StateError) throw new ApiError(400, err.message, { rule: 'state' });
       throw err;
@@ -96,7 +96,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
   app.get('/clock', (c) => c.json(clockOf(registry())));
 
   app.post('/clock', async (c) => {
-    const move = await body<{ advance?: string | number; set?: string; pin?: string | null }>(c, 'ClockMove');
+    const move = await body<{ advance?: string | number; set?: string; pin?: string | null }>(c, deps.document, 'ClockMove');
     const clock = registry().clock;
     if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
@@ -149,7 +149,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
   });
 
   app.post('/accounts', async (c) => {
-    const options = await body<FreshAccountOptions>(c, 'CreateAccount', true);
+    const options = await body<FreshAccountOptions>(c, deps.document, 'CreateAccount', true);
     const { fixture, keys } = freshAccount(options);
     try {
       registry().addAccount(fixture);
@@ -159,7 +159,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
     return c.json({ account_id: fixture.id, name: fixture.name, team_email: fixture.teamEmail, admin_key: keys.admin, keys }, 201);
   });
 
-  app.get('/openapi.json', (c) => c.json(controlDocument()));
+  app.get('/openapi.json', (c) => c.json(deps.document.document()));
 
   return app;
 }

@@ -2,12 +2,15 @@
 import type { AppDependencies } from '../server.js';
 import type { Registry } from '../store/registry.js';
 import type { RequestJournal } from './journal.js';
+import type { ControlDocument } from './document.js';
 
 export interface ControlDeps {
   /** The server's registry (the same one the API apps read). */
   registry: () => Registry;
   /** Documents, schemas and the rate limiter of the API apps. */
   app: AppDependencies;
+  /** The control plane's document and the validators of its request bodies. */
+  document: ControlDocument;
   /** The request journal (GET /__tusk/requests). */
   journal: RequestJournal;
   /**

@@ -10,6 +10,7 @@ import type { SchemaSet } from '../openapi/ajv.js';
 import type { Registry } from '../store/registry.js';
 import { StateError } from '../store/snapshot.js';
 import { loadState } from './state.js';
+import type { ControlDocument } from './document.js';
 
 export const DEFAULT_SAVE_DEBOUNCE_MS = 200;
 
@@ -42,7 +43,7 @@ export class StateFile {
   }
 
   /** Loads the file into the registry when it exists; returns whether it did. Throws StateFileError. */
-  load(schemas: SchemaSet): boolean {
+  load(schemas: SchemaSet, control: ControlDocument): boolean {
     removeStaleTemps(this.file);
     let text: string;
     try {
@@ -58,7 +59,7 @@ export class StateFile {
       throw new StateFileError(this.file, `it is not JSON (${(err as Error).message})`);
     }
     try {
-      loadState(this.registry, value, schemas);
+      loadState(this.registry, value, schemas, control);
     } catch (err) {
       if (err instanceof StateError) throw new StateFileError(this.file, err.message);
       throw err;

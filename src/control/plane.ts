@@ -8,6 +8,7 @@ import { controlRoutes, CONTROL_PREFIX } from './app.js';
 import type { ControlDeps } from './deps.js';
 import { RequestJournal } from './journal.js';
 import { StateFile } from './persist.js';
+import { ControlDocument } from './document.js';
 
 export interface ControlPlaneOptions {
   app: AppDependencies;
@@ -34,8 +35,10 @@ export class ControlPlane {
     const { registry } = options;
     this.journal = new RequestJournal(options.journalSize ?? 1000);
     this.state = options.stateFile ? new StateFile(options.stateFile, registry, options.saveDebounceMs) : undefined;
-    this.loadedState = this.state ? this.state.load(options.app.schemas) : false;
+    const document = new ControlDocument();
+    this.loadedState = this.state ? this.state.load(options.app.schemas, document) : false;
     this.deps = {
+      document,
       registry: () => registry,
       app: options.app,
       journal: this.journal,

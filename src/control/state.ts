@@ -5,13 +5,13 @@ import { describeError, type SchemaSet } from '../openapi/ajv.js';
 import type { InterfaceName } from '../openapi/documents.js';
 import { StateError, type RegistryState } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
-import { controlSchema } from './document.js';
+import type { ControlDocument } from './document.js';
 
 const MAX_PROBLEMS = 20;
 
 /** Returns the value as a RegistryState, or throws a StateError naming the problems. */
-export function checkStateShape(value: unknown, schemas: SchemaSet): RegistryState {
-  const validate = controlSchema('State');
+export function checkStateShape(value: unknown, schemas: SchemaSet, control: ControlDocument): RegistryState {
+  const validate = control.schema('State');
   if (!validate(value)) {
     throw new StateError(validate.errors!.slice(0, MAX_PROBLEMS).map((e) => describeError(e, 'state')));
   }
@@ -41,6 +41,6 @@ export function checkStateShape(value: unknown, schemas: SchemaSet): RegistrySta
 }
 
 /** Checks `value` and makes it the registry's state; throws a StateError and changes nothing when it is not valid. */
-export function loadState(registry: Registry, value: unknown, schemas: SchemaSet): void {
-  registry.restore(checkStateShape(value, schemas));
+export function loadState(registry: Registry, value: unknown, schemas: SchemaSet, control: ControlDocument): void {
+  registry.restore(checkStateShape(value, schemas, control));
 }

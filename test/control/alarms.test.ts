@@ -4,12 +4,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openReceiver, type Receiver } from '../../contract-tests/harness/receiver.js';
 import type { NotificationBody } from '../../src/store/instance-monitor.js';
-import { controlSchema } from '../../src/control/document.js';
+import { ControlDocument } from '../../src/control/document.js';
 import { basic, start, type Api } from './client.js';
+
+const control = new ControlDocument();
 
 /** Checks a value against a schema of the control document (/__tusk/openapi.json). */
 const conforms = (schema: string, value: unknown) => {
-  const validate = controlSchema(schema);
+  const validate = control.schema(schema);
   expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
 };
 

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { controlApp } from '../../src/control/app.js';
-import { CONTROL_DOCUMENT_PATH, controlDocument, controlSchema } from '../../src/control/document.js';
+import { CONTROL_DOCUMENT_PATH, ControlDocument } from '../../src/control/document.js';
 import { RequestJournal } from '../../src/control/journal.js';
 import { createTusk } from '../../src/server.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
 import { ADMIN_KEY, INSTANCE_1_KEY, start, type Client } from './setup.js';
+
+const control = new ControlDocument();
 
 const run = promisify(execFile);
 
@@ -26,7 +28,7 @@ const newInstance = { name: 'orders', plan: 'standard-1', region: 'amazon-web-se
 
 /** Checks a control answer against its schema in the control document. */
 function conforms(schema: string, body: unknown): void {
-  const validate = controlSchema(schema);
+  const validate = control.schema(schema);
   expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
 }
 
@@ -224,7 +226,7 @@ describe('the control plane', () => {
   it('serves its own OpenAPI document', async () => {
     const res = await t.control('/openapi.json');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(controlDocument());
+    expect(res.body).toEqual(control.document());
     expect(res.body.paths['/__tusk/clock']).toBeDefined();
   });
 
@@ -235,7 +237,7 @@ describe('the control plane', () => {
         .map((r) => `${r.method} /__tusk${r.path.replace(/\/$/, '')}`.replace(/:(\w+)/g, '{$1}')),
     );
     const documented = new Set(
-      Object.entries(controlDocument().paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${path}`)),
+      Object.entries(control.document().paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${path}`)),
     );
     expect([...routes].sort()).toEqual([...documented].sort());
   });

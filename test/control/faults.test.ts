@@ -3,9 +3,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTusk } from '../../src/server.js';
 import { ConnectionReset, mulberry32, parseFaultFlag, parseLatency } from '../../src/http/faults.js';
-import { controlSchema } from '../../src/control/document.js';
+import { ControlDocument } from '../../src/control/document.js';
 import { SERVE_HELP } from '../../src/cli.js';
 import { basic, start, type Api } from './client.js';
+
+const control = new ControlDocument();
 
 let api: Api;
 let key: string;
@@ -151,9 +153,9 @@ describe('the control API', () => {
       ],
     });
     expect(await (await api.control('GET', '/faults')).json()).toEqual(set);
-    const validate = controlSchema('FaultSet');
+    const validate = control.schema('FaultSet');
     expect(validate(set), JSON.stringify(validate.errors)).toBe(true);
-    for (const rule of ['listAlarms:latency=100-300ms', '*:error=500@0.1']) expect(controlSchema('FaultRule')(parseFaultFlag(rule))).toBe(true);
+    for (const rule of ['listAlarms:latency=100-300ms', '*:error=500@0.1']) expect(control.schema('FaultRule')(parseFaultFlag(rule))).toBe(true);
     await api.control('DELETE', '/faults');
     expect(await (await api.control('GET', '/faults')).json()).toEqual({ seed: 7, rules: [] });
   });

@@ -58,7 +58,7 @@ describe('the registry state round trip', () => {
 
   it('the dump is valid against the State schema of the control document', () => {
     busy();
-    expect(() => checkStateShape(json(registry.toJSON()), tusk.deps.schemas)).not.toThrow();
+    expect(() => checkStateShape(json(registry.toJSON()), tusk.deps.schemas, tusk.control.deps.document)).not.toThrow();
   });
 
   it('after a load, keys authenticate as before, revoked keys do not, and ids continue', () => {
@@ -154,7 +154,7 @@ describe('a state that cannot be loaded', () => {
       const before = JSON.stringify(registry.toJSON());
       let error: unknown;
       try {
-        checkStateShape(bad, tusk.deps.schemas);
+        checkStateShape(bad, tusk.deps.schemas, tusk.control.deps.document);
         registry.restore(bad);
       } catch (err) {
         error = err;
