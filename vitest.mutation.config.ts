@@ -17,6 +17,7 @@ export default defineConfig({
       'test/example.test.ts',
       'test/conformance-runner.test.ts',
       'test/contract-coverage.test.ts',
+      'test/readme.test.ts',
       'test/reliability/**',
       'test/security/constant-time.test.ts',
       'test/fuzz/**',

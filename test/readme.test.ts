@@ -51,7 +51,9 @@ function localise(script: string): string {
 
 async function bash(script: string): Promise<string> {
   const cwd = mkdtempSync(join(tmpdir(), 'tusk-readme-'));
-  const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, timeout: 60_000 });
+  // coreutils timeout, not only execFile's: it ends the script (and its polling loops) even when
+  // this test process dies first, so no loop outlives the server it polls.
+  const { stdout } = await run('timeout', ['-k', '5', '60', 'bash', '-e', '-o', 'pipefail', '-c', script], { cwd, timeout: 70_000 });
   return stdout;
 }
 
