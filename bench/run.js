@@ -381,8 +381,8 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
  * measurement (cpuUs): what a request costs the server, which a shared machine's other load
  * moves far less than requests/s.
  */
-async function measure(w, pid) {
-  if (opts.warmup > 0) await load(w, opts.warmup);
+async function measure(w, pid, warmup = opts.warmup) {
+  if (warmup > 0) await load(w, warmup);
   const before = pid ? cpuMs(pid) : undefined;
   const f = await load(w, opts.duration);
   const after = pid ? cpuMs(pid) : undefined;
@@ -456,9 +456,9 @@ async function startup(results) {
 
 /**
  * One Tusk process, the same probe instance throughout: GET /api/alarms with the account at 10
- * instances and at opts.scaleInstances, alternating (A B, B A, A B ...) by creating the bulk through
- * the API and deleting it again. One process, so both sizes run the same JIT state: two processes
- * differed by up to 25 % in CPU per request whatever they held.
+ * instances, then at opts.scaleInstances (the bulk created through the API). One process, so both
+ * sizes run the same JIT state: two processes differed by up to 25 % in CPU per request whatever
+ * they held.
  */
 async function scale(results) {
   const t = await startTusk();
@@ -482,27 +482,37 @@ async function scale(results) {
       first = { instances, createMs, held, rss: rssMb(t.proc.pid) };
       log(`  ${instances} instances created through the API in ${(createMs / 1000).toFixed(1)} s; each holds ${JSON.stringify(held)}; RSS ${first.rss.toFixed(0)} MB`);
     };
-    const shrink = async () => {
-      await pool(bulk.length, 16, (i) => api(t.customer, 'DELETE', `/api/instances/${bulk[i].id}`, ADMIN_KEY));
-      bulk = [];
+    // After a growth or a deletion the server's own threads still work for seconds (V8 marking and
+    // sweeping hundreds of MB), and that CPU would be counted against the requests: wait until the
+    // process is idle (under 1 % of a core over half a second, at most 30 s).
+    const settle = async () => {
+      for (let waited = 0; waited < 30_000; waited += 500) {
+        const before = cpuMs(t.proc.pid);
+        await sleep(500);
+        const after = cpuMs(t.proc.pid);
+        if (before === undefined || after === undefined || after - before < 5) return;
+      }
     };
     const w = { url: `${t.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(probeKey) } };
     const at10 = [];
     const atBig = [];
     let big = false;
-    const take = async () => {
-      const f = await measure(w, t.proc.pid);
+    // After a switch the first seconds of load also pay for collecting what the growth or deletion
+    // left (V8 marks incrementally, as the program allocates): the first measurement after a
+    // switch warms up for at least 10 s.
+    const take = async (afterSwitch) => {
+      const f = await measure(w, t.proc.pid, afterSwitch ? Math.max(opts.warmup, 10) : opts.warmup);
       (big ? atBig : at10).push(f);
       const label = big ? String(opts.scaleInstances) : '10';
       log(`  GET /api/alarms at ${label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms  ${f.cpuUs === undefined ? '' : `${f.cpuUs.toFixed(1)} µs CPU/request`}`);
     };
-    for (let r = 0; r < opts.rounds; r++) {
-      await take();
-      if (big) await shrink();
-      else await grow();
-      big = !big;
-      await take();
-    }
+    // At 10 instances, then (grown once) at the full number: deleting the bulk again to alternate
+    // left the process slower for minutes (a heap freed of 200 MB), whatever it then held.
+    for (let r = 0; r < opts.rounds; r++) await take(false);
+    await grow();
+    big = true;
+    await settle();
+    for (let r = 0; r < opts.rounds; r++) await take(r === 0);
     const rps10 = median(at10.map((f) => f.rps));
     const rpsBig = median(atBig.map((f) => f.rps));
     const cpu10 = at10.every((f) => f.cpuUs !== undefined) ? median(at10.map((f) => f.cpuUs)) : undefined;
