@@ -36,6 +36,9 @@ function record(a: Alarm): Alarm {
   }
 }
 
+/** The fields only level alarms have; a body's branch for another type carries none of them. */
+type LevelFields = Partial<Pick<Alarm, 'value_threshold' | 'time_threshold' | 'value_calculation'>>;
+
 export interface AlarmRules {
   /** The alarm types the instance's plan accepts, and whether the plan is shared (for the message). */
   allowedTypes(): { types: readonly string[]; shared: boolean };
@@ -111,8 +114,7 @@ export class Alarms {
     const a = this.find(id);
     if (body.type !== a.type) throw invalid('type', 'unchanged', `alarm ${id} has type ${a.type}; the type of an alarm cannot change (got ${body.type})`);
     this.checkRecipients(body.recipients);
-    // The branch of the body for this type carries only that type's fields.
-    const given = body as Partial<Pick<Alarm, 'value_threshold' | 'time_threshold' | 'value_calculation'>>;
+    const given = body as LevelFields;
     const merged: Alarm = {
       ...a,
       enabled: body.enabled ?? a.enabled,
@@ -143,7 +145,7 @@ export class Alarms {
   /** A new alarm from a validated body (only the fields of its type; record() gives disk its default value_calculation). */
   private insert(body: CreateAlarmBody): Alarm {
     // One literal, not a spread of the body: spreading an object from JSON.parse costs microseconds.
-    const given = body as Partial<Pick<Alarm, 'value_threshold' | 'time_threshold' | 'value_calculation'>>;
+    const given = body as LevelFields;
     const a: Alarm = {
       id: this.ids.next(),
       type: body.type,
