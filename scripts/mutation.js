@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// npm run mutation, after the build: runs StrykerJS (stryker.config.mjs) over src/ in parts, one
+// `stryker run --mutate <part>` each. Stryker writes its results only when a run ends; in parts,
+// each part's results land in the incremental file (mutation/stryker-incremental.json) as soon as
+// that part ends, so a stopped run loses at most one part, and the next run re-tests only what
+// changed. Mutants outside a part's scope are carried over from the incremental file (Stryker's
+// incremental differ keeps them), so the report the last part writes covers all of src/.
+//
+//   node scripts/mutation.js            every part, in order
+//   node scripts/mutation.js store http only the parts named
+import { spawnSync } from 'node:child_process';
+
+/** Parts, cheapest first: the stores are covered by few tests each, the request path by all. */
+const PARTS = {
+  store: ['src/store/**/*.ts'],
+  resources: ['src/instance/**/*.ts', 'src/customer/**/*.ts'],
+  control: ['src/control/**/*.ts'],
+  openapi: ['src/openapi/**/*.ts'],
+  http: ['src/http/**/*.ts', 'src/*.ts', '!src/cli.ts'],
+};
+
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !(name in PARTS));
+if (unknown.length > 0) {
+  console.error(`unknown part(s): ${unknown.join(', ')}; parts: ${Object.keys(PARTS).join(', ')}`);
+  process.exit(2);
+}
+
+for (const name of asked.length > 0 ? asked : Object.keys(PARTS)) {
+  console.log(`\n== mutation part ${name}: ${PARTS[name].join(' ')}`);
+  const run = spawnSync('npx', ['stryker', 'run', '--mutate', PARTS[name].join(',')], { stdio: 'inherit' });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+}
