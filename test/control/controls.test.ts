@@ -154,6 +154,20 @@ describe('GET /__tusk/requests', () => {
     expect(j.last()).toEqual([]);
     expect(() => new RequestJournal(0)).toThrow();
   });
+
+  it('RequestJournal gives back every field of an entry, the time as ISO 8601, and starts over after clear()', () => {
+    const j = new RequestJournal(2);
+    j.record({ at: Date.UTC(2026, 10, 21, 9, 30), api: 'instance', method: 'POST', path: '/api/alarms', status: 201, ms: 1.5 });
+    j.record({ at: Date.UTC(2026, 10, 21, 9, 31), api: 'customer', method: 'DELETE', path: '/api/instances/7', status: 404, ms: 0.2 });
+    expect(j.last()).toStrictEqual([
+      { time: '2026-11-21T09:30:00.000Z', api: 'instance', method: 'POST', path: '/api/alarms', status: 201, ms: 1.5 },
+      { time: '2026-11-21T09:31:00.000Z', api: 'customer', method: 'DELETE', path: '/api/instances/7', status: 404, ms: 0.2 },
+    ]);
+    j.clear();
+    expect(j.size).toBe(0);
+    j.record({ at: 0, api: 'customer', method: 'GET', path: '/api/instances', status: 200, ms: 3 });
+    expect(j.last()).toStrictEqual([{ time: '1970-01-01T00:00:00.000Z', api: 'customer', method: 'GET', path: '/api/instances', status: 200, ms: 3 }]);
+  });
 });
 
 describe('POST /__tusk/accounts', () => {
