@@ -103,8 +103,9 @@ export class Backups {
   }
 
   /**
-   * Adds the daily backups whose time has come, day by day and database by database (so ids follow
-   * time), and forgets backups that have left the 30-day window for good.
+   * Adds the daily backups whose time has come, day by day and database by database (ids follow the
+   * days; within a day, the databases' order, whatever their minutes), and forgets backups that have
+   * left the 30-day window for good.
    */
   private catchUp(now: number): void {
     // After a long jump of the clock, days that could never be listed are skipped.

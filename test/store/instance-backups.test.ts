@@ -2,6 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance.js';
 import { formatBackupDate } from '../../src/store/dates.js';
+import { SEEDED_BACKUP_DAYS } from '../../src/store/instance-backups.js';
 import { ACCOUNT_ID, BACKUP_DELAY_MS, DAY, HOUR, MINUTE, NOW, RESTORE_DELAY_MS, refused, setup, snapshot, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -185,5 +186,100 @@ describe('point-in-time recovery', () => {
     refused(() => i.recoverToPointInTime({ pit: '2026-11-21 14:00' }), 400, 'pit');
     s.clock.advance(30 * MINUTE);
     i.recoverToPointInTime({ pit: '2026-11-21 14:00' });
+  });
+});
+
+describe('backups over time', () => {
+  const TODAY = Date.UTC(2026, 10, 21); // the day of NOW, 00:00 UTC
+
+  it('takes the daily backups at a fixed minute of 03:xx UTC per instance and database', () => {
+    // Instance 5: (5 * 7 + 20 * position) % 60 minutes past 03:00.
+    const times = (db: string) => new Set(i.listBackups(db).map((b) => b.backup_date.slice(11)));
+    expect(times('db5')).toEqual(new Set(['03:35:00+0000']));
+    expect(times('analytics')).toEqual(new Set(['03:55:00+0000']));
+    expect(i.listBackups('db5')).toHaveLength(30);
+  });
+
+  it('orders by backup_date even where ids do not follow it (a database backed up earlier in the day comes later)', () => {
+    // Instance 6: db6 at 03:42, analytics (added after it, the next id) at 03:02.
+    const list = s.instance({ id: 6 }).listBackups();
+    expect(list.slice(0, 2).map((b) => [b.database_name, b.backup_date])).toEqual([
+      ['db6', '2026-11-21 03:42:00+0000'],
+      ['analytics', '2026-11-21 03:02:00+0000'],
+    ]);
+    expect(list[0]!.id).toBeLessThan(list[1]!.id);
+    const dates = list.map((b) => dateOf(b.backup_date));
+    expect(dates).toEqual([...dates].sort((a, b) => b - a));
+  });
+
+  it('lists two backups taken in the same instant by id, the later first', () => {
+    const a = i.createBackup({});
+    const b = i.createBackup({});
+    s.clock.advance(BACKUP_DELAY_MS);
+    expect(i.listBackups().slice(0, 2).map((x) => x.id)).toEqual([b.id, a.id]);
+  });
+
+  it('still lists a backup exactly 30 days old', () => {
+    s.clock.set(TODAY + DAY + 3 * HOUR + 35 * MINUTE); // 2026-11-22 03:35, a daily backup of db5 is taken
+    const list = i.listBackups('db5');
+    expect(list[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
+    expect(list.at(-1)!.backup_date).toBe('2026-10-23 03:35:00+0000');
+    expect(list).toHaveLength(31);
+  });
+
+  it('refuses a backup beyond 1,000 taken in the last 30 days (the daily ones and the oldest instant included)', () => {
+    s.clock.set(TODAY + DAY + 3 * HOUR + 35 * MINUTE); // a daily backup is exactly 30 days old
+    const inWindow = i.listBackups().length;
+    for (let n = inWindow; n < 1000; n++) i.createBackup({});
+    const e = refused(() => i.createBackup({ callback: 'https://hooks.example.com/ready' }), 400, undefined, 'maxItems');
+    expect(e.message).toBe('backups: an instance keeps at most 1000 backups taken in the last 30 days (the daily ones included); try again later');
+    expect(outbox()).toEqual([]);
+    // A minute later the oldest has left the window: one more fits.
+    s.clock.advance(MINUTE);
+    i.createBackup({});
+    refused(() => i.createBackup({}), 400, undefined, 'maxItems');
+  });
+
+  it('keeps 40 days of history behind the window: a clock set back 40 days still shows a full window; older backups are forgotten', () => {
+    const later = TODAY + 35 * DAY + 3 * HOUR + 35 * MINUTE; // 2026-12-26 03:35
+    s.clock.set(later);
+    i.listBackups();
+    const kept = i.toJSON().backups.items.map((b) => b.taken_at);
+    expect(Math.min(...kept)).toBe(later - 70 * DAY); // 2026-10-17 03:35, the db5 backup of that day
+    s.clock.set(later - 40 * DAY);
+    expect(i.listBackups().at(-1)!.backup_date).toBe('2026-10-17 03:35:00+0000');
+  });
+
+  it('after a long jump of the clock, spends no ids on days that could never be listed', () => {
+    const last = Math.max(...i.listBackups().map((b) => b.id));
+    s.clock.set(NOW + 365 * DAY);
+    const ids = i.listBackups().map((b) => b.id);
+    expect(ids).toHaveLength(60);
+    // Only the days of the seeded span are added: today and the 40 before it, for each database.
+    expect(Math.max(...ids)).toBe(last + 2 * (SEEDED_BACKUP_DAYS + 1));
+  });
+
+  it('gives sizes a JSON client reads exactly (whole bytes, safe integers)', () => {
+    for (const b of i.listBackups()) expect(Number.isSafeInteger(b.size) && b.size > 0).toBe(true);
+  });
+});
+
+describe('refusal messages', () => {
+  it('explain each refusal in the message a client reads', () => {
+    expect(refused(() => i.createBackup({ db: 'other' }), 400, 'db', 'exists').message).toBe(
+      'db: other is not a database of this instance (its databases: db5, analytics)',
+    );
+    expect(refused(() => i.restoreBackup({ backup_id: 9999 }), 400, 'backup_id', 'exists').message).toBe(
+      'backup_id: no backup of this instance in the last 30 days has id 9999 (see listBackups)',
+    );
+    expect(refused(() => i.recoverToPointInTime({ pit: '2026-02-30 10:00' }), 400, 'pit', 'format').message).toBe(
+      'pit: 2026-02-30 10:00 is not a real time (yyyy-mm-dd hh:mm, UTC)',
+    );
+    expect(refused(() => i.recoverToPointInTime({ pit: '2026-11-21 13:31' }), 400, 'pit', 'not-in-future').message).toBe(
+      'pit: 2026-11-21 13:31 lies in the future',
+    );
+    expect(refused(() => i.recoverToPointInTime({ pit: '2026-10-22 13:29' }), 400, 'pit', 'retention').message).toBe(
+      'pit: 2026-10-22 13:29 lies outside the retention window of 30 days (the earliest is 2026-10-22 13:30)',
+    );
   });
 });

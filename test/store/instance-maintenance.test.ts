@@ -2,6 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance.js';
 import { formatMaintenanceDate, parseMaintenanceDate } from '../../src/store/dates.js';
+import { VirtualClock } from '../../src/store/clock.js';
+import { MaintenanceSchedule } from '../../src/store/instance-maintenance.js';
+import type { MaintenanceItemState } from '../../src/store/snapshot.js';
 import { DAY, HOUR, MINUTE, NOW, refused, setup, snapshot, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -102,5 +105,109 @@ describe('maintenance', () => {
     // A later instance gets items a few days after its own creation.
     const late = s.instance({ id: 4 }).listMaintenance();
     expect(at(late[0]!.scheduled_by)).toBeGreaterThan(NOW + 30 * DAY);
+  });
+});
+
+describe('maintenance (more)', () => {
+  it('seeds an odd id with a second item: an hour-long Postgres minor version upgrade, required three weeks after it', () => {
+    expect(i.listMaintenance()[1]).toStrictEqual({
+      id: 2,
+      scheduled_by: '2026-11-28 03:00:00 +0000',
+      status: 'scheduled',
+      required_by: '2026-12-19 03:00:00 +0000',
+      duration: '1 hour',
+      description: 'Postgres minor version upgrade',
+    });
+  });
+
+  it('a rescheduled item moves in the list to its new place', () => {
+    i.rescheduleMaintenance(1, '2026-12-01 03:00:00 +0000');
+    expect(i.listMaintenance().map((m) => m.id)).toEqual([2, 1]);
+  });
+
+  it('explains each refusal in the message a client reads', () => {
+    expect(refused(() => i.rescheduleMaintenance(1, '2026-02-30 02:00:00 +0000'), 400, 'scheduled_by', 'format').message).toBe(
+      'scheduled_by: 2026-02-30 02:00:00 +0000 is not a real time (yyyy-mm-dd hh:mm:ss +0000)',
+    );
+    expect(refused(() => i.rescheduleMaintenance(1, '2026-11-21 13:29:59 +0000'), 400, 'scheduled_by', 'not-in-past').message).toBe(
+      'scheduled_by: 2026-11-21 13:29:59 +0000 lies in the past',
+    );
+    expect(refused(() => i.rescheduleMaintenance(1, '2026-12-09 02:00:01 +0000'), 400, 'scheduled_by', 'not-after-required-by').message).toBe(
+      "scheduled_by: 2026-12-09 02:00:01 +0000 lies after the item's required_by 2026-12-09 02:00:00 +0000",
+    );
+    expect(refused(() => i.runMaintenance(9), 404).message).toBe('Not found: no upcoming maintenance with id 9');
+    i.runMaintenance(1);
+    expect(refused(() => i.runMaintenance(1), 400, 'id', 'status').message).toBe('id: maintenance 1 is in_progress; only scheduled maintenance can be run');
+    expect(refused(() => i.rescheduleMaintenance(1, '2026-12-01 03:00:00 +0000'), 400, 'scheduled_by', 'status').message).toBe(
+      'scheduled_by: maintenance 1 is in_progress; only scheduled maintenance can be rescheduled',
+    );
+  });
+});
+
+// The schedule itself, on items loaded from a state (in any order): what the list and the alarms read.
+describe('maintenance schedule', () => {
+  const T1 = NOW + HOUR;
+  const T2 = NOW + DAY;
+  const T3 = NOW + 2 * DAY;
+  const item = (id: number, scheduledBy: number): MaintenanceItemState => ({
+    id,
+    scheduled_by: scheduledBy,
+    required_by: scheduledBy + 14 * DAY,
+    minutes: 30,
+    description: `item ${id}`,
+  });
+  const schedule = (...items: MaintenanceItemState[]) => {
+    const clock = new VirtualClock();
+    clock.pin(NOW);
+    return new MaintenanceSchedule(clock, [], { last_id: items.length, items });
+  };
+
+  it('lists by scheduled_by, then by id', () => {
+    const m = schedule(item(3, T2), item(2, T1), item(1, T2));
+    expect(m.list().map((x) => x.id)).toEqual([2, 1, 3]);
+  });
+
+  it('starts: every item started by now (by hand, or when its scheduled_by arrives, the instant included), completed ones too, by start, then by id', () => {
+    const m = schedule(item(3, T1), item(1, T1), item(2, T3));
+    m.run(2); // at NOW
+    expect(m.starts(NOW - 1)).toEqual([]);
+    expect(m.starts(NOW)).toStrictEqual([
+      {
+        id: 2,
+        startedAt: NOW,
+        record: {
+          id: 2,
+          scheduled_by: formatMaintenanceDate(T3),
+          status: 'in_progress',
+          required_by: formatMaintenanceDate(T3 + 14 * DAY),
+          duration: '30 minutes',
+          description: 'item 2',
+        },
+      },
+    ]);
+    expect(m.starts(T1 - 1).map((x) => x.id)).toEqual([2]);
+    expect(m.starts(T1).map((x) => [x.id, x.startedAt, x.record.status])).toEqual([
+      [2, NOW, 'in_progress'],
+      [1, T1, 'in_progress'],
+      [3, T1, 'in_progress'],
+    ]);
+    // Long completed, still there, each with its record as it was when it started.
+    expect(m.starts(T3 + DAY).map((x) => [x.id, x.startedAt, x.record.status])).toEqual([
+      [2, NOW, 'in_progress'],
+      [1, T1, 'in_progress'],
+      [3, T1, 'in_progress'],
+    ]);
+  });
+
+  it('nextStart: the earliest scheduled_by after now of an item not started yet; undefined when none', () => {
+    const m = schedule(item(2, T2), item(1, T1), item(3, T3));
+    expect(m.nextStart(NOW)).toBe(T1);
+    // At its scheduled_by an item starts by itself: the next start is another's.
+    expect(m.nextStart(T1)).toBe(T2);
+    expect(m.nextStart(T2 - 1)).toBe(T2);
+    expect(m.nextStart(T3)).toBeUndefined();
+    // Run by hand, an item no longer starts at its scheduled_by.
+    m.run(1);
+    expect(m.nextStart(NOW)).toBe(T2);
   });
 });
