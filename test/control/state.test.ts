@@ -168,6 +168,22 @@ describe('a state that cannot be loaded', () => {
   }
 });
 
+describe('the message of a StateError', () => {
+  const problems = (n: number) => Array.from({ length: n }, (_, k) => `state accounts.${k}.plan: gold is not a catalogue plan`);
+
+  it('names every problem, separated by "; ", when there are at most ten', () => {
+    expect(new StateError(problems(1)).message).toBe('not a valid Tusk state: state accounts.0.plan: gold is not a catalogue plan');
+    expect(new StateError(problems(10)).message).toBe(`not a valid Tusk state: ${problems(10).join('; ')}`);
+  });
+
+  it('names the first ten problems and counts the others', () => {
+    expect(new StateError(problems(11)).message).toBe(`not a valid Tusk state: ${problems(10).join('; ')}; and 1 more`);
+    const error = new StateError(problems(25));
+    expect(error.message).toBe(`not a valid Tusk state: ${problems(10).join('; ')}; and 15 more`);
+    expect(error.problems).toEqual(problems(25));
+  });
+});
+
 describe('GET and PUT /__tusk/state', () => {
   const control = (path: string, init?: RequestInit) => tusk.customer.fetch(new Request(`http://tusk${path}`, init));
 

@@ -16,7 +16,7 @@ beforeEach(async () => {
 describe('recipients', () => {
   it('are created with the name capitalised and options null when absent', () => {
     const r = i.createRecipient({ type: 'email', value: 'oncall@example.com', name: 'on-call' });
-    expect(r).toEqual({ id: 2, type: 'email', value: 'oncall@example.com', name: 'On-call', options: null });
+    expect(r).toStrictEqual({ id: 2, type: 'email', value: 'oncall@example.com', name: 'On-call', options: null });
     expect(i.getRecipient(2)).toEqual(r);
     expect(i.listRecipients().map((x) => x.id)).toEqual([1, 2]);
   });
@@ -49,7 +49,7 @@ describe('recipients', () => {
 
   it('an unknown id is a 404 for get, update and delete, and changes nothing', () => {
     const before = snapshot(i);
-    refused(() => i.getRecipient(99), 404);
+    expect(refused(() => i.getRecipient(99), 404).message).toBe('Not found: no recipient with id 99');
     refused(() => i.updateRecipient(99, { type: 'email', value: 'x@example.com' }), 404);
     refused(() => i.deleteRecipient(99), 404);
     expect(snapshot(i)).toEqual(before);
@@ -66,14 +66,37 @@ describe('recipients', () => {
     });
   });
 
+  it('update with options replaces the stored options with a copy of them', () => {
+    const r = i.createRecipient({ type: 'chat_a', value: 'https://chat.example.com/hook', options: { channel: '#ops' } });
+    const options = { channel: '#alerts', nested: { a: [1] } };
+    expect(i.updateRecipient(r.id, { type: 'chat_a', value: 'https://chat.example.com/hook', options })).toStrictEqual({ ...r, options: { channel: '#alerts', nested: { a: [1] } } });
+    options.nested.a.push(2);
+    expect(i.getRecipient(r.id).options).toStrictEqual({ channel: '#alerts', nested: { a: [1] } });
+  });
+
+  it(`an instance holds at most ${LIST_CAPS.recipientsPerInstance} recipients, the default one included; one more is a 400 (maxItems) that changes nothing`, () => {
+    for (let n = i.listRecipients().length; n < LIST_CAPS.recipientsPerInstance; n++) i.createRecipient({ type: 'email', value: `r${n}@example.com` });
+    expect(i.listRecipients()).toHaveLength(LIST_CAPS.recipientsPerInstance);
+    const before = snapshot(i);
+    const e = refused(() => i.createRecipient({ type: 'email', value: 'more@example.com' }), 400);
+    expect(e.detail.rule).toBe('maxItems');
+    expect(e.message).toBe(
+      `recipients: an instance has at most ${LIST_CAPS.recipientsPerInstance} recipients (the default one included); delete one to create another`,
+    );
+    expect(snapshot(i)).toEqual(before);
+    // Deleting one makes room for one.
+    i.deleteRecipient(2);
+    expect(i.createRecipient({ type: 'email', value: 'more@example.com' }).value).toBe('more@example.com');
+  });
+
   it('the default recipient can be updated', () => {
     expect(i.updateRecipient(1, { type: 'email', value: 'new-team@example.com' })).toEqual({ id: 1, type: 'email', value: 'new-team@example.com', name: 'Default', options: null });
   });
 
   it('the default recipient cannot be deleted (400), and nothing changes', () => {
     const before = snapshot(i);
-    const e = refused(() => i.deleteRecipient(1), 400, 'id');
-    expect(e.message).toMatch(/default recipient/);
+    const e = refused(() => i.deleteRecipient(1), 400, 'id', 'not-default');
+    expect(e.message).toBe('id: recipient 1 is the default recipient, which always exists and cannot be deleted');
     expect(snapshot(i)).toEqual(before);
     expect(i.getRecipient(1).value).toBe(TEAM_EMAIL);
   });

@@ -1,6 +1,7 @@
 // InstanceStore: log and metrics integrations.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance.js';
+import { LIST_CAPS } from '../../src/http/limits.js';
 import { ACCOUNT_ID, refused, setup, snapshot, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -53,6 +54,15 @@ describe('log integrations', () => {
     expect(snapshot(i)).toEqual(before);
   });
 
+  it('the 404s name the kind, and with the system in the path the system too', () => {
+    const { id } = i.createIntegration('logs', 'logs_d', logsD);
+    expect(refused(() => i.getIntegration('logs', 99), 404).message).toBe('Not found: no log integration with id 99');
+    expect(refused(() => i.deleteIntegration('metrics', id), 404).message).toBe(`Not found: no metrics integration with id ${id}`);
+    expect(refused(() => i.updateIntegration('logs', id, { token: 'abc' }, s.validate.logs, 'logs_e'), 404).message).toBe(
+      `Not found: no logs_e log integration with id ${id}`,
+    );
+  });
+
   it('delete removes the integration; ids are not reused', () => {
     const a = i.createIntegration('logs', 'logs_e', { token: 'a' });
     i.deleteIntegration('logs', a.id);
@@ -88,6 +98,12 @@ describe('metrics integrations', () => {
     expect(snapshot(i)).toEqual(before);
   });
 
+  it('refuse a system the availability table does not list (400 availability)', () => {
+    const e = refused(() => i.createIntegration('metrics', 'metrics_z', {}), 400, 'system_or_int_id', 'availability');
+    expect(e.message).toContain('metrics_z');
+    expect(i.listIntegrations('metrics')).toEqual([]);
+  });
+
   it('follow the availability table for each broker kind', () => {
     const offered = (planName: string) => {
       const x = s.instance({ planName });
@@ -120,5 +136,33 @@ describe('metrics integrations', () => {
     });
     refused(() => i.updateIntegration('metrics', id, { license_key: 'x' }, s.validate.metrics), 400, 'api_key');
     refused(() => i.updateIntegration('metrics', id, { license_key: 'x' }, s.validate.metrics, 'metrics_d_v3'), 404);
+  });
+});
+
+describe('the integrations an instance holds', () => {
+  const cap = LIST_CAPS.integrationsPerInstance;
+
+  it(`are at most ${cap} log integrations; one more is a 400 (maxItems) naming the list, and changes nothing`, () => {
+    for (let n = 0; n < cap; n++) i.createIntegration('logs', 'logs_e', { token: `t${n}` });
+    expect(i.listIntegrations('logs')).toHaveLength(cap);
+    const before = snapshot(i);
+    const e = refused(() => i.createIntegration('logs', 'logs_e', { token: 'more' }), 400);
+    expect(e.detail.rule).toBe('maxItems');
+    expect(e.message).toBe(`logs integrations: an instance has at most ${cap} log integrations; delete one to create another`);
+    expect(snapshot(i)).toEqual(before);
+    // The cap is per kind: metrics integrations can still be added.
+    expect(i.createIntegration('metrics', 'metrics_d_v3', { license_key: 'abc' }).type).toBe('metrics_d_v3');
+    // Deleting one makes room for one.
+    i.deleteIntegration('logs', i.listIntegrations('logs')[0]!.id);
+    expect(i.createIntegration('logs', 'logs_e', { token: 'again' }).config).toEqual({ token: 'again' });
+  });
+
+  it(`are at most ${cap} metrics integrations; one more is a 400 naming the metrics list`, () => {
+    for (let n = 0; n < cap; n++) i.createIntegration('metrics', 'metrics_d_v3', { license_key: `k${n}` });
+    const e = refused(() => i.createIntegration('metrics', 'metrics_d_v3', { license_key: 'more' }), 400);
+    expect(e.detail.rule).toBe('maxItems');
+    expect(e.message).toBe(`metrics integrations: an instance has at most ${cap} metrics integrations; delete one to create another`);
+    expect(i.listIntegrations('metrics')).toHaveLength(cap);
+    expect(i.createIntegration('logs', 'logs_e', { token: 't' }).type).toBe('logs_e');
   });
 });

@@ -1,7 +1,7 @@
 // InstanceStore: the state an instance is created with, and the account operations.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InstanceStore } from '../../src/store/instance.js';
-import type { KeyIndex } from '../../src/store/types.js';
+import type { Backend, KeyIndex } from '../../src/store/types.js';
 import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -81,9 +81,48 @@ describe('a new instance', () => {
     }
   });
 
+  it('has a url with a user and host from the first 8 characters of the providerid, the region in the host, and the database db<id>', () => {
+    const i = s.instance({ id: 12, providerid: '1a2b3c4d-2222-4333-8444-555555555555', password: 'pw-secret', region: 'google-compute-engine::europe-west1' });
+    expect(i.url).toBe('postgres://u1a2b3c4d:pw-secret@pg-1a2b3c4d.europe-west1.db.tusk.example:5432/db12');
+  });
+
   it('gives every integration record the account id of its owner', () => {
     const i = s.instance();
     expect(i.createIntegration('logs', 'logs_e', { token: 't' }).account_id).toBe(ACCOUNT_ID);
+  });
+});
+
+describe('the broker kind', () => {
+  const kindOf = (backend: Backend) => s.instance({ backend }).brokerKind;
+
+  it('is primary_from_4_2 for a primary backend of version 4.2 or later, primary_below_4_2 before, alternative for an alternative backend', () => {
+    const primary = (version: string): Backend => ({ name: 'postgres', kind: 'primary', version });
+    expect(kindOf(primary('4.2.0'))).toBe('primary_from_4_2');
+    expect(kindOf(primary('4.10.3'))).toBe('primary_from_4_2');
+    expect(kindOf(primary('5.0.0'))).toBe('primary_from_4_2');
+    expect(kindOf(primary('5.1'))).toBe('primary_from_4_2');
+    expect(kindOf(primary('4.1.9'))).toBe('primary_below_4_2');
+    expect(kindOf(primary('4.0.0'))).toBe('primary_below_4_2');
+    expect(kindOf(primary('3.9.0'))).toBe('primary_below_4_2');
+    expect(kindOf({ name: 'pgcompat', kind: 'alternative', version: '4.0.0' })).toBe('alternative');
+  });
+
+  it('follows the catalogue backends of the plans', () => {
+    expect(s.instance({ planName: 'standard-1' }).brokerKind).toBe('primary_from_4_2');
+    expect(s.instance({ planName: 'legacy-1' }).brokerKind).toBe('primary_below_4_2');
+    expect(s.instance({ planName: 'compat-1' }).brokerKind).toBe('alternative');
+  });
+});
+
+describe('alarm evaluation on the clock', () => {
+  it('a tick after one that found nothing due still notices a maintenance start once the clock reaches it', () => {
+    const i = s.instance();
+    const upcoming = i.listMaintenance().length;
+    expect(i.evaluateAlarms()).toBe(0);
+    expect(i.evaluateAlarms()).toBe(0);
+    s.clock.advance(30 * DAY);
+    expect(i.evaluateAlarms()).toBe(upcoming);
+    expect(upcoming).toBeGreaterThan(0);
   });
 });
 
@@ -112,6 +151,16 @@ describe('rotation of the instance key and password', () => {
     expect(i.apikey).toBe(fresh);
     expect(keys.revoked).toEqual([old]);
     expect(keys.added).toEqual([old, fresh]);
+  });
+
+  it('destroying the instance revokes its key', () => {
+    const keys = recordingKeys();
+    const i = new InstanceStore(
+      { id: 1, accountId: ACCOUNT_ID, name: 'x', plan: s.registry.catalogue.plans[2]!, backend: s.registry.catalogue.backends[0]!, region: 'amazon-web-services::us-east-1', pgVersion: '17', teamEmail: TEAM_EMAIL, createdAt: NOW, readyAt: NOW },
+      { ...s.ctx, keys },
+    );
+    i.destroy();
+    expect(keys.revoked).toEqual([i.apikey]);
   });
 
   it('rotating the password changes the connection url and nothing else of the instance interface', () => {
