@@ -3,8 +3,9 @@ import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
-import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond } from '../../src/store/account.js';
-import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
+import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond, type AuditEvent } from '../../src/store/account.js';
+import { ROLE_KEYS, instanceKey, type AccountFixture, type InvoiceFixture } from '../../fixtures/index.js';
+import { LIST_CAPS } from '../../src/http/limits.js';
 import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';
 import { refused } from './instance-setup.js';
 
@@ -43,6 +44,9 @@ const snapshot = () => ({
 
 const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody => ({ name: 'orders-db', plan: 'standard-1', region: 'amazon-web-services::us-east-1', ...over });
 const lastAudit = () => account.auditEvents().at(-1)!;
+/** A store of another account built from the seeded fixture with `over` (none of the seeded keys or instances). */
+const otherAccount = (over: Partial<AccountFixture>) =>
+  new AccountStore({ ...account.fixture, id: 'other-account', keys: [], instances: [], ...over }, account.catalogue, registry.context);
 
 describe('AccountStore: instances', () => {
   it('lists the seeded instances in ascending id order with exactly the summary fields', () => {
@@ -195,6 +199,70 @@ describe('AccountStore: instances', () => {
     account.deleteInstance(seeded, admin);
     expect(registry.authenticateInstance(instanceKey(seeded))).toBeUndefined();
   });
+  it('names the rule and the reason of each refused fork or point-in-time copy', () => {
+    const source = account.createInstance(dedicated(), admin).id; // created at NOW
+    clock.advance(60_000);
+    const create = (over: Partial<CreateInstanceBody>) => () => account.createInstance(dedicated(over), admin);
+    const before = snapshot();
+    expect(refused(create({ action: 'fork' }), 400, 'instance_id', 'required').message).toBe('instance_id: is required with action fork');
+    expect(refused(create({ action: 'pit', pit: '2026-11-21 13:30:30' }), 400, 'instance_id', 'required').message).toBe('instance_id: is required with action pit');
+    expect(refused(create({ action: 'fork', instance_id: 999 }), 400, 'instance_id', 'exists').message).toBe('instance_id: no instance of this account has id 999');
+    expect(refused(create({ action: 'pit', instance_id: source }), 400, 'pit', 'required').message).toBe('pit: is required with action pit');
+    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-02-30 10:00:00' }), 400, 'pit', 'format').message).toBe('pit: 2026-02-30 10:00:00 is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)');
+    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:01' }), 400, 'pit', 'not-in-future').message).toBe('pit: 2026-11-21 13:31:01 lies in the future');
+    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:29:59' }), 400, 'pit', 'not-before-source').message).toBe(
+      `pit: 2026-11-21 13:29:59 lies before instance ${source} was created (2026-11-21 13:30:00 UTC)`,
+    );
+    expect(snapshot()).toEqual(before);
+  });
+
+  it('names the rule and the reason of a refused plan, region or shared plan', () => {
+    expect(refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan', 'exists').message).toBe('plan: gold is not a plan (see listPlans)');
+    expect(refused(() => account.createInstance(dedicated({ region: 'amazon-web-services::mars-1' }), admin), 400, 'region', 'exists').message).toBe(
+      'region: amazon-web-services::mars-1 is not a region (see listRegions; form <provider>::<region>)',
+    );
+    expect(refused(() => account.createInstance(dedicated({ plan: 'starter-shared', region: 'digitalocean::fra1' }), admin), 400, 'region', 'shared-plans').message).toBe(
+      'region: the shared plan starter-shared is not offered in digitalocean::fra1, which has no shared plans',
+    );
+    const { id } = account.createInstance(dedicated({ region: 'digitalocean::fra1' }), admin);
+    expect(refused(() => account.updateInstance(id, { plan: 'hobby-shared' }, admin), 400, 'plan', 'shared-plans').message).toBe(
+      'plan: the shared plan hobby-shared is not offered in digitalocean::fra1, which has no shared plans',
+    );
+    expect(refused(() => account.updateInstance(id, {}, admin), 400).message).toBe('body: give at least one of name and plan');
+  });
+
+  it('records the source and the pit in the audit row only for the actions that use them', () => {
+    const source = account.listInstances()[0]!.id;
+    const pit = '2026-11-21 13:30:00';
+    const extrasOf = (over: Partial<CreateInstanceBody>) => {
+      const { id } = account.createInstance(dedicated(over), admin);
+      const [first, ...rest] = lastAudit().extras;
+      expect(first).toStrictEqual(['instance_id', id]);
+      return rest;
+    };
+    const common = [['name', 'orders-db'], ['plan', 'standard-1'], ['region', 'amazon-web-services::us-east-1']];
+    expect(extrasOf({ action: 'standalone', instance_id: source, pit })).toStrictEqual([...common, ['action', 'standalone']]);
+    expect(extrasOf({ action: 'fork', instance_id: source, pit })).toStrictEqual([...common, ['action', 'fork'], ['source_id', source]]);
+    expect(extrasOf({ action: 'pit', instance_id: source, pit })).toStrictEqual([...common, ['action', 'pit'], ['source_id', source], ['pit', pit]]);
+  });
+
+  it('refuses an instance beyond the per-account cap, naming instances, until one is deleted', () => {
+    // The cap is 10,000 (test/reliability/limits.test.ts fills it); lowered here to keep this fast.
+    const caps = LIST_CAPS as { instancesPerAccount: number };
+    const cap = caps.instancesPerAccount;
+    caps.instancesPerAccount = account.listInstances().length + 1;
+    try {
+      const { id } = account.createInstance(dedicated(), admin);
+      const before = snapshot();
+      const e = refused(() => account.createInstance(dedicated(), admin), 400, undefined, 'maxItems');
+      expect(e.message).toBe(`instances: an account has at most ${caps.instancesPerAccount} instances; delete one to create another`);
+      expect(snapshot()).toEqual(before);
+      account.deleteInstance(id, admin);
+      expect(account.createInstance(dedicated(), admin).id).toBe(id + 1);
+    } finally {
+      caps.instancesPerAccount = cap;
+    }
+  });
 });
 
 describe('AccountStore: invoices', () => {
@@ -239,6 +307,23 @@ describe('AccountStore: invoices', () => {
     const id = account.listInvoices()[0]!.id;
     account.getInvoice(id).lines.length = 0;
     expect(account.getInvoice(id).lines.length).toBeGreaterThan(0);
+  });
+  it('names the rule and the reason of a refused range or period, and the id of an unknown invoice', () => {
+    expect(refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to', 'not-before-from').message).toBe('to: 2026-04 lies before from 2026-05');
+    expect(refused(() => account.getInvoice(1), 404).message).toBe('Not found: no invoice with id 1');
+    expect(refused(() => account.getInvoiceForPeriod(2025, '2026-06'), 400, 'month', 'year-matches').message).toBe('month: the year of 2026-06 must equal year 2025');
+  });
+
+  it('lists invoices by period, then by id, whatever the order it was given them in', () => {
+    const [a, b, c] = account.fixture.invoices.slice(-3) as [InvoiceFixture, InvoiceFixture, InvoiceFixture];
+    const twin: InvoiceFixture = { ...structuredClone(b), id: b.id + 1000, number: b.number + 1000 }; // same period as b
+    const store = otherAccount({ invoices: [c, twin, b, a] });
+    expect(store.listInvoices().map((i) => [i.period, i.id])).toEqual([
+      [a.detail.period, a.id],
+      [b.detail.period, b.id],
+      [b.detail.period, twin.id],
+      [c.detail.period, c.id],
+    ]);
   });
 });
 
@@ -313,6 +398,19 @@ describe('AccountStore: audit log', () => {
     expect(parsePitSecond('2026-02-29 00:00:00')).toBeUndefined();
     expect(parsePitSecond('2028-02-29 00:00:00')).toBe(Date.UTC(2028, 1, 29));
     expect(parsePitSecond('2026-01-02T03:04:05Z')).toBeUndefined();
+  });
+  it('keeps the latest events only: beyond the cap the oldest are dropped', () => {
+    const cap = LIST_CAPS.auditEventsPerAccount;
+    const old = Array.from({ length: cap - 1 }, (_, i): AuditEvent => ({ at: NOW - cap + i, event: 'instance.update', source: 'api', user: admin.email, extras: [['n', i]] }));
+    const store = otherAccount({ audit: old });
+    store.inviteTeamMember({ email: 'x1@example.com' }, admin);
+    expect(store.auditEvents()).toHaveLength(cap);
+    expect(store.auditEvents()[0]!.extras).toStrictEqual([['n', 0]]);
+    store.inviteTeamMember({ email: 'x2@example.com' }, admin);
+    store.inviteTeamMember({ email: 'x3@example.com' }, admin);
+    expect(store.auditEvents()).toHaveLength(cap);
+    expect(store.auditEvents()[0]!.extras).toStrictEqual([['n', 2]]);
+    expect(store.auditEvents().at(-1)).toStrictEqual({ at: NOW, event: 'team.invite', source: 'api', user: admin.email, extras: [['email', 'x3@example.com'], ['role', 'member']] });
   });
 });
 
@@ -394,6 +492,76 @@ describe('AccountStore: team', () => {
     refused(() => account.updateTeamMember('00000000-0000-4000-8000-000000000000', { role: 'member' }, admin), 404);
     expect(snapshot()).toEqual(before);
   });
+  it('names the rule and the reason of each refused invitation', () => {
+    const existing = account.listTeamMembers()[1]!.email;
+    expect(refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email', 'not-a-member').message).toBe(`email: ${existing} is already a member of the team`);
+    expect(refused(() => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
+      'tags: tags are only allowed with role member or monitor, not devops',
+    );
+  });
+
+  it('splits tags at commas, trimmed and without empty ones, and records them', () => {
+    account.inviteTeamMember({ email: 'i@example.com', role: 'monitor', tags: ' production , ,staging,' }, admin);
+    const id = account.listTeamMembers().find((m) => m.email === 'i@example.com')!.id;
+    expect(account.memberTags(id)).toStrictEqual(['production', 'staging']);
+    expect(lastAudit().extras).toStrictEqual([['email', 'i@example.com'], ['role', 'monitor'], ['tags', 'production,staging']]);
+    account.updateTeamMember(id, { tags: 'reporting, ' }, admin);
+    expect(account.memberTags(id)).toStrictEqual(['reporting']);
+  });
+
+  it('refuses a member beyond the team cap, naming team, until one is removed', () => {
+    const cap = LIST_CAPS.teamMembersPerAccount;
+    for (let i = account.listTeamMembers().length; i < cap; i++) account.inviteTeamMember({ email: `cap-${i}@example.com` }, admin);
+    expect(account.listTeamMembers()).toHaveLength(cap);
+    const before = snapshot();
+    const e = refused(() => account.inviteTeamMember({ email: 'one-more@example.com' }, admin), 400, undefined, 'maxItems');
+    expect(e.message).toBe(`team: a team has at most ${cap} members; remove one to invite another`);
+    expect(snapshot()).toEqual(before);
+    account.removeTeamMember(`cap-${cap - 1}@example.com`, admin);
+    expect(account.inviteTeamMember({ email: 'one-more@example.com' }, admin)).toEqual({ message: TEAM_MESSAGES.invite });
+  });
+
+  it('removes the first member of the list too, and names an e-mail that is no member', () => {
+    const [first] = account.listTeamMembers();
+    account.removeTeamMember(first!.email, admin);
+    expect(account.listTeamMembers().map((m) => m.id)).not.toContain(first!.id);
+    expect(refused(() => account.removeTeamMember('nobody@example.com', admin), 404).message).toBe('Not found: no team member with the e-mail nobody@example.com');
+  });
+
+  it('names the rule and the reason of each refused change', () => {
+    account.inviteTeamMember({ email: 'h@example.com', role: 'devops' }, admin);
+    const id = account.listTeamMembers().find((m) => m.email === 'h@example.com')!.id;
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect(refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe('tags: tags are only allowed for role member or monitor, not devops');
+    expect(refused(() => account.updateTeamMember(id, {}, admin), 400).message).toBe('body: give at least one of role and tags');
+    expect(refused(() => account.updateTeamMember(unknown, { role: 'member' }, admin), 404).message).toBe(`Not found: no team member with id ${unknown}`);
+  });
+
+  it('records only the role or the tags a change gives', () => {
+    account.inviteTeamMember({ email: 'j@example.com', tags: 'production' }, admin);
+    const id = account.listTeamMembers().find((m) => m.email === 'j@example.com')!.id;
+    account.updateTeamMember(id, { role: 'monitor' }, admin);
+    expect(lastAudit().extras).toStrictEqual([['user_id', id], ['email', 'j@example.com'], ['role', 'monitor']]);
+    account.updateTeamMember(id, { tags: 'staging, reporting' }, admin);
+    expect(lastAudit().extras).toStrictEqual([['user_id', id], ['email', 'j@example.com'], ['tags', 'staging,reporting']]);
+  });
+
+  it('allows tags only when every role of the member takes them', () => {
+    const id = '5a0e8f3c-1d2b-4c6a-9e7f-0b1c2d3e4f5a';
+    const store = otherAccount({ team: [{ id, email: 'both@example.com', tfa_auth_enabled: false, roles: ['member', 'billing manager'], tags: [], joinedAt: 0 }] });
+    expect(refused(() => store.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
+      'tags: tags are only allowed for role member or monitor, not member, billing manager',
+    );
+    expect(store.memberTags(id)).toStrictEqual([]);
+  });
+
+  it('gives a copy of a member’s tags, and undefined for an unknown id', () => {
+    account.inviteTeamMember({ email: 'k@example.com', tags: 'production' }, admin);
+    const id = account.listTeamMembers().find((m) => m.email === 'k@example.com')!.id;
+    account.memberTags(id)!.push('staging');
+    expect(account.memberTags(id)).toStrictEqual(['production']);
+    expect(account.memberTags('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
 });
 
 describe('AccountStore: API keys', () => {
@@ -423,6 +591,15 @@ describe('AccountStore: API keys', () => {
     refused(() => account.rotateApiKey('key-999'), 404);
     expect(snapshot()).toEqual(before);
   });
+  it('names the key id it does not know', () => {
+    expect(refused(() => account.rotateApiKey('key-999'), 404).message).toBe('Not found: no API key with id key-999');
+  });
+
+  it('numbers a new key above the highest key id it was built with (ids without a number count as 0)', () => {
+    const store = otherAccount({ keys: [{ ...admin, id: 'key-12', key: 'other-account-admin-key' }, { ...devops, id: 'legacy', key: 'other-account-devops-key' }] });
+    store.rotateApiKey('legacy');
+    expect(store.apiKeys().map((k) => k.id)).toEqual(['key-12', 'key-13']);
+  });
 });
 
 describe('AccountStore: regions and plans', () => {
@@ -442,5 +619,18 @@ describe('AccountStore: seeded state', () => {
     registry.reset();
     const fresh = registry.authenticateCustomer(ADMIN_KEY)!.account;
     expect({ instances: fresh.listInstances(), invoices: fresh.listInvoices(), csv: fresh.auditLogCsv('2026-06'), team: fresh.listTeamMembers() }).toEqual(before);
+  });
+  it('writes the team with its tags and the instances in id order, and is rebuilt the same from that', () => {
+    account.inviteTeamMember({ email: 'l@example.com', role: 'monitor', tags: 'a,b' }, admin);
+    const member = account.listTeamMembers().at(-1)!;
+    const state = account.toJSON();
+    expect(state.team.map((m) => m.id)).toEqual(account.listTeamMembers().map((m) => m.id));
+    expect(state.team.at(-1)).toStrictEqual({ ...member, tags: ['a', 'b'] });
+    const ids = state.instances.map((x) => x.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    const rebuilt = AccountStore.fromJSON({ ...state, instances: [...state.instances].reverse() }, account.catalogue, registry.context);
+    expect(rebuilt.toJSON().instances.map((x) => x.id)).toEqual([...ids].sort((x, y) => x - y));
+    expect(rebuilt.listTeamMembers()).toEqual(account.listTeamMembers());
+    expect(rebuilt.memberTags(member.id)).toStrictEqual(['a', 'b']);
   });
 });
