@@ -1,9 +1,10 @@
 // InstanceStore: simulated metrics and the alarms that fire (src/store/instance-monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/store/clock.js';
 import type { InstanceStore } from '../../src/store/instance.js';
-import { conditionHolds, DEFAULT_METRICS, mergeMetrics, type NotificationBody } from '../../src/store/instance-monitor.js';
-import type { OutboxEntry } from '../../src/store/outbox.js';
-import type { Alarm } from '../../src/store/types.js';
+import { conditionHolds, DEFAULT_METRICS, mergeMetrics, Monitor, watchedValue, type NotificationBody } from '../../src/store/instance-monitor.js';
+import { Outbox, type OutboxEntry } from '../../src/store/outbox.js';
+import type { Alarm, Recipient } from '../../src/store/types.js';
 import { DAY, MINUTE, NOW, refused, setup, TEAM_EMAIL, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -40,6 +41,33 @@ describe('metrics', () => {
   it('mergeMetrics keeps the current values of omitted fields', () => {
     expect(mergeMetrics(DEFAULT_METRICS, {})).toEqual(DEFAULT_METRICS);
   });
+
+  it('refuse a body that is not an object, and an unknown field with the list of the metrics', () => {
+    for (const body of [null, 5, 'cpu', [1]]) expect(refused(() => i.setMetrics(body), 400, 'body', 'type').message).toBe('body: must be a JSON object of metrics');
+    expect(refused(() => i.setMetrics({ cpus: 1 }), 400, 'cpus', 'additionalProperties').message).toBe(
+      'cpus: is not a metric; the metrics are cpu, memory, disk_used_gb, disk_total_gb',
+    );
+  });
+
+  it('refuse each bad value with its rule and a message saying what is allowed', () => {
+    const cases: [unknown, string, string, string][] = [
+      [{ cpu: '95' }, 'cpu', 'type', 'must be a number'],
+      [{ memory: Number.NaN }, 'memory', 'type', 'must be a number'],
+      [{ disk_total_gb: Number.POSITIVE_INFINITY }, 'disk_total_gb', 'type', 'must be a number'],
+      [{ cpu: -1 }, 'cpu', 'minimum', 'must be at least 0'],
+      [{ memory: 100.5 }, 'memory', 'maximum', 'is a percentage, at most 100'],
+      [{ disk_total_gb: 0, disk_used_gb: 0 }, 'disk_total_gb', 'exclusiveMinimum', 'must be more than 0'],
+      [{ disk_used_gb: 200 }, 'disk_used_gb', 'disk', 'disk_used_gb (200) cannot exceed disk_total_gb (100)'],
+      [{ disk_total_gb: 5 }, 'disk_total_gb', 'disk', 'disk_used_gb (10) cannot exceed disk_total_gb (5)'],
+    ];
+    for (const [body, field, rule, message] of cases) expect(refused(() => i.setMetrics(body), 400, field, rule).message).toBe(`${field}: ${message}`);
+    expect(i.metrics).toEqual(DEFAULT_METRICS);
+  });
+
+  it('accept the boundaries: 0, 100 percent, disks above 100 GB and a full disk', () => {
+    expect(i.setMetrics({ cpu: 0, memory: 100 })).toEqual({ ...DEFAULT_METRICS, cpu: 0, memory: 100 });
+    expect(i.setMetrics({ disk_used_gb: 500, disk_total_gb: 500 })).toEqual({ cpu: 0, memory: 100, disk_used_gb: 500, disk_total_gb: 500 });
+  });
 });
 
 describe('conditions', () => {
@@ -56,6 +84,12 @@ describe('conditions', () => {
   it('disk percentage holds while the used share is at or above the threshold', () => {
     expect(conditionHolds(alarm({ type: 'disk', value_calculation: 'percentage', value_threshold: 95 }), m)).toBe(true);
     expect(conditionHolds(alarm({ type: 'disk', value_calculation: 'percentage', value_threshold: 96 }), m)).toBe(false);
+  });
+  it('disk without value_calculation reads fixed: the free gigabytes', () => {
+    const disk = alarm({ type: 'disk', value_threshold: 5 });
+    expect(watchedValue(disk, m)).toBe(5);
+    expect(conditionHolds(disk, m)).toBe(true);
+    expect(conditionHolds({ ...disk, value_threshold: 4 }, m)).toBe(false);
   });
 });
 
@@ -175,7 +209,7 @@ describe('level alarms', () => {
     i.setMetrics({ disk_used_gb: 40, disk_total_gb: 50 });
     s.clock.advance(60_000);
     i.evaluateAlarms();
-    expect(bodies().filter((b) => b.alarm.id === a.id)).toMatchObject([{ value: 80 }]);
+    expect(bodies().filter((b) => b.alarm.id === a.id)).toMatchObject([{ value: 80, message: 'disk is 80% used (threshold 80%) for 60 s' }]);
   });
 
   it('notify every recipient by its channel: HTTP for webhook and chat, recorded for the rest', () => {
@@ -199,6 +233,58 @@ describe('level alarms', () => {
     ]);
   });
 
+  it('changing value_calculation re-arms a disk alarm', () => {
+    const disk = i.listAlarms().find((a) => a.type === 'disk')!;
+    i.setMetrics({ disk_used_gb: 95 }); // 5 GB free: the default disk alarm (5 GB, 600 s) holds
+    s.clock.advance(10 * MINUTE);
+    expect(i.evaluateAlarms()).toBe(1);
+    i.updateAlarm(disk.id, { type: 'disk', value_calculation: 'percentage' }); // 95% used >= 5%: holds anew
+    s.clock.advance(10 * MINUTE);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => [b.message, b.triggered_at])).toEqual([
+      ['disk has 5 GB free (threshold 5 GB or less) for 600 s', iso(NOW + 10 * MINUTE)],
+      ['disk is 95% used (threshold 5%) for 600 s', iso(NOW + 20 * MINUTE)],
+    ]);
+  });
+
+  it('an alarm created after an evaluation is armed at once, and counts only while its condition holds', () => {
+    expect(i.evaluateAlarms()).toBe(0);
+    i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 }); // cpu is at 10%
+    const holding = i.createAlarm({ type: 'memory', value_threshold: 20, time_threshold: 60 }); // memory is at 30%
+    s.clock.advance(60_000);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[holding.id, iso(NOW + 60_000)]]);
+  });
+
+  it('creating an alarm right when another is due triggers that one first', () => {
+    i.setMetrics({ cpu: 95 });
+    s.clock.advance(10 * MINUTE);
+    i.createAlarm({ type: 'netsplit' });
+    expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[1, iso(NOW + 10 * MINUTE)]]);
+  });
+
+  it('the state keeps the level alarms only, and no episode for a disabled one', () => {
+    const levelIds = i.listAlarms().filter((a) => a.type === 'cpu' || a.type === 'memory' || a.type === 'disk').map((a) => a.id);
+    expect(i.evaluateAlarms()).toBe(0);
+    i.createAlarm({ type: 'netsplit' });
+    expect(i.toJSON().monitor!.alarms.map((a) => a.id)).toEqual(levelIds);
+    i.updateAlarm(1, { type: 'cpu', enabled: false });
+    i.setMetrics({ cpu: 99 });
+    expect(i.toJSON().monitor!.alarms.find((a) => a.id === 1)).toMatchObject({ since: null, fired: false });
+  });
+
+  it('a deleted alarm leaves the state, and the episodes of the others run on', () => {
+    const levelIds = i.toJSON().monitor!.alarms.map((a) => a.id);
+    const a = i.createAlarm({ type: 'memory', value_threshold: 50, time_threshold: 60 });
+    i.setMetrics({ cpu: 95 }); // the default cpu alarm holds from NOW
+    s.clock.advance(5 * MINUTE);
+    i.deleteAlarm(a.id);
+    expect(i.toJSON().monitor!.alarms.map((x) => x.id)).toEqual(levelIds);
+    s.clock.advance(5 * MINUTE);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[1, iso(NOW + 10 * MINUTE)]]);
+  });
+
   it('a deleted alarm is forgotten', () => {
     const a = i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 });
     i.setMetrics({ cpu: 60 });
@@ -213,6 +299,49 @@ describe('level alarms', () => {
     const cpu = i.alarmStatus().find((a) => a.type === 'cpu');
     expect(cpu).toMatchObject({ value: 95, holding: true, holding_since: iso(NOW), triggers_at: iso(NOW + 10 * MINUTE), triggered: false });
     expect(i.alarmStatus().find((a) => a.type === 'notice')).toEqual({ id: 4, type: 'notice', enabled: true });
+  });
+
+  it('status shows triggered for the current episode only', () => {
+    i.setMetrics({ cpu: 95 });
+    s.clock.advance(10 * MINUTE);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(i.alarmStatus().find((a) => a.type === 'cpu')).toStrictEqual({
+      id: 1,
+      type: 'cpu',
+      enabled: true,
+      value: 95,
+      holding: true,
+      holding_since: iso(NOW),
+      triggers_at: iso(NOW + 10 * MINUTE),
+      triggered: true,
+    });
+    i.setMetrics({ cpu: 20 });
+    expect(i.alarmStatus().find((a) => a.type === 'cpu')).toStrictEqual({
+      id: 1,
+      type: 'cpu',
+      enabled: true,
+      value: 20,
+      holding: false,
+      holding_since: null,
+      triggers_at: null,
+      triggered: false,
+    });
+  });
+
+  it('still trigger on time after maintenance is rescheduled or run', () => {
+    const [m] = i.listMaintenance();
+    i.setMetrics({ cpu: 95 }); // due at NOW + 10 min
+    i.rescheduleMaintenance(m!.id, maintenanceDate(NOW + DAY));
+    s.clock.advance(10 * MINUTE);
+    expect(i.evaluateAlarms()).toBe(1);
+    i.setMetrics({ memory: 95 }); // due at NOW + 20 min
+    i.runMaintenance(m!.id);
+    s.clock.advance(10 * MINUTE);
+    expect(i.evaluateAlarms()).toBe(1);
+    expect(bodies().filter((b) => b.reason === 'threshold').map((b) => [b.alarm.type, b.triggered_at])).toEqual([
+      ['cpu', iso(NOW + 10 * MINUTE)],
+      ['memory', iso(NOW + 20 * MINUTE)],
+    ]);
   });
 });
 
@@ -258,6 +387,62 @@ describe('event alarms', () => {
     i.evaluateAlarms();
     expect(bodies()).toHaveLength(items.length);
   });
+
+  it('a maintenance start is notified by the first evaluation at its scheduled_by, and counted', () => {
+    const j = s.instance({ id: 9001 }); // an odd id: two maintenance items
+    const starts = j.listMaintenance().map((m) => Date.parse(m.scheduled_by.replace(' ', 'T').replace(' +0000', 'Z')));
+    expect(starts).toHaveLength(2);
+    expect(j.evaluateAlarms()).toBe(0);
+    s.clock.set(starts[0]! - 1000);
+    expect(j.evaluateAlarms()).toBe(0);
+    s.clock.set(starts[0]!);
+    expect(j.evaluateAlarms()).toBe(1);
+    s.clock.set(starts[1]!);
+    expect(j.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => [b.reason, b.triggered_at])).toEqual(starts.map((t) => ['maintenance_started', iso(t)]));
+  });
+
+  it('a maintenance notice says what was scheduled or has started, with the item', () => {
+    const [m] = i.listMaintenance();
+    const text = maintenanceDate(NOW + DAY);
+    const scheduled = i.rescheduleMaintenance(m!.id, text);
+    s.clock.advance(MINUTE);
+    const started = i.runMaintenance(m!.id);
+    const common = { event: 'alarm', alarm: { id: 4, type: 'notice' }, instance: { id: i.id, name: 'orders-db' }, recipient: { id: 1, type: 'email', name: 'Default' } };
+    expect(bodies()).toStrictEqual([
+      {
+        ...common,
+        reason: 'maintenance_scheduled',
+        message: `Maintenance ${m!.id} (Operating system security update) is scheduled for ${text}`,
+        maintenance: scheduled,
+        triggered_at: iso(NOW),
+      },
+      {
+        ...common,
+        reason: 'maintenance_started',
+        message: `Maintenance ${m!.id} (Operating system security update) has started; it takes 30 minutes`,
+        maintenance: started,
+        triggered_at: iso(NOW + MINUTE),
+      },
+    ]);
+  });
+
+  it('an event notification carries no level fields', () => {
+    const a = i.createAlarm({ type: 'netsplit' });
+    i.updateAlarm(a.id, { type: 'netsplit', enabled: true }); // an updated alarm too
+    i.raiseEvent('netsplit');
+    expect(bodies()).toStrictEqual([
+      {
+        event: 'alarm',
+        reason: 'netsplit',
+        message: 'A network split separates the nodes of the instance',
+        alarm: { id: a.id, type: 'netsplit' },
+        instance: { id: i.id, name: 'orders-db' },
+        triggered_at: iso(NOW),
+        recipient: { id: 1, type: 'email', name: 'Default' },
+      },
+    ]);
+  });
 });
 
 describe('state', () => {
@@ -276,6 +461,58 @@ describe('state', () => {
     s.clock.advance(5 * MINUTE);
     expect(copy.evaluateAlarms()).toBe(1);
   });
+
+  it('lists the started maintenance by id', () => {
+    const j = s.instance({ id: 9001 }); // an odd id: two maintenance items
+    const ids = j.listMaintenance().map((m) => m.id);
+    expect(ids).toEqual([1, 2]);
+    j.runMaintenance(2);
+    j.runMaintenance(1);
+    expect(j.toJSON().monitor!.maintenance_started).toEqual([1, 2]);
+  });
+});
+
+describe('a host without nextMaintenanceStart', () => {
+  const hook: Recipient = { id: 2, type: 'webhook', value: 'https://hooks.example.com/d', name: 'Disk', options: null };
+  const bare = (alarm: Alarm) => {
+    const clock = new VirtualClock();
+    clock.pin(NOW);
+    const outbox = new Outbox({ clock });
+    const monitor = new Monitor({
+      clock,
+      outbox,
+      instance: () => ({ id: 3, name: 'bare' }),
+      alarms: () => [alarm],
+      recipients: () => [hook],
+      defaultRecipientId: () => hook.id,
+      maintenanceStarts: () => [],
+    });
+    return { clock, outbox, monitor };
+  };
+
+  it('evaluates on every tick; a disk alarm without value_calculation reads the free gigabytes', () => {
+    const { clock, outbox, monitor } = bare({ id: 1, type: 'disk', enabled: true, recipients: [], value_threshold: 5, time_threshold: 60 });
+    monitor.setMetrics({ disk_used_gb: 96 });
+    clock.advance(60_000);
+    expect(monitor.tick()).toBe(1);
+    expect(outbox.list().map((e) => [e.target, (e.body as NotificationBody).message])).toEqual([
+      ['https://hooks.example.com/d', 'disk has 4 GB free (threshold 5 GB or less) for 60 s'],
+    ]);
+  });
+
+  it('skips a recipient id that names no recipient', () => {
+    const { clock, outbox, monitor } = bare({ id: 1, type: 'cpu', enabled: true, recipients: [7, hook.id], value_threshold: 50, time_threshold: 60 });
+    monitor.setMetrics({ cpu: 60 });
+    clock.advance(60_000);
+    expect(monitor.tick()).toBe(1);
+    expect(outbox.list().map((e) => e.target)).toEqual([hook.value]);
+  });
 });
 
 const HOUR_MS = 60 * MINUTE;
+
+/** A time as rescheduleMaintenance takes it (yyyy-mm-dd hh:mm:ss +0000). */
+function maintenanceDate(ms: number): string {
+  const at = new Date(ms).toISOString();
+  return `${at.slice(0, 10)} ${at.slice(11, 19)} +0000`;
+}

@@ -1,0 +1,188 @@
+// Outbox: callbacks and notifications POSTed when due, with a timeout, bounded attempts and
+// deliveries in flight, and a bounded history (src/store/outbox.ts). The sender is a fake fetch
+// that the tests answer.
+import { describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../src/store/clock.js';
+import { Outbox, type OutboxEntry, type OutboxOptions } from '../../src/store/outbox.js';
+import { NOW } from './instance-setup.js';
+
+type Answer = { status: number; body: { cancel(): Promise<void> } | null };
+
+interface Call {
+  url: string;
+  init: RequestInit;
+  answer(a: Answer): void;
+  fail(err: unknown): void;
+}
+
+/** An outbox on a pinned clock whose sender records each call and waits for the test to answer it. */
+function harness(options: Partial<OutboxOptions> = {}) {
+  const clock = new VirtualClock();
+  clock.pin(NOW);
+  const calls: Call[] = [];
+  const fetch = ((url: string, init: RequestInit) =>
+    new Promise<Answer>((resolve, reject) => {
+      calls.push({ url, init, answer: resolve, fail: reject });
+    })) as unknown as typeof globalThis.fetch;
+  const outbox = new Outbox({ clock, fetch, ...options });
+  return { clock, outbox, calls };
+}
+
+/** A body the way fetch gives one (cancel() drops the rest). */
+const body = () => ({ cancel: async () => undefined });
+/** Answers a call later, on a timer: only settle() waits for it. */
+const later = (call: Call, a: Answer) => setTimeout(() => call.answer(a), 5);
+const entry = (n: number) => ({ event: 'backup', target: `https://hooks.example.com/${n}`, body: { n } });
+const statuses = (outbox: Outbox) => outbox.list().map((e) => [e.id, e.status]);
+
+describe('entries', () => {
+  it('start with none; schedule() queues a callback due now, record() keeps a notification without sending it', () => {
+    const { outbox, calls } = harness();
+    expect(outbox.list()).toEqual([]);
+    expect(outbox.schedule(entry(1))).toStrictEqual({ id: 1, kind: 'callback', ...entry(1), dueAt: NOW, attempts: 0, status: 'pending' });
+    expect(outbox.record({ event: 'alarm.cpu', target: 'oncall@example.com', body: { x: 1 } })).toStrictEqual({
+      id: 2,
+      kind: 'notification',
+      event: 'alarm.cpu',
+      target: 'oncall@example.com',
+      body: { x: 1 },
+      dueAt: NOW,
+      attempts: 0,
+      status: 'recorded',
+    });
+    expect(outbox.record({ kind: 'callback', ...entry(3), at: NOW - 1000 })).toMatchObject({ id: 3, kind: 'callback', dueAt: NOW - 1000, status: 'recorded' });
+    outbox.tick();
+    expect(calls.map((c) => c.url)).toEqual(['https://hooks.example.com/1']);
+  });
+
+  it('clear() forgets every entry; the ids go on', () => {
+    const { outbox } = harness();
+    outbox.schedule(entry(1));
+    outbox.record(entry(2));
+    outbox.clear();
+    expect(outbox.list()).toEqual([]);
+    expect(outbox.schedule(entry(3)).id).toBe(3);
+  });
+
+  it('restore() takes over a dump: an entry that was being sent is pending again, the ids go on', () => {
+    const { outbox } = harness();
+    const dumped: OutboxEntry[] = [
+      { id: 5, kind: 'callback', ...entry(5), dueAt: NOW, attempts: 1, status: 'sending' },
+      { id: 6, kind: 'callback', ...entry(6), dueAt: NOW, attempts: 1, status: 'delivered', result: 'HTTP 204' },
+    ];
+    outbox.restore({ last_id: 6, entries: dumped });
+    expect(outbox.list()).toStrictEqual([{ ...dumped[0], status: 'pending' }, dumped[1]]);
+    expect(outbox.toJSON()).toStrictEqual({ last_id: 6, entries: [{ ...dumped[0], status: 'pending' }, dumped[1]] });
+    expect(outbox.schedule(entry(7)).id).toBe(7);
+  });
+});
+
+describe('delivery', () => {
+  it('POSTs the body as JSON with a timeout, without following redirects; a 2xx without a body delivers', async () => {
+    const { outbox, calls } = harness();
+    const e = outbox.schedule(entry(1));
+    outbox.tick();
+    expect(e).toMatchObject({ status: 'sending', attempts: 1 });
+    const [call] = calls;
+    expect(call!.url).toBe('https://hooks.example.com/1');
+    expect(call!.init).toMatchObject({ method: 'POST', body: '{"n":1}', redirect: 'manual', headers: { 'content-type': 'application/json' } });
+    expect(call!.init.signal).toBeInstanceOf(AbortSignal);
+    later(call!, { status: 204, body: null }); // fetch gives a 204 no body
+    await outbox.settle();
+    expect(e).toMatchObject({ status: 'delivered', attempts: 1, result: 'HTTP 204' });
+  });
+
+  it('sends what is due at or before now, nothing later', () => {
+    const { outbox, calls } = harness();
+    outbox.schedule({ ...entry(1), dueAt: NOW + 1 });
+    outbox.schedule(entry(2));
+    outbox.tick();
+    expect(calls.map((c) => c.url)).toEqual(['https://hooks.example.com/2']);
+    expect(statuses(outbox)).toEqual([
+      [1, 'pending'],
+      [2, 'sending'],
+    ]);
+  });
+
+  it('only a 2xx answer delivers; any other is retried after retryDelayMs times the attempt number', async () => {
+    const { outbox, calls } = harness();
+    const codes = [199, 200, 299, 300, 302, 500];
+    const entries = codes.map((_, n) => outbox.schedule(entry(n)));
+    outbox.tick();
+    calls.forEach((c, n) => c.answer({ status: codes[n]!, body: body() }));
+    await outbox.settle();
+    expect(entries.map((e) => [e.result, e.status, e.dueAt])).toEqual([
+      ['HTTP 199', 'pending', NOW + 1000],
+      ['HTTP 200', 'delivered', NOW],
+      ['HTTP 299', 'delivered', NOW],
+      ['HTTP 300', 'pending', NOW + 1000],
+      ['HTTP 302', 'pending', NOW + 1000],
+      ['HTTP 500', 'pending', NOW + 1000],
+    ]);
+  });
+
+  it('fails an entry after maxAttempts attempts, noting the last error: a timeout by its length, else the cause', async () => {
+    const { clock, outbox, calls } = harness({ timeoutMs: 20, maxAttempts: 2, retryDelayMs: 500 });
+    const e = outbox.schedule(entry(1));
+    outbox.tick();
+    // The fake sender honours the signal as fetch does: the attempt times out.
+    calls[0]!.init.signal!.addEventListener('abort', () => calls[0]!.fail(calls[0]!.init.signal!.reason));
+    await outbox.settle();
+    expect(e).toMatchObject({ status: 'pending', attempts: 1, result: 'timeout after 20 ms', dueAt: NOW + 500 });
+    clock.advance(499);
+    outbox.tick();
+    expect(calls).toHaveLength(1);
+    clock.advance(1);
+    outbox.tick();
+    calls[1]!.fail(Object.assign(new Error('fetch failed'), { cause: 'connect ECONNREFUSED 127.0.0.1:9' }));
+    await outbox.settle();
+    expect(e).toMatchObject({ status: 'failed', attempts: 2, result: 'connect ECONNREFUSED 127.0.0.1:9' });
+    clock.advance(60_000);
+    outbox.tick();
+    expect(calls).toHaveLength(2);
+  });
+
+  it('keeps at most `concurrency` deliveries in flight', async () => {
+    const { outbox, calls } = harness({ concurrency: 2 });
+    for (const n of [1, 2, 3]) outbox.schedule(entry(n));
+    outbox.tick();
+    expect(statuses(outbox)).toEqual([
+      [1, 'sending'],
+      [2, 'sending'],
+      [3, 'pending'],
+    ]);
+    outbox.tick();
+    expect(calls).toHaveLength(2);
+    for (const c of calls) c.answer({ status: 200, body: body() });
+    await outbox.settle();
+    outbox.tick();
+    expect(calls.map((c) => c.url)).toEqual([1, 2, 3].map((n) => `https://hooks.example.com/${n}`));
+  });
+});
+
+describe('history', () => {
+  const dump = (...list: OutboxEntry['status'][]): { last_id: number; entries: OutboxEntry[] } => ({
+    last_id: list.length,
+    entries: list.map((status, n) => ({ id: n + 1, kind: 'callback', ...entry(n + 1), dueAt: NOW + 60_000, attempts: 0, status })),
+  });
+
+  it('keeps maxEntries entries; beyond, the oldest goes when none is finished', () => {
+    const { outbox } = harness({ maxEntries: 3 });
+    for (const n of [1, 2, 3]) outbox.schedule({ ...entry(n), dueAt: NOW + 60_000 });
+    expect(outbox.list().map((e) => e.id)).toEqual([1, 2, 3]);
+    outbox.schedule({ ...entry(4), dueAt: NOW + 60_000 });
+    expect(outbox.list().map((e) => e.id)).toEqual([2, 3, 4]);
+  });
+
+  it('drops the oldest finished entry first: delivered, failed or recorded', () => {
+    for (const finished of ['delivered', 'failed', 'recorded'] as const) {
+      const { outbox } = harness({ maxEntries: 3 });
+      outbox.restore(dump('pending', 'sending', finished, 'pending', finished));
+      expect(statuses(outbox), finished).toEqual([
+        [1, 'pending'],
+        [2, 'pending'],
+        [4, 'pending'],
+      ]);
+    }
+  });
+});
