@@ -152,7 +152,15 @@ describe('GET /__tusk/requests', () => {
     expect(j.size).toBe(3);
     j.clear();
     expect(j.last()).toEqual([]);
-    expect(() => new RequestJournal(0)).toThrow();
+    expect(() => new RequestJournal(0)).toThrow(new RangeError('the journal capacity must be a positive integer'));
+    expect(() => new RequestJournal(1.5)).toThrow(RangeError);
+  });
+
+  it('RequestJournal of capacity 1 keeps the last request', () => {
+    const j = new RequestJournal(1);
+    j.record({ at: 0, api: 'customer', method: 'GET', path: '/a', status: 200, ms: 0 });
+    j.record({ at: 0, api: 'instance', method: 'GET', path: '/b', status: 200, ms: 0 });
+    expect(j.last().map((x) => x.path)).toEqual(['/b']);
   });
 
   it('RequestJournal gives back every field of an entry, the time as ISO 8601, and starts over after clear()', () => {
