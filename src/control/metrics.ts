@@ -10,7 +10,7 @@
 //   3. the one instance with that id across all accounts (400 when several accounts have one).
 // The rules of evaluation are in src/store/instance-monitor.ts.
 import { Hono, type Context } from 'hono';
-import { ApiError, badRequest, invalid } from '../http/errors.js';
+import { ApiError, invalid } from '../http/errors.js';
 import { basicCredentials } from '../http/pipeline.js';
 import { EVENT_TYPES, type EventType } from '../store/instance-monitor.js';
 import type { InstanceStore } from '../store/instance.js';
@@ -65,7 +65,7 @@ async function jsonBody(c: Context): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw badRequest(`body: malformed JSON (${(err as Error).message})`);
+    throw invalid('body', 'json', `malformed JSON (${(err as Error).message})`);
   }
 }
 

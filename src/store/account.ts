@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { AccountFixture, AuditEventFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
-import { ApiError, badRequest, invalid, notFound, limitReached } from '../http/errors.js';
+import { ApiError, invalid, notFound, limitReached } from '../http/errors.js';
 import { LIST_CAPS } from '../http/limits.js';
 import { IdSequence } from './ids.js';
 import { auditTimestamp, parsePitSecond } from './dates.js';
@@ -256,7 +256,7 @@ export class AccountStore {
 
   updateInstance(id: number, body: UpdateInstanceBody, actor: ApiKeyRecord): InstanceRecord {
     const instance = this.instance(id);
-    if (body.name === undefined && body.plan === undefined) throw badRequest('body: give at least one of name and plan');
+    if (body.name === undefined && body.plan === undefined) throw invalid('body', 'minProperties', 'give at least one of name and plan');
     let plan: Plan | undefined;
     if (body.plan !== undefined) {
       plan = this.plan(body.plan, 'plan');
@@ -372,7 +372,7 @@ export class AccountStore {
   updateTeamMember(userId: string, body: UpdateTeamMemberBody, actor: ApiKeyRecord): { message: typeof TEAM_MESSAGES.update } {
     const member = this.team.find((m) => m.id.toLowerCase() === userId.toLowerCase());
     if (!member) throw new ApiError(404, `Not found: no team member with id ${userId}`);
-    if (body.role === undefined && body.tags === undefined) throw badRequest('body: give at least one of role and tags');
+    if (body.role === undefined && body.tags === undefined) throw invalid('body', 'minProperties', 'give at least one of role and tags');
     const roles: Role[] = body.role !== undefined ? [body.role] : member.roles;
     const tagged = roles.every((r) => TAGGED_ROLES.includes(r));
     if (body.tags !== undefined && !tagged) throw invalid('tags', 'role', `tags are only allowed for role member or monitor, not ${roles.join(', ')}`);

@@ -169,7 +169,7 @@ describe('AccountStore: instances', () => {
     const before = snapshot();
     refused(() => account.updateInstance(id, { name: 'x', plan: 'gold' }, admin), 400, 'plan');
     refused(() => account.updateInstance(id, { plan: 'hobby-shared' }, admin), 400, 'plan');
-    refused(() => account.updateInstance(id, {}, admin), 400);
+    refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties');
     expect(snapshot()).toEqual(before);
     expect(account.getInstance(id).name).toBe('orders-db');
   });
@@ -228,7 +228,7 @@ describe('AccountStore: instances', () => {
     expect(refused(() => account.updateInstance(id, { plan: 'hobby-shared' }, admin), 400, 'plan', 'shared-plans').message).toBe(
       'plan: the shared plan hobby-shared is not offered in digitalocean::fra1, which has no shared plans',
     );
-    expect(refused(() => account.updateInstance(id, {}, admin), 400).message).toBe('body: give at least one of name and plan');
+    expect(refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of name and plan');
   });
 
   it('records the source and the pit in the audit row only for the actions that use them', () => {
@@ -488,7 +488,7 @@ describe('AccountStore: team', () => {
     const before = snapshot();
     refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags');
     refused(() => account.updateTeamMember(id, { role: 'admin', tags: 'production' }, admin), 400, 'tags');
-    refused(() => account.updateTeamMember(id, {}, admin), 400);
+    refused(() => account.updateTeamMember(id, {}, admin), 400, 'body', 'minProperties');
     refused(() => account.updateTeamMember('00000000-0000-4000-8000-000000000000', { role: 'member' }, admin), 404);
     expect(snapshot()).toEqual(before);
   });
@@ -533,7 +533,7 @@ describe('AccountStore: team', () => {
     const id = account.listTeamMembers().find((m) => m.email === 'h@example.com')!.id;
     const unknown = '00000000-0000-4000-8000-000000000000';
     expect(refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe('tags: tags are only allowed for role member or monitor, not devops');
-    expect(refused(() => account.updateTeamMember(id, {}, admin), 400).message).toBe('body: give at least one of role and tags');
+    expect(refused(() => account.updateTeamMember(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of role and tags');
     expect(refused(() => account.updateTeamMember(unknown, { role: 'member' }, admin), 404).message).toBe(`Not found: no team member with id ${unknown}`);
   });
 
