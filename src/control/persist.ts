@@ -31,7 +31,7 @@ export class StateFile {
   private writing: Promise<void> | undefined;
   private dirty = false;
   private closed = false;
-  /** The last write's error (reported once on stderr; the next change tries again). */
+  /** The last write's error (reported once on stderr; the next save tries again, changed or not). */
   lastError: Error | undefined;
 
   constructor(

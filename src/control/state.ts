@@ -33,7 +33,8 @@ export function checkStateShape(value: unknown, schemas: SchemaSet, control: Con
       const where = `${at}.instances.${xi}`;
       x.recipients.items.forEach((r, i) => check('instance', 'Recipient', r, `${where}.recipients.items.${i}`));
       x.alarms.items.forEach((r, i) => check('instance', 'Alarm', r, `${where}.alarms.items.${i}`));
-      [...x.integrations.logs, ...x.integrations.metrics].forEach((r, i) => check('instance', 'Integration', r, `${where}.integrations.${i}`));
+      x.integrations.logs.forEach((r, i) => check('instance', 'Integration', r, `${where}.integrations.logs.${i}`));
+      x.integrations.metrics.forEach((r, i) => check('instance', 'Integration', r, `${where}.integrations.metrics.${i}`));
     });
   });
   if (problems.length) throw new StateError(problems);
