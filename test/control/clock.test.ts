@@ -2,6 +2,7 @@
 // time-based behaviour follows POST /__tusk/clock instead of waiting.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openReceiver, type Receiver } from '../../contract-tests/harness/receiver.js';
+import { instanceKey } from '../../fixtures/index.js';
 import { INSTANCE_1_KEY, eventually, start, type Client } from './setup.js';
 
 const HOUR = 3_600_000;
@@ -167,5 +168,14 @@ describe('rate limit windows roll with the clock', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(50);
     await advance('60s');
     expect((await t.customer('/api/plans')).status).toBe(200);
+  });
+
+  it('each instance key has a window of its own', async () => {
+    await t.close();
+    t = await start({ rateLimit: '2/60' });
+    for (let i = 0; i < 2; i++) expect((await t.instance('/api/alarms', INSTANCE_1_KEY)).status).toBe(200);
+    expect((await t.instance('/api/alarms', INSTANCE_1_KEY)).status).toBe(429);
+    // Another instance of the same account is not limited by the first one's requests.
+    expect((await t.instance('/api/alarms', instanceKey(4))).status).toBe(200);
   });
 });

@@ -211,7 +211,8 @@ describe('POST /__tusk/accounts', () => {
     // role keys carry their roles
     expect((await t.customer('/api/invoices', keys['billing manager'])).status).toBe(200);
     expect((await t.customer('/api/instances', keys.devops, { body: newInstance })).status).toBe(200);
-    expect((await t.customer('/api/instances', keys.monitor, { body: newInstance })).status).toBe(403);
+    const refused = await t.customer('/api/instances', keys.monitor, { body: newInstance });
+    expect({ status: refused.status, body: refused.body }).toStrictEqual({ status: 403, body: { error: 'Forbidden: a key with role monitor may not call createInstance' } });
 
     // two fresh accounts do not see each other either
     const other = await t.control('/accounts', { method: 'POST' });
