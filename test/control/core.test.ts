@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
 import type { RegistryState } from '../../src/store/snapshot.js';
 import { ROLES } from '../../src/control/accounts.js';
+import { request } from './setup.js';
+import { basic } from './client.js';
 
 let tusk: Tusk;
 beforeEach(async () => {
@@ -16,14 +18,9 @@ afterEach(() => {
 });
 
 /** A control request; `body` is sent as is when a string, else as JSON. */
-async function control(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const init: RequestInit = { method, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) };
-  const res = await tusk.customer.fetch(new Request(`http://tusk/__tusk${path}`, init));
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const control = (method: string, path: string, body?: unknown) => request(tusk.customer, method, `/__tusk${path}`, { body });
 
-const customer = (path: string, key: string) => tusk.customer.fetch(new Request(`http://tusk${path}`, { headers: { authorization: 'Basic ' + Buffer.from(`:${key}`).toString('base64') } }));
+const customer = (path: string, key: string) => tusk.customer.fetch(new Request(`http://tusk${path}`, { headers: { authorization: basic(key) } }));
 const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const NOT_JSON = { error: 'body: not valid JSON', rule: 'json' };
 

@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
 import { basic } from './client.js';
+import { request } from './setup.js';
 
 const SEEDED_INSTANCE_1_KEY = 'tusk-instance-1-key';
 
@@ -13,16 +14,8 @@ let tusk: Tusk;
 let seeded: { id: string; instance1: string };
 let fresh: { id: string; adminKey: string; instanceKey: string };
 
-const call = async (method: string, path: string, init: { body?: string; authorization?: string } = {}) => {
-  const headers: Record<string, string> = {};
-  if (init.authorization) headers.authorization = init.authorization;
-  if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await tusk.customer.fetch(new Request(`http://tusk${path}`, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}) }));
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any };
-};
-const control = (method: string, path: string, body?: unknown, authorization?: string) =>
-  call(method, `/__tusk${path}`, { ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}), ...(authorization ? { authorization } : {}) });
+const call = (method: string, path: string, init: { body?: string; authorization?: string } = {}) => request(tusk.customer, method, path, init);
+const control = (method: string, path: string, body?: unknown, authorization?: string) => request(tusk.customer, method, `/__tusk${path}`, { body, authorization });
 
 beforeAll(async () => {
   tusk = await createTusk({ log: 'off', provisionDelayMs: 0, seed: 1 });

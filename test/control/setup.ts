@@ -33,6 +33,25 @@ async function call(url: string, init: { method?: string; body?: unknown; key?: 
   return { status: res.status, body, headers: res.headers };
 }
 
+/**
+ * A request to an in-process app (createTusk's customer or instance app, no socket): a string body
+ * is sent as is, anything else as JSON; the answer's body parsed as JSON when there is one.
+ */
+export async function request(
+  app: { fetch: (req: Request) => Response | Promise<Response> },
+  method: string,
+  path: string,
+  init: { body?: unknown; authorization?: string } = {},
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (init.authorization) headers.authorization = init.authorization;
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+  const res = await app.fetch(new Request(`http://tusk${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }));
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
 export async function start(options: TuskOptions = {}): Promise<Client> {
   const tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: ADMIN_KEY, provisionDelayMs: 60_000, ...options });
   return {
