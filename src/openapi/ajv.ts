@@ -67,8 +67,8 @@ export interface PrecompiledManifest {
 }
 
 /** The precompiled validators of a document by ref, when the files exist and were made from this document. */
-function loadPrecompiled(name: InterfaceName, doc: OpenApiDocument): Map<string, ValidateFunction> | undefined {
-  const files = precompiledFiles(name);
+function loadPrecompiled(name: InterfaceName, doc: OpenApiDocument, dir?: string): Map<string, ValidateFunction> | undefined {
+  const files = precompiledFiles(name, dir);
   if (!existsSync(files.manifest) || !existsSync(files.code)) return undefined;
   try {
     const manifest = JSON.parse(readFileSync(files.manifest, 'utf8')) as PrecompiledManifest;
@@ -91,11 +91,12 @@ export class SchemaSet {
 
   constructor(
     readonly documents: Partial<Record<InterfaceName, OpenApiDocument>>,
-    options: { precompiled?: boolean } = {},
+    /** `precompiled: false` compiles everything with Ajv; `precompiledDir` is where the files are (default dist/openapi). */
+    options: { precompiled?: boolean; precompiledDir?: string } = {},
   ) {
     if (options.precompiled === false) return;
     for (const [name, doc] of Object.entries(documents)) {
-      const fns = doc && loadPrecompiled(name as InterfaceName, doc);
+      const fns = doc && loadPrecompiled(name as InterfaceName, doc, options.precompiledDir);
       for (const [ref, fn] of fns ?? []) this.cache.set(documentUri(name as InterfaceName) + ref, fn);
     }
   }
