@@ -141,6 +141,7 @@ export function errorField(err: ErrorObject): string | undefined {
   const params = err.params as Record<string, unknown>;
   if (err.keyword === 'required' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
   if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') base.push(params.additionalProperty);
+  if (err.keyword === 'unevaluatedProperties' && typeof params.unevaluatedProperty === 'string') base.push(params.unevaluatedProperty);
   if (err.keyword === 'dependentRequired' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
   if (err.keyword === 'discriminator' && typeof params.tag === 'string') base.push(params.tag);
   return base.length ? base.join('.') : undefined;
@@ -148,35 +149,31 @@ export function errorField(err: ErrorObject): string | undefined {
 
 /** A sentence naming the field and the rule it broke. */
 export function describeError(err: ErrorObject, where?: string): string {
-  const field = errorField(err);
+  const subject = [where, errorField(err)].filter(Boolean).join(' ');
+  return subject ? `${subject}: ${ruleOf(err)}` : ruleOf(err);
+}
+
+/** The rule an ajv error says was broken, in words (`is required`, `must be one of "a", "b"`). */
+export function ruleOf(err: ErrorObject): string {
   const params = err.params as Record<string, unknown>;
-  let rule: string;
   switch (err.keyword) {
     case 'required':
-      rule = 'is required';
-      break;
+      return 'is required';
     case 'additionalProperties':
-      rule = 'is not an accepted field here';
-      break;
+    case 'unevaluatedProperties':
+      return 'is not an accepted field here';
     case 'enum':
-      rule = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-      break;
+      return `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
-      rule = `must be ${JSON.stringify(params.allowedValue)}`;
-      break;
+      return `must be ${JSON.stringify(params.allowedValue)}`;
     case 'format':
-      rule = `must be a valid ${String(params.format)}`;
-      break;
+      return `must be a valid ${String(params.format)}`;
     case 'pattern':
-      rule = `must match the form ${String(params.pattern)}`;
-      break;
+      return `must match the form ${String(params.pattern)}`;
     case 'discriminator':
       // params.error is 'tag' (missing or not a string) or 'mapping' (a value no branch has).
-      rule = params.error === 'mapping' ? `${JSON.stringify(params.tagValue)} is not one of the accepted values` : 'is required and must be a string';
-      break;
+      return params.error === 'mapping' ? `${JSON.stringify(params.tagValue)} is not one of the accepted values` : 'is required and must be a string';
     default:
-      rule = err.message ?? err.keyword;
+      return err.message ?? err.keyword;
   }
-  const subject = [where, field].filter(Boolean).join(' ');
-  return subject ? `${subject}: ${rule}` : rule;
 }

@@ -3,7 +3,7 @@
 // (form values are strings; the schema says which are numbers, booleans or JSON text).
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InterfaceName, OpenApiDocument } from './documents.js';
-import { describeError, errorField, type SchemaSet } from './ajv.js';
+import { errorField, ruleOf, type SchemaSet } from './ajv.js';
 import { resolveLocal, type OperationInfo } from './operations.js';
 import { ApiError } from '../http/errors.js';
 import { MAX_BODY_DEPTH } from '../http/limits.js';
@@ -48,7 +48,8 @@ function validationError(errors: ErrorObject[] | null | undefined, where: string
     const at = [prefix, errorField({ ...err, keyword: 'x', params: {} })].filter(Boolean).join('.');
     return new ApiError(400, `${at ? `${at}: ` : ''}${alternatives.join(' or ')}: at least one of them is required`, { field, rule: 'required' });
   }
-  return new ApiError(400, describeError(err, prefix), { field, rule: err.keyword });
+  // The message starts with the field the body names (`body` for the body as a whole).
+  return new ApiError(400, `${field}: ${ruleOf(err)}`, { field, rule: err.keyword });
 }
 
 /** Collects the JSON type of every property a body schema may have, through $ref, allOf, anyOf, oneOf, if/then. */
