@@ -22,6 +22,10 @@ function routers(options?: ConstructorParameters<typeof MemoRouter>[0]) {
 const handlers = (r: ReturnType<MemoRouter<string>['match']>) => r[0].map(([h]) => h);
 
 describe('MemoRouter', () => {
+  it('names itself after the router it wraps', () => {
+    expect(new MemoRouter<string>().name).toBe('MemoRouter(TrieRouter)');
+  });
+
   it('matches as the TrieRouter does, the first time and every time after', () => {
     const { memo, trie } = routers();
     for (const [method, path] of [
