@@ -22,6 +22,10 @@ export default {
   // Three test runners on two cores: the contract tests wait on the clock at times (provisioning,
   // backups), which leaves a core idle with two.
   concurrency: 3,
-  timeoutMS: 10_000,
+  // A mutant that runs away (an endless loop) times out after 30 s plus twice its tests' time.
+  // Not less: a mutant of code that runs while a Tusk is built is run after a reload of the test
+  // environment, whose hooks (beforeAll) its tests' time leaves out; with 10 s, equivalent
+  // mutants of requests.ts timed out (so counted as killed) on a busy machine.
+  timeoutMS: 30_000,
   timeoutFactor: 2,
 };
