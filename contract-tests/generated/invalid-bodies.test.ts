@@ -1,14 +1,15 @@
 // Generated from the documents: for every operation with a request body, bodies that break the
 // body schema (each required field missing, each enum violated, each field of the wrong type;
 // derive.ts builds them from the document's request example) are rejected with 400 whose body
-// names the field, and change nothing (the resources' list is the same before and after).
+// names the field, a JSON array instead of the body object is rejected with 400, and none of them
+// changes anything (the resources' list is the same before and after).
 // Operations on one resource address a resource the suite created itself.
 import type { Response } from 'supertest';
 import { describe, it } from 'vitest';
 import type { OperationInfo } from '../../src/openapi/operations.js';
 import { INTERFACES } from '../../src/openapi/documents.js';
 import { Contract, ContractViolation, useContract } from '../harness/index.js';
-import { baseBody, bodyShape, itemParams, mutations, namesField, pathParams, resourcePairs, tagOf, verbOf, type BodyShape } from './derive.js';
+import { baseBody, bodyShape, itemParams, mutations, namesField, pathParams, resourcePairs, tagOf, validBody, verbOf, type BodyShape } from './derive.js';
 import { idOf, itemsOf, Resources } from './support.js';
 
 const contract = await Contract.load();
@@ -70,6 +71,13 @@ async function prepare(op: OperationInfo, shape: BodyShape): Promise<Prepared> {
   return { params, base, ...(system !== undefined ? { system } : {}), ...(listOp ? { listOp, before: await snapshot(listOp) } : {}) };
 }
 
+/** A body accepted by mistake: remove what it created (after the file), before the test reports it. */
+function removeCreated(op: OperationInfo, res: Response, system: string | undefined): void {
+  const pair = pairs.find((x) => x.create === op);
+  const id = idOf(res.body as Record<string, unknown>);
+  if (pair && id !== undefined) t.cleanup(() => resources.call(pair.remove, { params: itemParams(contract, pair.remove, id, system), unchecked: true }));
+}
+
 for (const api of INTERFACES) {
   for (const op of contract.operations[api].values()) {
     const shape = bodyShape(contract, op);
@@ -87,12 +95,7 @@ for (const api of INTERFACES) {
           const variant = mutations(contract, shape, p.base, p.system).find((x) => x.kind === m.kind && x.field === m.field);
           if (!variant) return skip(`with the values of the suite's own resource the body ${m.what} is valid`);
           const res = await resources.call(op, { params: p.params, body: variant.body });
-          if (res.status < 300) {
-            // Accepted by mistake: remove what it created, then report.
-            const pair = pairs.find((x) => x.create === op);
-            const id = idOf(res.body as Record<string, unknown>);
-            if (pair && id !== undefined) t.cleanup(() => resources.call(pair.remove, { params: itemParams(contract, pair.remove, id, p.system), unchecked: true }));
-          }
+          if (res.status < 300) removeCreated(op, res, p.system);
           t.api.expectStatus(res, 400, `a body ${m.what} (${JSON.stringify(variant.body)})`);
           if (!namesField(res.body, m.field)) {
             throw new ContractViolation(`${api} ${op.operationId}`, [`the 400 body does not name the field ${m.field}: ${res.text.slice(0, 200)}`], res, {
@@ -100,6 +103,18 @@ for (const api of INTERFACES) {
               expected: `400 naming ${m.field}`,
             });
           }
+        });
+      }
+
+      // Every body of the documents is an object: a JSON array (of a valid body) is a 400. Which
+      // field such a 400 names is not said, so only the status is checked.
+      if (!validBody(contract, shape, [baseBody(contract, shape)])) {
+        it('a body that is a JSON array, not an object: 400', async ({ skip }) => {
+          const p = await ready();
+          if (p.skip) return skip(p.skip);
+          const res = await resources.call(op, { params: p.params, body: [p.base] });
+          if (res.status < 300) removeCreated(op, res, p.system);
+          t.api.expectStatus(res, 400, `a JSON array as the body ([${JSON.stringify(p.base)}])`);
         });
       }
 
