@@ -23,14 +23,17 @@ async function call(url: string, init: { method?: string; body?: unknown; key?: 
     headers,
     ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
   });
+  return { status: res.status, body: await readBody(res), headers: res.headers };
+}
+
+/** A response's body: parsed JSON, the text itself when it is not JSON (CSV), undefined when empty. */
+export async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
-  let body: unknown = text;
   try {
-    body = text ? JSON.parse(text) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
-    // keep the text (CSV)
+    return text;
   }
-  return { status: res.status, body, headers: res.headers };
 }
 
 /**

@@ -14,6 +14,7 @@ import { MemoRouter } from '../../src/http/router.js';
 import { SchemaSet } from '../../src/openapi/ajv.js';
 import type { InterfaceName, OpenApiDocument } from '../../src/openapi/documents.js';
 import { readOperations } from '../../src/openapi/operations.js';
+import { readBody } from '../control/setup.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -106,14 +107,7 @@ async function send(app: App, method: string, path: string, init: { auth?: boole
   if (init.auth !== false) headers.authorization = AUTH;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
   const res = await app.fetch(new Request(`http://tusk${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) }));
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    // a text body stays text
-  }
-  return { status: res.status, body, headers: res.headers };
+  return { status: res.status, body: await readBody(res), headers: res.headers };
 }
 
 describe('createApiApp: building', () => {
