@@ -31,7 +31,7 @@ const ALARMS_JSON = readFileSync(join(BENCH, 'servers', 'alarms.json'), 'utf8').
 const SEEDED_INSTANCE_KEY = 'tusk-instance-1-key';
 const ADMIN_KEY = 'bench-admin-key';
 const ALARM_BODY = JSON.stringify({ type: 'cpu', value_threshold: 80, time_threshold: 300 });
-const NEW_INSTANCE = { plan: 'standard-1', region: 'amazon-web-services::us-east-1' };
+const NEW_INSTANCE = { plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
 // ---------------------------------------------------------------------------------------------
 // options

@@ -70,7 +70,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   let n = 0;
   /** An instance for a client's recipients (a new one when the last is full). */
   const newInstance = async (c) => {
-    const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, { name: `crash-base-${round}-${c}-${++n}`, plan: 'standard-1', region: 'amazon-web-services::us-east-1' });
+    const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, { name: `crash-base-${round}-${c}-${++n}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' });
     return res.json?.apikey;
   };
 
@@ -95,7 +95,7 @@ for (let round = 1; round <= ROUNDS; round++) {
       if (i % 10 === 0) {
         const name = `crash-instance-${round}-${c}-${i}`;
         sent.add(name);
-        const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, { name, plan: 'standard-1', region: 'amazon-web-services::us-east-1' });
+        const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' });
         if (res.status === 200) acknowledged.set(name, { round, ackAt: performance.now() });
       } else {
         const value = `crash-${round}-${c}-${i}@example.com`;

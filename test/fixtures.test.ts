@@ -56,9 +56,9 @@ describe('the fixtures', () => {
     const cases: [string, (f: Fixtures) => void, RegExp][] = [
       ['an instance on an unknown plan', (f) => (account(f).instances[0]!.plan = 'gold'), /plan gold is not a catalogue plan/],
       ['a shared plan in a region without shared plans', (f) => {
-        const x = account(f).instances.find((i) => i.plan === 'starter-shared')!;
-        x.region = 'digitalocean::fra1';
-      }, /shared plan starter-shared in digitalocean::fra1/],
+        const x = account(f).instances.find((i) => i.plan === 'panda')!;
+        x.region = 'amazon-web-services::us-east-2';
+      }, /shared plan panda in amazon-web-services::us-east-2/],
       ['a key for an e-mail outside the team', (f) => (account(f).keys[1]!.email = 'stranger@example.com'), /stranger@example\.com is no team member/],
       ['tags on an admin', (f) => (account(f).team[0]!.tags = ['production']), /tags are only for member and monitor users/],
       ['an invoice total that is not the sum of its lines', (f) => (account(f).invoices[0]!.detail.total += 1), /is not the sum of its lines/],
@@ -140,11 +140,11 @@ describe('the fixtures', () => {
     const a = account(build());
     const oct = a.invoices.at(-1)!.detail;
     const line = oct.lines.find((l) => l.subscription_id === 1)!;
-    expect(line).toMatchObject({ plan: 'standard-2', amount: 199, from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' });
+    expect(line).toMatchObject({ plan: 'elephant', amount: 199, from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' });
     const moved = a.invoices.find((i) => i.detail.lines.filter((l) => l.subscription_id === 1).length === 2)!.detail;
     const [before, after] = moved.lines.filter((l) => l.subscription_id === 1);
-    expect(before!.plan).toBe('standard-1');
-    expect(after!.plan).toBe('standard-2');
+    expect(before!.plan).toBe('hippo');
+    expect(after!.plan).toBe('elephant');
     expect(before!.to).toBe(after!.from);
     expect(before!.amount + after!.amount).toBeGreaterThan(99);
     expect(before!.amount + after!.amount).toBeLessThan(199);

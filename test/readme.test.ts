@@ -62,7 +62,7 @@ describe('the README', () => {
     const [walkthrough] = blocks('walkthrough');
     expect(walkthrough).toBeDefined();
     const out = await bash(localise(walkthrough!));
-    expect(out).toMatch(/standard-1 postgres shared=false/);
+    expect(out).toMatch(/hippo postgresql shared=false/);
     expect(out).toMatch(/"apikey":"[^"]+"/);
     expect(out.match(/"type":"(cpu|memory|disk|notice)"/g)).toHaveLength(4);
     expect(out).toMatch(/^204$/m);

@@ -10,7 +10,7 @@ const t = useContract({ rateLimit: '1/3600' });
 /** A valid request of every customer operation (the limit applies after validation). */
 const REQUESTS: [string, Parameters<typeof t.api.customer>[1]][] = [
   ['listInstances', {}],
-  ['createInstance', { body: { name: 'limited', plan: 'standard-1', region: 'amazon-web-services::us-east-1' } }],
+  ['createInstance', { body: { name: 'limited', plan: 'hippo', region: 'amazon-web-services::us-east-1' } }],
   ['getInstance', { params: { id: 1 } }],
   ['updateInstance', { params: { id: 1 }, body: { name: 'limited' } }],
   ['deleteInstance', { params: { id: 1 } }],

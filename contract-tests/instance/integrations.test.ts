@@ -147,7 +147,7 @@ describe('metrics integrations', () => {
   let legacyKey: string;
   let alternativeKey: string;
   beforeAll(async () => {
-    ({ apikey: key } = await createInstance(t, { backendKind: 'postgres' }));
+    ({ apikey: key } = await createInstance(t, { backendKind: 'postgresql' }));
     ({ apikey: legacyKey } = await createInstance(t, { backendKind: 'postgres-legacy' }));
     ({ apikey: alternativeKey } = await createInstance(t, { backendKind: 'pgcompat' }));
   });

@@ -39,7 +39,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function main(customerUrl: string, instanceUrl: string, key: string, log: (line: string) => void = console.log): Promise<Walkthrough> {
   const customer = createClient<CustomerPaths>({ baseUrl: customerUrl, headers: { Authorization: basic(key) } });
 
-  const plans = ok('listPlans', await customer.GET('/api/plans', { params: { query: { backend: 'postgres' } } }));
+  const plans = ok('listPlans', await customer.GET('/api/plans', { params: { query: { backend: 'postgresql' } } }));
   const plan = plans.find((p) => p.shared) ?? plans[0];
   if (!plan) throw new Error('listPlans: no plan');
   log(`plans: ${plans.map((p) => `${p.name} ($${p.price})`).join(', ')}`);

@@ -241,6 +241,11 @@ export interface paths {
          *     (exact match); an unknown provider gives an empty array, not an error. A region is used
          *     elsewhere in the form `<provider>::<region>` (for example
          *     `amazon-web-services::us-east-1` in createInstance).
+         *
+         *     Reference implementation: production's 73 regions over four providers
+         *     (`amazon-web-services`, `google-compute-engine`, `azure-arm`, `softlayer`), 16 of them with
+         *     shared plans, with production's display names (`Amazon Web Services - US-East-1 (Northern
+         *     Virginia)`).
          */
         get: operations["listRegions"];
         put?: never;
@@ -392,6 +397,14 @@ export interface paths {
          * @description Lists the subscription plans instances can be created on or moved to. `backend` filters
          *     by backend software name (exact match); an unknown backend gives an empty array, not an
          *     error. Prices are in USD per month.
+         *
+         *     Reference implementation: production's catalogue as its public clients recorded it
+         *     (shared `turtle` (free), `spider`, `cat`, `panda`; dedicated `butterfly`, `hippo`,
+         *     `elephant`, `pigeon`, `dolphin`, `rat`, each also as `NAME-follower` at twice the price; all
+         *     on backend `postgresql`), followed by three plans of Tusk's own that production does not
+         *     have: `legacy-1` (backend `postgres-legacy`), `compat-shared` and `compat-1` (backend
+         *     `pgcompat`), so that every broker kind of createMetricsIntegration's availability table has a
+         *     plan.
          */
         get: operations["listPlans"];
         put?: never;
@@ -420,7 +433,7 @@ export interface components {
             name: string;
             /**
              * @description Name of the instance's plan (see listPlans).
-             * @example standard-1
+             * @example hippo
              */
             plan: string;
             region: components["schemas"]["ProviderRegion"];
@@ -441,7 +454,7 @@ export interface components {
             name: string;
             /**
              * @description Name of the instance's plan (see listPlans).
-             * @example standard-1
+             * @example hippo
              */
             plan: string;
             region: components["schemas"]["ProviderRegion"];
@@ -465,7 +478,7 @@ export interface components {
          *     `pit` requires `instance_id` and `pit`.
          * @example {
          *       "name": "orders-db",
-         *       "plan": "standard-1",
+         *       "plan": "hippo",
          *       "region": "amazon-web-services::us-east-1",
          *       "action": "standalone",
          *       "pg_version": "17"
@@ -479,7 +492,7 @@ export interface components {
             name: string;
             /**
              * @description Subscription plan name; must be the `name` of a plan listed by listPlans.
-             * @example standard-1
+             * @example hippo
              */
             plan: string;
             region: components["schemas"]["ProviderRegion"];
@@ -523,7 +536,7 @@ export interface components {
         /**
          * @description Body of updateInstance; at least one of `name` and `plan`.
          * @example {
-         *       "plan": "standard-2"
+         *       "plan": "elephant"
          *     }
          */
         UpdateInstance: {
@@ -534,7 +547,7 @@ export interface components {
             name?: string;
             /**
              * @description The new plan; must be the `name` of a plan listed by listPlans.
-             * @example standard-2
+             * @example elephant
              */
             plan?: string;
         };
@@ -591,7 +604,7 @@ export interface components {
              *         "from": "2026-10-01T00:00:00Z",
              *         "to": "2026-11-01T00:00:00Z",
              *         "name": "orders-db",
-             *         "plan": "standard-1",
+             *         "plan": "hippo",
              *         "tags": [
              *           "production"
              *         ]
@@ -623,7 +636,7 @@ export interface components {
             name: string;
             /**
              * @description Plan the line is billed for.
-             * @example standard-1
+             * @example hippo
              */
             plan: string;
             /**
@@ -704,7 +717,7 @@ export interface components {
          *
          *     Lines end with CRLF (as RFC 4180 writes) or LF; the contract accepts both.
          * @example Timestamp,Event,Source,User,Extras
-         *     2026-10-03 09:15:02 UTC,instance.create,api,ops@example.com,"instance_id = 1042, plan = standard-1"
+         *     2026-10-03 09:15:02 UTC,instance.create,api,ops@example.com,"instance_id = 1042, plan = hippo"
          */
         AuditLogCsv: string;
         /** @description A region instances can be placed in. */
@@ -721,7 +734,7 @@ export interface components {
             region: string;
             /**
              * @description Display name.
-             * @example US-East-1 (Northern Virginia)
+             * @example Amazon Web Services - US-East-1 (Northern Virginia)
              */
             name: string;
             /**
@@ -734,7 +747,7 @@ export interface components {
         Plan: {
             /**
              * @description Plan name (the `plan` of createInstance and updateInstance).
-             * @example standard-1
+             * @example hippo
              */
             name: string;
             /**
@@ -744,7 +757,7 @@ export interface components {
             price: number;
             /**
              * @description Backend software name.
-             * @example postgres
+             * @example postgresql
              */
             backend: string;
             /**
@@ -1111,7 +1124,7 @@ export interface operations {
                      *       {
                      *         "id": 1042,
                      *         "name": "orders-db",
-                     *         "plan": "standard-1",
+                     *         "plan": "hippo",
                      *         "region": "amazon-web-services::us-east-1",
                      *         "url": "postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders",
                      *         "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c"
@@ -1119,7 +1132,7 @@ export interface operations {
                      *       {
                      *         "id": 1043,
                      *         "name": "staging-db",
-                     *         "plan": "starter-shared",
+                     *         "plan": "panda",
                      *         "region": "amazon-web-services::eu-west-1",
                      *         "url": "postgres://u1043:Hn3sBv8qLe2Rt6Yw@staging-db-1043.db.tusk.local:5432/staging",
                      *         "providerid": "9b2d4f6a-1c3e-4a5b-8d7f-0e1a2b3c4d5e"
@@ -1148,7 +1161,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "orders-db-copy",
-                 *       "plan": "standard-1",
+                 *       "plan": "hippo",
                  *       "region": "amazon-web-services::us-east-1",
                  *       "action": "pit",
                  *       "pit": "2026-11-20 14:30:00",
@@ -1160,7 +1173,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "orders-db",
-                 *       "plan": "standard-1",
+                 *       "plan": "hippo",
                  *       "region": "amazon-web-services::us-east-1"
                  *     }
                  */
@@ -1215,7 +1228,7 @@ export interface operations {
                      * @example {
                      *       "id": 1042,
                      *       "name": "orders-db",
-                     *       "plan": "standard-1",
+                     *       "plan": "hippo",
                      *       "region": "amazon-web-services::us-east-1",
                      *       "url": "postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders",
                      *       "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c",
@@ -1250,13 +1263,13 @@ export interface operations {
                 /**
                  * @example {
                  *       "name": "orders-db-main",
-                 *       "plan": "standard-2"
+                 *       "plan": "elephant"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateInstance"];
                 /**
                  * @example {
-                 *       "plan": "standard-2"
+                 *       "plan": "elephant"
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["UpdateInstance"];
@@ -1276,7 +1289,7 @@ export interface operations {
                      * @example {
                      *       "id": 1042,
                      *       "name": "orders-db-main",
-                     *       "plan": "standard-2",
+                     *       "plan": "elephant",
                      *       "region": "amazon-web-services::us-east-1",
                      *       "url": "postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders",
                      *       "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c",
@@ -1450,7 +1463,7 @@ export interface operations {
                      *           "from": "2026-10-01T00:00:00Z",
                      *           "to": "2026-11-01T00:00:00Z",
                      *           "name": "orders-db",
-                     *           "plan": "standard-1",
+                     *           "plan": "hippo",
                      *           "tags": [
                      *             "production"
                      *           ]
@@ -1461,7 +1474,7 @@ export interface operations {
                      *           "from": "2026-10-01T00:00:00Z",
                      *           "to": "2026-11-01T00:00:00Z",
                      *           "name": "staging-db",
-                     *           "plan": "starter-shared",
+                     *           "plan": "panda",
                      *           "tags": []
                      *         }
                      *       ],
@@ -1522,7 +1535,7 @@ export interface operations {
                      *           "from": "2026-09-01T00:00:00Z",
                      *           "to": "2026-10-01T00:00:00Z",
                      *           "name": "orders-db",
-                     *           "plan": "standard-1",
+                     *           "plan": "hippo",
                      *           "tags": [
                      *             "production"
                      *           ]
@@ -1533,7 +1546,7 @@ export interface operations {
                      *           "from": "2026-09-01T00:00:00Z",
                      *           "to": "2026-10-01T00:00:00Z",
                      *           "name": "staging-db",
-                     *           "plan": "starter-shared",
+                     *           "plan": "panda",
                      *           "tags": []
                      *         }
                      *       ],
@@ -1587,7 +1600,7 @@ export interface operations {
                 content: {
                     /**
                      * @example Timestamp,Event,Source,User,Extras
-                     *     2026-10-03 09:15:02 UTC,instance.create,api,ops@example.com,"instance_id = 1042, plan = standard-1"
+                     *     2026-10-03 09:15:02 UTC,instance.create,api,ops@example.com,"instance_id = 1042, plan = hippo"
                      *     2026-10-07 16:40:51 UTC,team.invite,api,admin@example.com,email = dev@example.com
                      */
                     "text/csv": components["schemas"]["AuditLogCsv"];
@@ -1624,13 +1637,13 @@ export interface operations {
                      *       {
                      *         "provider": "amazon-web-services",
                      *         "region": "us-east-1",
-                     *         "name": "US-East-1 (Northern Virginia)",
+                     *         "name": "Amazon Web Services - US-East-1 (Northern Virginia)",
                      *         "has_shared_plans": true
                      *       },
                      *       {
                      *         "provider": "google-compute-engine",
-                     *         "region": "europe-west4",
-                     *         "name": "Europe-West4 (Netherlands)",
+                     *         "region": "us-east1",
+                     *         "name": "Google Compute Engine - us-east1 (South Carolina)",
                      *         "has_shared_plans": false
                      *       }
                      *     ]
@@ -1893,27 +1906,27 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "name": "hobby-shared",
+                     *         "name": "turtle",
                      *         "price": 0,
-                     *         "backend": "postgres",
+                     *         "backend": "postgresql",
                      *         "shared": true
                      *       },
                      *       {
-                     *         "name": "starter-shared",
+                     *         "name": "panda",
                      *         "price": 19,
-                     *         "backend": "postgres",
+                     *         "backend": "postgresql",
                      *         "shared": true
                      *       },
                      *       {
-                     *         "name": "standard-1",
+                     *         "name": "hippo",
                      *         "price": 99,
-                     *         "backend": "postgres",
+                     *         "backend": "postgresql",
                      *         "shared": false
                      *       },
                      *       {
-                     *         "name": "standard-2",
+                     *         "name": "elephant",
                      *         "price": 199,
-                     *         "backend": "postgres",
+                     *         "backend": "postgresql",
                      *         "shared": false
                      *       }
                      *     ]

@@ -30,7 +30,7 @@ export async function start(options: TuskOptions = {}): Promise<Api> {
     instance: (key, method, path, body, headers) => send(tusk.instanceUrl, key, method, path, body, headers),
     control: (method, path, body) => send(tusk.customerUrl, undefined, method, `/__tusk${path}`, body),
     async createInstance(name = 'alarm-test') {
-      const res = await api.customer('POST', '/api/instances', { name, plan: 'standard-1', region: 'amazon-web-services::us-east-1' });
+      const res = await api.customer('POST', '/api/instances', { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' });
       if (res.status !== 200) throw new Error(`createInstance: ${res.status} ${await res.text()}`);
       return (await res.json()) as { id: number; apikey: string };
     },

@@ -78,7 +78,7 @@ describe('reading and moving the clock', () => {
 
 describe('advancing the clock drives time-based behaviour', () => {
   it('a new instance turns ready once the provision delay has passed on the clock', async () => {
-    const created = await t.customer('/api/instances', undefined, { body: { name: 'orders', plan: 'standard-1', region: 'amazon-web-services::us-east-1' } });
+    const created = await t.customer('/api/instances', undefined, { body: { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
     expect(created.status).toBe(200);
     expect((await t.customer(`/api/instances/${created.body.id}`)).body.ready).toBe(false);
     await advance('59s');

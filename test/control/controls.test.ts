@@ -24,7 +24,7 @@ afterEach(async () => {
   await t.close();
 });
 
-const newInstance = { name: 'orders', plan: 'standard-1', region: 'amazon-web-services::us-east-1' };
+const newInstance = { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
 /** Checks a control answer against its schema in the control document. */
 function conforms(schema: string, body: unknown): void {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   const instance = await call('POST', '/api/instances', {
     authorization: basic(created.body.admin_key),
-    body: JSON.stringify({ name: 'second-one', plan: 'standard-1', region: 'amazon-web-services::us-east-1' }),
+    body: JSON.stringify({ name: 'second-one', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
   });
   expect(instance.body.id).toBe(1);
   fresh = { id: created.body.account_id, adminKey: created.body.admin_key, instanceKey: instance.body.apikey };

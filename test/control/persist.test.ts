@@ -11,7 +11,7 @@ import { startTusk } from '../../src/server.js';
 import { ADMIN_KEY, eventually, start } from './setup.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
-const newInstance = { name: 'kept', plan: 'standard-1', region: 'amazon-web-services::us-east-1' };
+const newInstance = { name: 'kept', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
 let dir: string;
 let file: string;

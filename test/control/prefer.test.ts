@@ -114,7 +114,7 @@ describe('where Prefer sits in the pipeline', () => {
     const res = await fetch(`${api.tusk.customerUrl}/api/instances`, {
       method: 'POST',
       headers: { authorization: 'Basic ' + Buffer.from(`:${monitor.key}`).toString('base64'), 'content-type': 'application/json', prefer: 'code=200' },
-      body: JSON.stringify({ name: 'x', plan: 'standard-1', region: 'amazon-web-services::us-east-1' }),
+      body: JSON.stringify({ name: 'x', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
     });
     expect(res.status).toBe(403);
   });

@@ -21,7 +21,7 @@ const fresh = () => new Registry({ ...registry.options, clock: new VirtualClock(
 /** Changes a bit of everything through the stores, the way requests would. */
 function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: string } {
   const { account, key } = registry.authenticateCustomer(ADMIN_KEY)!;
-  const created = account.createInstance({ name: 'orders', plan: 'standard-1', region: 'amazon-web-services::us-east-1' }, key);
+  const created = account.createInstance({ name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, key);
   const inst = account.instanceStore(created.id)!;
   const r = inst.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
   inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
@@ -76,7 +76,7 @@ describe('the registry state round trip', () => {
     expect(loaded.authenticateInstance(instanceKey(3))).toBeUndefined(); // deleted
 
     // ids go on where the dumped registry stood
-    const again = admin.account.createInstance({ name: 'next', plan: 'standard-1', region: 'amazon-web-services::us-east-1' }, admin.key);
+    const again = admin.account.createInstance({ name: 'next', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, admin.key);
     expect(again.id).toBe(instanceId + 1);
     const inst = admin.account.instanceStore(instanceId)!;
     const before = registry.authenticateInstance(newInstanceKey)!.instance;

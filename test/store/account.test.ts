@@ -42,7 +42,7 @@ const snapshot = () => ({
   keys: account.apiKeys(),
 });
 
-const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody => ({ name: 'orders-db', plan: 'standard-1', region: 'amazon-web-services::us-east-1', ...over });
+const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody => ({ name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...over });
 const lastAudit = () => account.auditEvents().at(-1)!;
 /** A store of another account built from the seeded fixture with `over` (none of the seeded keys or instances). */
 const otherAccount = (over: Partial<AccountFixture>) =>
@@ -69,10 +69,10 @@ describe('AccountStore: instances', () => {
     expect(created.url).toMatch(/^postgres:\/\/[^:@/]+:[^@/]+@[^:/]+:\d+\/[^/]+$/);
     const store = account.instanceStore(created.id)!;
     expect(store.pgVersion).toBe('17');
-    expect(store.backend.name).toBe('postgres');
+    expect(store.backend.name).toBe('postgresql');
     expect(store.createdAt).toBe(NOW);
     expect(registry.authenticateInstance(created.apikey)?.instance).toBe(store);
-    expect(account.getInstance(created.id)).toMatchObject({ id: created.id, name: 'orders-db', plan: 'standard-1', region: 'amazon-web-services::us-east-1', url: created.url, apikey: created.apikey });
+    expect(account.getInstance(created.id)).toMatchObject({ id: created.id, name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1', url: created.url, apikey: created.apikey });
     expect(account.listInstances().at(-1)!.id).toBe(created.id);
   });
 
@@ -103,10 +103,10 @@ describe('AccountStore: instances', () => {
 
   it('refuses a shared plan in a region without shared plans, naming region', () => {
     const before = snapshot();
-    const e = refused(() => account.createInstance(dedicated({ plan: 'starter-shared', region: 'digitalocean::fra1' }), admin), 400, 'region');
+    const e = refused(() => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin), 400, 'region');
     expect(e.message).toMatch(/shared/);
     expect(snapshot()).toEqual(before);
-    expect(account.createInstance(dedicated({ plan: 'starter-shared', region: 'amazon-web-services::eu-west-1' }), admin).id).toBeGreaterThan(0);
+    expect(account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::eu-west-1' }), admin).id).toBeGreaterThan(0);
   });
 
   it('forks an instance of the account and refuses a source that is not one, naming instance_id', () => {
@@ -160,15 +160,15 @@ describe('AccountStore: instances', () => {
     expect(changed).toMatchObject({ id, url, apikey, name: 'renamed', plan: 'compat-1', region: 'amazon-web-services::us-east-1' });
     expect(account.getInstance(id)).toEqual(changed);
     expect(account.instanceStore(id)!.backend.name).toBe('pgcompat');
-    expect(account.updateInstance(id, { plan: 'standard-2' }, admin).name).toBe('renamed');
-    expect(lastAudit()).toMatchObject({ event: 'instance.update', extras: [['instance_id', id], ['plan', 'standard-2']] });
+    expect(account.updateInstance(id, { plan: 'elephant' }, admin).name).toBe('renamed');
+    expect(lastAudit()).toMatchObject({ event: 'instance.update', extras: [['instance_id', id], ['plan', 'elephant']] });
   });
 
   it('refuses an unknown plan, an empty change and a shared plan the region does not offer, changing nothing', () => {
-    const { id } = account.createInstance(dedicated({ region: 'digitalocean::fra1' }), admin);
+    const { id } = account.createInstance(dedicated({ region: 'amazon-web-services::us-east-2' }), admin);
     const before = snapshot();
     refused(() => account.updateInstance(id, { name: 'x', plan: 'gold' }, admin), 400, 'plan');
-    refused(() => account.updateInstance(id, { plan: 'hobby-shared' }, admin), 400, 'plan');
+    refused(() => account.updateInstance(id, { plan: 'turtle' }, admin), 400, 'plan');
     refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties');
     expect(snapshot()).toEqual(before);
     expect(account.getInstance(id).name).toBe('orders-db');
@@ -221,12 +221,12 @@ describe('AccountStore: instances', () => {
     expect(refused(() => account.createInstance(dedicated({ region: 'amazon-web-services::mars-1' }), admin), 400, 'region', 'exists').message).toBe(
       'region: amazon-web-services::mars-1 is not a region (see listRegions; form <provider>::<region>)',
     );
-    expect(refused(() => account.createInstance(dedicated({ plan: 'starter-shared', region: 'digitalocean::fra1' }), admin), 400, 'region', 'shared-plans').message).toBe(
-      'region: the shared plan starter-shared is not offered in digitalocean::fra1, which has no shared plans',
+    expect(refused(() => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin), 400, 'region', 'shared-plans').message).toBe(
+      'region: the shared plan panda is not offered in amazon-web-services::us-east-2, which has no shared plans',
     );
-    const { id } = account.createInstance(dedicated({ region: 'digitalocean::fra1' }), admin);
-    expect(refused(() => account.updateInstance(id, { plan: 'hobby-shared' }, admin), 400, 'plan', 'shared-plans').message).toBe(
-      'plan: the shared plan hobby-shared is not offered in digitalocean::fra1, which has no shared plans',
+    const { id } = account.createInstance(dedicated({ region: 'amazon-web-services::us-east-2' }), admin);
+    expect(refused(() => account.updateInstance(id, { plan: 'turtle' }, admin), 400, 'plan', 'shared-plans').message).toBe(
+      'plan: the shared plan turtle is not offered in amazon-web-services::us-east-2, which has no shared plans',
     );
     expect(refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of name and plan');
   });
@@ -240,7 +240,7 @@ describe('AccountStore: instances', () => {
       expect(first).toStrictEqual(['instance_id', id]);
       return rest;
     };
-    const common = [['name', 'orders-db'], ['plan', 'standard-1'], ['region', 'amazon-web-services::us-east-1']];
+    const common = [['name', 'orders-db'], ['plan', 'hippo'], ['region', 'amazon-web-services::us-east-1']];
     expect(extrasOf({ action: 'standalone', instance_id: source, pit })).toStrictEqual([...common, ['action', 'standalone']]);
     expect(extrasOf({ action: 'fork', instance_id: source, pit })).toStrictEqual([...common, ['action', 'fork'], ['source_id', source]]);
     expect(extrasOf({ action: 'pit', instance_id: source, pit })).toStrictEqual([...common, ['action', 'pit'], ['source_id', source], ['pit', pit]]);
@@ -358,7 +358,7 @@ describe('AccountStore: audit log', () => {
     account.rotateApiKey(devops.id);
     const rows = lines(account.auditLogCsv()).slice(1);
     expect(rows).toEqual([
-      `2026-12-02 08:05:09 UTC,instance.create,api,${devops.email},"instance_id = ${id}, name = audit-db, plan = standard-1, region = amazon-web-services::us-east-1, action = standalone"`,
+      `2026-12-02 08:05:09 UTC,instance.create,api,${devops.email},"instance_id = ${id}, name = audit-db, plan = hippo, region = amazon-web-services::us-east-1, action = standalone"`,
       `2026-12-02 08:05:09 UTC,instance.update,api,${admin.email},"instance_id = ${id}, name = audit-db-2"`,
       `2026-12-02 08:05:09 UTC,instance.delete,api,${admin.email},"instance_id = ${id}, name = audit-db-2"`,
       `2026-12-02 08:05:09 UTC,team.invite,api,${admin.email},"email = new.dev@example.com, role = member"`,

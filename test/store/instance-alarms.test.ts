@@ -152,7 +152,7 @@ describe('alarms', () => {
   });
 
   it('a shared instance accepts only notice; another type is a 400 saying it is not available on shared plans', () => {
-    const shared = s.instance({ planName: 'hobby-shared' });
+    const shared = s.instance({ planName: 'turtle' });
     const before = snapshot(shared);
     for (const type of ['cpu', 'memory', 'disk'] as const) {
       const e = refused(() => shared.createAlarm({ type, value_threshold: 50, time_threshold: 60 }), 400, 'type', 'plan');
@@ -249,7 +249,7 @@ describe('alarms', () => {
   });
 
   it('the 400 for a type the plan lacks names the types it accepts', () => {
-    expect(refused(() => s.instance({ planName: 'hobby-shared' }).createAlarm({ type: 'netsplit' }), 400, 'type', 'plan').message).toBe(
+    expect(refused(() => s.instance({ planName: 'turtle' }).createAlarm({ type: 'netsplit' }), 400, 'type', 'plan').message).toBe(
       'type: alarm type netsplit is not available on shared plans; a shared instance accepts only notice',
     );
     // The documents give dedicated plans every type; the store words a narrower plan on its own.

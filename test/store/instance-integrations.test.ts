@@ -8,7 +8,7 @@ let s: Setup;
 let i: InstanceStore;
 beforeEach(async () => {
   s = await setup();
-  i = s.instance(); // standard-1: backend postgres 4.2.1, broker kind primary_from_4_2
+  i = s.instance(); // hippo: backend postgres 4.2.1, broker kind primary_from_4_2
 });
 
 const logsD = { api_key: '0123456789abcdef', region: 'us1', tags: 'env=production' };
@@ -116,7 +116,7 @@ describe('metrics integrations', () => {
         }
       });
     };
-    expect(offered('standard-1')).toEqual(['metrics_a_v3', 'metrics_c_v3', 'metrics_d_v3']);
+    expect(offered('hippo')).toEqual(['metrics_a_v3', 'metrics_c_v3', 'metrics_d_v3']);
     expect(offered('legacy-1')).toEqual(['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e']);
     expect(offered('compat-1')).toHaveLength(10);
   });

@@ -51,7 +51,7 @@ export async function setup(): Promise<Setup> {
     ctx: registry.context,
     validate: { logs: validator('updateLogIntegration'), metrics: validator('updateMetricsIntegration') },
     instance(over = {}) {
-      const { planName = 'standard-1', ...init } = over;
+      const { planName = 'hippo', ...init } = over;
       const plan = registry.catalogue.plans.find((p) => p.name === planName)!;
       const backend = registry.catalogue.backends.find((b) => b.name === plan.backend)!;
       const now = clock.now();

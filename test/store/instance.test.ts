@@ -24,7 +24,7 @@ describe('a new instance', () => {
   });
 
   it('has the same default recipient and alarms on a shared plan', () => {
-    const shared = s.instance({ planName: 'hobby-shared' });
+    const shared = s.instance({ planName: 'turtle' });
     expect(shared.listRecipients().map((r) => r.name)).toEqual(['Default']);
     expect(shared.listAlarms().map((a) => a.type)).toEqual(['cpu', 'memory', 'disk', 'notice']);
   });
@@ -108,7 +108,7 @@ describe('the broker kind', () => {
   });
 
   it('follows the catalogue backends of the plans', () => {
-    expect(s.instance({ planName: 'standard-1' }).brokerKind).toBe('primary_from_4_2');
+    expect(s.instance({ planName: 'hippo' }).brokerKind).toBe('primary_from_4_2');
     expect(s.instance({ planName: 'legacy-1' }).brokerKind).toBe('primary_below_4_2');
     expect(s.instance({ planName: 'compat-1' }).brokerKind).toBe('alternative');
   });

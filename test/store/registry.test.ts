@@ -11,7 +11,7 @@ import { instanceKey, type Fixtures } from '../../fixtures/index.js';
 
 const NOW = Date.UTC(2026, 10, 21, 13, 30, 0);
 const ADMIN_KEY = 'tusk-admin-key';
-const DEDICATED = { name: 'orders-db', plan: 'standard-1', region: 'amazon-web-services::us-east-1' };
+const DEDICATED = { name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
 let rules: ContractRules;
 beforeAll(async () => {
