@@ -27,6 +27,9 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds and API key', default: DEFAULTS.rateLimit },
   { name: 'state', arg: 'FILE', help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)', default: 'none: in memory' },
   { name: 'fault', arg: 'RULE', multiple: true, help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)", default: 'none' },
+  { name: 'answers', arg: 'default|production', help: "success codes where the documents allow several: the reference implementation's, or production's (201 on creates, 204 on deletes; env TUSK_ANSWERS; per request: header Tusk-Answers)", default: 'default' },
+  { name: 'vary-success', help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)', default: 'off' },
+  { name: 'strict-fields', help: 'refuse body fields the schema does not name with a 400 instead of ignoring them (env TUSK_STRICT_FIELDS=1; per request: header Tusk-Strict-Fields: true)', default: 'off' },
   { name: 'log', arg: 'text|json', help: 'request log format, one line per request', default: DEFAULTS.log },
   { name: 'quiet', help: 'no request log', default: 'off' },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
@@ -108,6 +111,9 @@ async function serveCommand(args: string[]): Promise<void> {
   const str = (name: string) => values[name] as string | undefined;
   const log = str('log');
   if (log !== undefined && log !== 'text' && log !== 'json') fail(`--log must be text or json, got "${log}"`);
+  const answers = str('answers') ?? process.env.TUSK_ANSWERS;
+  if (answers !== undefined && answers !== 'default' && answers !== 'production') fail(`--answers must be default or production, got "${answers}"`);
+  const envFlag = (name: string) => ['1', 'true'].includes((process.env[name] ?? '').toLowerCase());
   const apiKey = str('api-key');
   if (apiKey !== undefined && apiKey.length < 8) fail('--api-key must have at least 8 characters');
   const options = {
@@ -120,6 +126,9 @@ async function serveCommand(args: string[]): Promise<void> {
     rateLimit: str('rate-limit'),
     state: str('state'),
     faults: values.fault as string[] | undefined,
+    answers: answers as 'default' | 'production' | undefined,
+    varySuccess: values['vary-success'] || envFlag('TUSK_VARY_SUCCESS') ? true : undefined,
+    strictFields: values['strict-fields'] || envFlag('TUSK_STRICT_FIELDS') ? true : undefined,
     log: values.quiet ? ('off' as const) : (log as 'text' | 'json' | undefined),
   };
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
@@ -138,6 +147,10 @@ async function serveCommand(args: string[]): Promise<void> {
   console.log(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
   if (tusk.control.state) console.log(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
   for (const rule of tusk.deps.faults.list()) console.log(`tusk: fault          ${JSON.stringify(rule)}`);
+  if (options.answers === 'production' || options.varySuccess || options.strictFields) {
+    const modes = [options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`, ...(options.strictFields ? ['strict fields'] : [])];
+    console.log(`tusk: modes          ${modes.join(', ')}`);
+  }
   console.log(`tusk: controls       ${tusk.customerUrl}/__tusk/ (reset, clock, state, outbox, requests; no key)`);
   console.log('tusk: ready');
   let closing = false;

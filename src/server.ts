@@ -40,6 +40,12 @@ export interface TuskOptions {
   timeouts?: Partial<ServerTimeouts>;
   /** `--state FILE`: the whole state is loaded from it when it exists and written after changes (see src/control/persist.ts). */
   state?: string;
+  /** `--answers`: the success codes of the reference implementation (default) or production's (see src/http/answers.ts). */
+  answers?: 'default' | 'production';
+  /** `--vary-success`: every call of an operation with several documented success codes answers the next one. */
+  varySuccess?: boolean;
+  /** `--strict-fields`: body fields the schema does not name are a 400 instead of being ignored. */
+  strictFields?: boolean;
 }
 
 export const DEFAULTS = {
@@ -102,6 +108,10 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   };
   // Outside the contract, in every operation's pipeline: injected faults and the Prefer header.
   const simulation = { faults: () => deps.faults, prefer: true };
+  const answerMode = o.varySuccess ? 'vary' : (o.answers ?? 'default');
+  const answers = { mode: () => answerMode } as const;
+  const strict = Boolean(o.strictFields);
+  const strictFields = () => strict;
   const log = o.log === 'off' ? undefined : o.log;
   // Routes outside the contract, on both ports (see ApiAppOptions.extensions).
   const control = new ControlPlane({ app: deps, registry, ...(o.state ? { stateFile: o.state } : {}) });
@@ -111,8 +121,8 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     deps,
     registry,
     control,
-    customer: createCustomerApp(deps, { extensions, simulation, onResponse: onResponse('customer') }),
-    instance: createInstanceApp(deps, { extensions, simulation, onResponse: onResponse('instance') }),
+    customer: createCustomerApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('customer') }),
+    instance: createInstanceApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('instance') }),
   };
 }
 

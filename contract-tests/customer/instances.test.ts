@@ -23,6 +23,7 @@ interface Summary {
   region: string;
   url: string;
   providerid: string;
+  tags?: string[] | null;
 }
 
 async function catalogue(t: ContractContext) {
@@ -58,7 +59,7 @@ async function goneId(): Promise<number> {
 }
 
 describe('listInstances', () => {
-  it('lists the instances of the account in ascending id order, each with exactly id, name, plan, region, url and providerid', async () => {
+  it('lists the instances of the account in ascending id order, each with id, name, plan, region, url and providerid, and tags (an array or null) besides', async () => {
     const a = await createInstance(t);
     const b = await createInstance(t, { shared: true });
     const res = await t.api.customer('listInstances');
@@ -67,7 +68,10 @@ describe('listInstances', () => {
     const ids = instances.map((i) => i.id);
     expect(ids).toEqual([...ids].sort((x, y) => x - y));
     expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
-    for (const i of instances) expect(Object.keys(i).sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'url']);
+    for (const i of instances) {
+      expect(Object.keys(i).filter((k) => k !== 'tags').sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'url']);
+      if ('tags' in i) expect(i.tags === null || Array.isArray(i.tags)).toBe(true);
+    }
     expect(instances.find((i) => i.id === a.id)).toMatchObject({ plan: a.plan, region: a.region });
   });
 
@@ -94,10 +98,36 @@ describe('createInstance', () => {
     const name = randomName('json');
     const res = await create({ name, plan: c.dedicated[0]!.name, region: c.anyRegion });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['apikey', 'id', 'url']);
+    expect(Object.keys(res.body).filter((k) => k !== 'message').sort()).toEqual(['apikey', 'id', 'url']);
     const got = await get(res.body.id);
     expect(got.body).toMatchObject({ id: res.body.id, name, plan: c.dedicated[0]!.name, region: c.anyRegion, url: res.body.url, apikey: res.body.apikey });
     expect((await list()).map((i) => i.id)).toContain(res.body.id);
+  });
+
+  it('ignores fields the contract does not name (as production does): the instance is created and they are neither stored nor echoed', async () => {
+    const c = await catalogue(t);
+    const name = randomName('extra');
+    const res = await create({ name, plan: c.dedicated[0]!.name, region: c.anyRegion, no_default_alarms: true, colour: 'blue' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).not.toHaveProperty('colour');
+    const got = (await get(res.body.id)).body;
+    expect(got).toMatchObject({ name, plan: c.dedicated[0]!.name });
+    expect(got).not.toHaveProperty('colour');
+    expect(got).not.toHaveProperty('no_default_alarms');
+  });
+
+  it('stores the tags given on create and on update, and returns them in get and list (JSON and form)', async () => {
+    const c = await catalogue(t);
+    const res = await create({ name: randomName('tags'), plan: c.dedicated[0]!.name, region: c.anyRegion, tags: ['production', 'team-a'] });
+    expect(res.status, res.text).toBe(200);
+    expect((await get(res.body.id)).body.tags).toEqual(['production', 'team-a']);
+    expect((await list()).find((i) => i.id === res.body.id)!.tags).toEqual(['production', 'team-a']);
+    const form = await create({ name: randomName('tags'), plan: c.dedicated[0]!.name, region: c.anyRegion, tags: ['a', 'b'] }, { form: true });
+    expect(form.status, form.text).toBe(200);
+    expect((await get(form.body.id)).body.tags).toEqual(['a', 'b']);
+    const updated = await t.api.customer('updateInstance', { params: { id: res.body.id }, body: { tags: [] } });
+    t.api.expectStatus(updated, '2XX');
+    expect((await get(res.body.id)).body.tags).toEqual([]);
   });
 
   it('creates an instance from a form body', async () => {
@@ -152,7 +182,6 @@ describe('createInstance', () => {
     expectBadRequest(await create({ ...ok, name: 'x'.repeat(65) }), 'name');
     expectBadRequest(await create({ ...ok, action: 'clone' }), 'action');
     expectBadRequest(await create({ ...ok, pg_version: '9' }), 'pg_version');
-    expectBadRequest(await create({ ...ok, colour: 'blue' }), 'colour');
     expectBadRequest(await create({ ...ok, action: 'fork', instance_id: 'one' }, { form: true }), 'instance_id');
     expect((await create(ok)).status).toBe(200);
     expect((await list()).filter((i) => !before.some((b) => b.id === i.id)).map((i) => i.name)).toEqual([ok.name]);
@@ -227,7 +256,7 @@ describe('getInstance', () => {
     const a = await createInstance(t);
     const res = await get(a.id);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['apikey', 'id', 'name', 'plan', 'providerid', 'ready', 'region', 'url']);
+    expect(Object.keys(res.body).filter((k) => k !== 'tags').sort()).toEqual(['apikey', 'id', 'name', 'plan', 'providerid', 'ready', 'region', 'url']);
     expect(res.body).toMatchObject({ id: a.id, apikey: a.apikey, plan: a.plan, region: a.region });
     const summary = (await list()).find((i) => i.id === a.id)!;
     expect(res.body).toMatchObject(summary);
@@ -280,7 +309,8 @@ describe('updateInstance', () => {
     expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: randomName(), plan: 'no-such-plan' } }), 'plan');
     expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: {} }));
     expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'x'.repeat(65) } }), 'name');
-    expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { region: a.region } }), 'region');
+    // region is no field of an update: it is ignored, which leaves the body without a field to change.
+    expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { region: a.region } }));
     const after = (await get(a.id)).body;
     expect({ ...after, ready: before.ready }).toEqual(before);
   });

@@ -59,12 +59,12 @@ describe('instance interface authentication', () => {
     const a = await createInstance(t);
     const b = await createInstance(t);
     const created = await t.api.instance('createRecipient', a.apikey, { body: { type: 'email', value: 'only-a@example.com', name: 'only a' } });
-    expect(created.status).toBe(200);
+    t.api.expectStatus(created, '2XX');
     const listB = await t.api.instance('listRecipients', b.apikey);
     expect(listB.status).toBe(200);
     expect((listB.body as { value: string }[]).map((r) => r.value)).not.toContain('only-a@example.com');
     const alarm = await t.api.instance('createAlarm', a.apikey, { body: { type: 'notice', recipients: [created.body.id] } });
-    expect(alarm.status).toBe(200);
+    t.api.expectStatus(alarm, '2XX');
     const alarmsB = (await t.api.instance('listAlarms', b.apikey)).body as { recipients: number[] }[];
     expect(alarmsB.every((x) => !x.recipients.includes(created.body.id))).toBe(true);
   });
@@ -84,7 +84,7 @@ describe('stories across the customer and instance interfaces', () => {
     expect(got.body.apikey).toBe(apikey);
 
     const alarm = await t.api.instance('createAlarm', apikey, { body: { type: 'cpu', value_threshold: 85, time_threshold: 120 } });
-    expect(alarm.status).toBe(200);
+    t.api.expectStatus(alarm, '2XX');
     const off = await t.api.instance('updateAlarm', apikey, { params: { id: alarm.body.id }, body: { type: 'cpu', enabled: false } });
     expect(off.body).toMatchObject({ id: alarm.body.id, enabled: false, value_threshold: 85 });
 

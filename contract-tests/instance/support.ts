@@ -3,13 +3,17 @@ import { expect } from 'vitest';
 import type { Response } from 'supertest';
 import type { ContractContext } from '../harness/index.js';
 
-/** The response is the documented error: this status, a JSON `error` string, and (for 400) the field it names. */
-export function expectError(res: Response, status: number, field?: string): void {
+/**
+ * The response is the documented error: this status, a JSON `error` string, and (for 400) the
+ * field it names, or one of the fields (where the documents allow either to be named first).
+ */
+export function expectError(res: Response, status: number, field?: string | string[]): void {
   expect(res.status, res.text).toBe(status);
   expect(typeof res.body.error).toBe('string');
   if (field !== undefined) {
     // The message names the field (the reference implementation also returns it in `field`).
-    expect(res.body.error, res.text).toContain(field);
+    const fields = Array.isArray(field) ? field : [field];
+    expect(fields.some((f) => (res.body.error as string).includes(f)), `${res.text} names one of ${fields.join(', ')}`).toBe(true);
   }
 }
 

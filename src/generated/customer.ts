@@ -439,6 +439,15 @@ export interface components {
             region: components["schemas"]["ProviderRegion"];
             url: components["schemas"]["ConnectionUrl"];
             providerid: components["schemas"]["Uuid"];
+            /**
+             * @description The instance's tags, as given on create or update. Not in the spec's field table:
+             *     production returns them (an array, or `null` in some list items). Reference
+             *     implementation: always an array, `[]` when none were given.
+             * @example [
+             *       "production"
+             *     ]
+             */
+            tags?: string[] | null;
         };
         /** @description An instance as getInstance returns it. */
         Instance: {
@@ -460,6 +469,14 @@ export interface components {
             region: components["schemas"]["ProviderRegion"];
             url: components["schemas"]["ConnectionUrl"];
             providerid: components["schemas"]["Uuid"];
+            /**
+             * @description The instance's tags, as given on create or update (`[]` when none were given). Not in the
+             *     spec's field table: production returns them.
+             * @example [
+             *       "production"
+             *     ]
+             */
+            tags?: string[];
             /**
              * @description The API key of the per-instance interface (HTTP Basic password there).
              * @example 7c3e9b1a-2f4d-4c8e-9a6b-5d1f0e2c3b4a
@@ -518,6 +535,7 @@ export interface components {
              * @example 1042
              */
             instance_id?: number;
+            tags?: components["schemas"]["InstanceTags"];
         } & (unknown & unknown);
         /** @description The answer of createInstance. */
         CreatedInstance: {
@@ -526,6 +544,12 @@ export interface components {
              * @example 1044
              */
             id: number;
+            /**
+             * @description Not in the spec's field table: production answers `Instance created`, and so does the
+             *     reference implementation.
+             * @example Instance created
+             */
+            message?: string;
             url: components["schemas"]["ConnectionUrl"];
             /**
              * @description The API key of the new instance's per-instance interface.
@@ -534,7 +558,7 @@ export interface components {
             apikey: string;
         };
         /**
-         * @description Body of updateInstance; at least one of `name` and `plan`.
+         * @description Body of updateInstance; at least one of `name`, `plan` and `tags` (given `tags` replace the stored ones).
          * @example {
          *       "plan": "elephant"
          *     }
@@ -550,12 +574,23 @@ export interface components {
              * @example elephant
              */
             plan?: string;
+            tags?: components["schemas"]["InstanceTags"];
         };
         /**
          * @description The connection URL of an instance, form `postgres://<user>:<password>@<host>:<port>/<database>`.
          * @example postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders
          */
         ConnectionUrl: string;
+        /**
+         * @description Tags of the instance, free strings. Not in the spec's parameter table: the provider's public
+         *     clients send them (its Terraform provider) and production stores and returns them. In form
+         *     data in any of the array styles (`tags=["a","b"]`, `tags[]=a&tags[]=b`, `tags=a&tags=b`).
+         * @example [
+         *       "production",
+         *       "team-a"
+         *     ]
+         */
+        InstanceTags: string[];
         /** @description An invoice list record. */
         InvoiceSummary: {
             /**
@@ -1190,6 +1225,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": 1044,
+                     *       "message": "Instance created",
                      *       "url": "postgres://u1044:Qw7eRt5yUi3oPa1s@orders-db-copy-1044.db.tusk.local:5432/orders",
                      *       "apikey": "5e0c7a9b-3d1f-4b2e-8a6c-7f9d1e3b5a2c"
                      *     }

@@ -173,11 +173,13 @@ export interface paths {
          * @description Adds a recipient that alarms can notify. `type` and `value` are required, `name` is
          *     optional. The body is checked against the branch of its `type`: `email` takes an e-mail
          *     address; `webhook`, `chat_a` and `chat_b` take an http(s) URL; `paging_a`, `incident_b`,
-         *     `incident_b_eu` and `incident_c` take a key-like endpoint. Unknown fields are a 400.
+         *     `incident_b_eu` and `incident_c` take a key-like endpoint. Fields the body does not name are
+         *     ignored ("Request bodies" in the interface description).
          *
          *     The response is the created Recipient. As in the spec's example, `name` is returned with its
          *     first letter capitalised (`on-call` becomes `On-call`); an absent `name` is returned as `""`
-         *     (our choice). `options` is stored as given and returned unchanged (`null` when absent).
+         *     (our choice). `options` is stored as given and returned unchanged; an absent `options` is
+         *     stored and returned as `{}`, as production answers.
          *
          *     In form encoding, `options` is written as JSON text (`options={"k":"v"}`).
          *
@@ -254,8 +256,13 @@ export interface paths {
          *     2. `disk`: the same plus optional `value_calculation` (`fixed`, the default, or
          *        `percentage`). With `fixed`, `value_threshold` is in gigabytes; with `percentage`, it is
          *        a percent.
-         *     3. `notice`, `server_unreachable` and `netsplit`: `type`, `enabled`, `recipients` only; any
-         *        other field (for example `value_threshold`) is a 400.
+         *     3. `notice`, `server_unreachable` and `netsplit`: `type`, `enabled`, `recipients` only; a
+         *        field of another type (for example `value_threshold`) is a 400 unless it carries its zero
+         *        value (`0`, `""`), which is ignored, as production does (its public client sends every
+         *        field of its model: `value_threshold: 0`, `time_threshold: 0`, `value_calculation: ""`).
+         *
+         *     Fields no alarm type names are ignored, and `value_calculation: ""` is the default
+         *     (`fixed`), as for every body (see the interface description, "Request bodies").
          *
          *     The spec leaves open which fields are required and the permitted ranges. Reference
          *     implementation (our choice): `type`, `value_threshold` and `time_threshold` are required
@@ -356,7 +363,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a log integration
+         * @description Reads one log integration of the instance by id (`system_or_int_id` is the
+         *     integration id here). An id that names no log integration of this instance is a 404.
+         *
+         *     Not in the spec's endpoint table: production serves it, and the provider's Go API library
+         *     (behind its Terraform provider) reads each integration by id after creating it and on every
+         *     refresh. Reference implementation: the stored Integration record, as listed.
+         */
+        get: operations["getLogIntegration"];
         /**
          * Update a log integration
          * @description Replaces the parameters of a log integration (`system_or_int_id` is the integration id
@@ -375,7 +391,9 @@ export interface paths {
          * @description Adds an integration that ships the instance's logs to the external system named by the path
          *     (`system_or_int_id` is a system token here). The body carries that system's parameters, all
          *     strings; the server validates it against the branch of `LogIntegrationBody` whose
-         *     `x-system` equals the path's system, and any field that branch does not list is a 400.
+         *     `x-system` equals the path's system. A field that only another system takes is a 400 unless
+         *     it carries its zero value (ignored); fields no system names are ignored ("Request bodies"
+         *     in the interface description).
          *
          *     | system | parameters |
          *     |---|---|
@@ -464,7 +482,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a metrics integration
+         * @description Reads one metrics integration of the instance by id (`system_or_int_id` is the
+         *     integration id here). An id that names no metrics integration of this instance is a 404.
+         *
+         *     Not in the spec's endpoint table: production serves it, and the provider's Go API library
+         *     (behind its Terraform provider) reads each integration by id after creating it and on every
+         *     refresh. Reference implementation: the stored Integration record, as listed.
+         */
+        get: operations["getMetricsIntegration"];
         /**
          * Update a metrics integration
          * @description Replaces the parameters of a metrics integration (`system_or_int_id` is the integration id
@@ -482,8 +509,9 @@ export interface paths {
          * Create a metrics integration
          * @description Adds an integration that ships the instance's metrics to the external system named by the
          *     path (`system_or_int_id` is a system token here). The server validates the body against the
-         *     branch of `MetricsIntegrationBody` whose `x-system` equals the path's system; any field
-         *     that branch does not list is a 400.
+         *     branch of `MetricsIntegrationBody` whose `x-system` equals the path's system. A field that
+         *     only another system takes is a 400 unless it carries its zero value (ignored); fields no
+         *     system names are ignored ("Request bodies" in the interface description).
          *
          *     | system | parameters |
          *     |---|---|
@@ -870,7 +898,7 @@ export interface components {
              */
             name: string;
             /**
-             * @description The options given on write, unchanged, or null.
+             * @description The options given on write, unchanged; `{}` when none were given (a recipient stored by an earlier version may read `null`).
              * @example {}
              */
             options: {
@@ -885,7 +913,8 @@ export interface components {
         RecipientName: string;
         /**
          * @description Optional per-recipient options. The spec does not show their contents. Reference
-         *     implementation: stores the object as given and returns it unchanged; `null` when absent.
+         *     implementation: stores the object as given and returns it unchanged; `{}` when absent on
+         *     create (as production answers), and `null` given is stored as `null`.
          *     In form encoding written as JSON text. Like every request body, it may nest objects and
          *     arrays at most 32 levels deep (counted from the body), otherwise 400 naming `body`.
          * @example {}
@@ -895,8 +924,8 @@ export interface components {
         } | null;
         /**
          * @description Body of `createRecipient` and `updateRecipient`: one branch per recipient type, chosen by
-         *     `type`. `type` and `value` are required, `name` and `options` optional; other fields are a
-         *     400.
+         *     `type`. `type` and `value` are required, `name` and `options` optional; fields the body
+         *     does not name are ignored ("Request bodies" in the interface description).
          * @example {
          *       "type": "email",
          *       "value": "oncall@example.com",
@@ -1088,8 +1117,8 @@ export interface components {
             recipients: number[];
         };
         /**
-         * @description Body of `createAlarm`: one branch per alarm type, chosen by `type`; fields a type does not
-         *     take are a 400. The spec does not say which fields are required nor the permitted ranges of
+         * @description Body of `createAlarm`: one branch per alarm type, chosen by `type`; a field of another type
+         *     is a 400 unless it carries its zero value (ignored); fields no type names are ignored. The spec does not say which fields are required nor the permitted ranges of
          *     `value_threshold` and `time_threshold`. Reference implementation: requires `type`,
          *     `value_threshold` and `time_threshold` for cpu, memory and disk and only `type` for the
          *     event types; `value_threshold` is 1 to 100 percent (disk with fixed: 1 to 65536 gigabytes),
@@ -1220,7 +1249,7 @@ export interface components {
              */
             recipients?: number[];
         };
-        /** @description Body of `createAlarm` for type `notice`: events such as planned or emergency maintenance. `value_threshold`, `time_threshold` and `value_calculation` are not accepted. */
+        /** @description Body of `createAlarm` for type `notice`: events such as planned or emergency maintenance. `value_threshold`, `time_threshold` and `value_calculation` do not apply: their zero values (0, "") are ignored, other values are a 400. */
         CreateNoticeAlarm: {
             /**
              * @description The alarm type. (enum property replaced by openapi-typescript)
@@ -1242,7 +1271,7 @@ export interface components {
              */
             recipients?: number[];
         };
-        /** @description Body of `createAlarm` for type `server_unreachable`: the server is unreachable. `value_threshold`, `time_threshold` and `value_calculation` are not accepted. */
+        /** @description Body of `createAlarm` for type `server_unreachable`: the server is unreachable. `value_threshold`, `time_threshold` and `value_calculation` do not apply: their zero values (0, "") are ignored, other values are a 400. */
         CreateServerUnreachableAlarm: {
             /**
              * @description The alarm type. (enum property replaced by openapi-typescript)
@@ -1264,7 +1293,7 @@ export interface components {
              */
             recipients?: number[];
         };
-        /** @description Body of `createAlarm` for type `netsplit`: a net split occurs; the spec gives no parameters beyond `type`, `enabled` and `recipients`. `value_threshold`, `time_threshold` and `value_calculation` are not accepted. */
+        /** @description Body of `createAlarm` for type `netsplit`: a net split occurs; the spec gives no parameters beyond `type`, `enabled` and `recipients`. `value_threshold`, `time_threshold` and `value_calculation` do not apply: their zero values (0, "") are ignored, other values are a 400. */
         CreateNetsplitAlarm: {
             /**
              * @description The alarm type. (enum property replaced by openapi-typescript)
@@ -1382,7 +1411,7 @@ export interface components {
              */
             recipients?: number[];
         };
-        /** @description Body of `updateAlarm` for an alarm of type `notice`: a merge update; omitted fields keep their values. `value_threshold`, `time_threshold` and `value_calculation` are not accepted. */
+        /** @description Body of `updateAlarm` for an alarm of type `notice`: a merge update; omitted fields keep their values. `value_threshold`, `time_threshold` and `value_calculation` do not apply: their zero values (0, "") are ignored, other values are a 400. */
         UpdateNoticeAlarm: {
             /**
              * @description The alarm type; it must equal the stored alarm's type. (enum property replaced by openapi-typescript)
@@ -1402,7 +1431,7 @@ export interface components {
              */
             recipients?: number[];
         };
-        /** @description Body of `updateAlarm` for an alarm of type `server_unreachable`: a merge update; omitted fields keep their values. `value_threshold`, `time_threshold` and `value_calculation` are not accepted. */
+        /** @description Body of `updateAlarm` for an alarm of type `server_unreachable`: a merge update; omitted fields keep their values. `value_threshold`, `time_threshold` and `value_calculation` do not apply: their zero values (0, "") are ignored, other values are a 400. */
         UpdateServerUnreachableAlarm: {
             /**
              * @description The alarm type; it must equal the stored alarm's type. (enum property replaced by openapi-typescript)
@@ -1422,7 +1451,7 @@ export interface components {
              */
             recipients?: number[];
         };
-        /** @description Body of `updateAlarm` for an alarm of type `netsplit`: a merge update; omitted fields keep their values. `value_threshold`, `time_threshold` and `value_calculation` are not accepted. */
+        /** @description Body of `updateAlarm` for an alarm of type `netsplit`: a merge update; omitted fields keep their values. `value_threshold`, `time_threshold` and `value_calculation` do not apply: their zero values (0, "") are ignored, other values are a 400. */
         UpdateNetsplitAlarm: {
             /**
              * @description The alarm type; it must equal the stored alarm's type. (enum property replaced by openapi-typescript)
@@ -1618,8 +1647,9 @@ export interface components {
             url: string;
         };
         /**
-         * @description Parameters of logs_h. `host` is one of two destination hosts, a global one and an EU one;
-         *     the real host names are vendor names, so neutral stand-ins are used.
+         * @description Parameters of logs_h. `host` is the destination host; the spec names no hosts. Reference
+         *     implementation: any host name is accepted (production's own clients send the vendor's real
+         *     intake hosts, a global and an EU one); the examples are neutral stand-ins.
          */
         LogsHConfig: {
             /**
@@ -1628,11 +1658,10 @@ export interface components {
              */
             token: string;
             /**
-             * @description Destination host, global (`intake.logs-h.example.com`) or EU (`intake.eu.logs-h.example.com`).
+             * @description Destination host name, for example a global (`intake.logs-h.example.com`) or an EU (`intake.eu.logs-h.example.com`) intake.
              * @example intake.logs-h.example.com
-             * @enum {string}
              */
-            host: "intake.logs-h.example.com" | "intake.eu.logs-h.example.com";
+            host: string;
         };
         /** @description Parameters of logs_i (an event collector). */
         LogsIConfig: {
@@ -2540,14 +2569,14 @@ export interface operations {
                      *         "type": "email",
                      *         "value": "team@example.com",
                      *         "name": "Default",
-                     *         "options": null
+                     *         "options": {}
                      *       },
                      *       {
                      *         "id": 2,
                      *         "type": "email",
                      *         "value": "oncall@example.com",
                      *         "name": "On-call",
-                     *         "options": null
+                     *         "options": {}
                      *       }
                      *     ]
                      */
@@ -2600,7 +2629,25 @@ export interface operations {
                      *       "type": "email",
                      *       "value": "oncall@example.com",
                      *       "name": "On-call",
-                     *       "options": null
+                     *       "options": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Recipient"];
+                };
+            };
+            /** @description As the 200, with the status production answers (its public client requires 201). Reference implementation: under `--answers production`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 2,
+                     *       "type": "email",
+                     *       "value": "oncall@example.com",
+                     *       "name": "On-call",
+                     *       "options": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Recipient"];
@@ -2638,7 +2685,7 @@ export interface operations {
                      *       "type": "email",
                      *       "value": "team@example.com",
                      *       "name": "Default",
-                     *       "options": null
+                     *       "options": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Recipient"];
@@ -2695,7 +2742,7 @@ export interface operations {
                      *       "type": "webhook",
                      *       "value": "https://hooks.example.com/tusk/alarms",
                      *       "name": "Ops hook",
-                     *       "options": null
+                     *       "options": {}
                      *     }
                      */
                     "application/json": components["schemas"]["Recipient"];
@@ -2872,6 +2919,28 @@ export interface operations {
                     "application/json": components["schemas"]["NotShown"];
                 };
             };
+            /** @description As the 200, with the status production answers (its public client requires 201). Reference implementation: under `--answers production`. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 5,
+                     *       "type": "cpu",
+                     *       "enabled": true,
+                     *       "value_threshold": 80,
+                     *       "time_threshold": 300,
+                     *       "recipients": [
+                     *         1,
+                     *         2
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotShown"];
+                };
+            };
             /** @description Alarm created, no body. */
             204: {
                 headers: {
@@ -2953,6 +3022,25 @@ export interface operations {
              *     implementation: the updated Alarm record.
              */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 1,
+                     *       "type": "cpu",
+                     *       "enabled": false,
+                     *       "value_threshold": 90,
+                     *       "time_threshold": 600,
+                     *       "recipients": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotShown"];
+                };
+            };
+            /** @description As the 200, with the status production answers (its public client requires 201). Reference implementation: under `--answers production`. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3065,6 +3153,48 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getLogIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The integration id. */
+                system_or_int_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "type": "logs_d",
+                     *       "config": {
+                     *         "api_key": "0123456789abcdef0123456789abcdef",
+                     *         "region": "us1",
+                     *         "tags": "env=production,team=platform"
+                     *       },
+                     *       "error": "",
+                     *       "account_id": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     updateLogIntegration: {
         parameters: {
             query?: never;
@@ -3170,6 +3300,28 @@ export interface operations {
              *     implementation: the created Integration record.
              */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 12,
+                     *       "type": "logs_d",
+                     *       "config": {
+                     *         "api_key": "0123456789abcdef0123456789abcdef",
+                     *         "region": "us1",
+                     *         "tags": "env=production,team=platform"
+                     *       },
+                     *       "error": "",
+                     *       "account_id": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotShown"];
+                };
+            };
+            /** @description As the 200, with the status production answers (its public client requires 201). Reference implementation: under `--answers production`. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3356,6 +3508,48 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getMetricsIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The integration id. */
+                system_or_int_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 21,
+                     *       "type": "metrics_c",
+                     *       "config": {
+                     *         "api_key": "0123456789abcdef0123456789abcdef",
+                     *         "region": "us1",
+                     *         "tags": "env=production,team=platform"
+                     *       },
+                     *       "error": "",
+                     *       "account_id": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     updateMetricsIntegration: {
         parameters: {
             query?: never;
@@ -3464,6 +3658,28 @@ export interface operations {
              *     implementation: the created Integration record.
              */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 21,
+                     *       "type": "metrics_c",
+                     *       "config": {
+                     *         "api_key": "0123456789abcdef0123456789abcdef",
+                     *         "region": "us1",
+                     *         "tags": "env=production,team=platform"
+                     *       },
+                     *       "error": "",
+                     *       "account_id": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["NotShown"];
+                };
+            };
+            /** @description As the 200, with the status production answers (its public client requires 201). Reference implementation: under `--answers production`. */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,6 +12,7 @@ import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateL
 import type { RateLimiter } from './rate-limit.js';
 import { ConnectionReset, faultStep, type Faults } from './faults.js';
 import { preferStep } from './prefer.js';
+import { answerStep, type AnswerOptions } from './answers.js';
 import { MemoRouter } from './router.js';
 import type { Input } from './types.js';
 
@@ -38,6 +39,10 @@ export interface ApiAppOptions<P> {
   extensions?: ((app: Hono<any>, api: InterfaceName) => void)[];
   /** Outside the contract: fault injection (first step of every operation) and the Prefer header (last). */
   simulation?: { faults?: () => Faults | undefined; prefer?: boolean };
+  /** Which success code to answer where the documents allow several (answers.ts); default: the implementation's own. */
+  answers?: AnswerOptions;
+  /** `--strict-fields`: refuse body fields the schema does not name instead of ignoring them. */
+  strictFields?: () => boolean;
 }
 
 /** What the request log and the journal learn of a finished request. */
@@ -74,8 +79,10 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const limit = rateLimit<P>({ limiter: options.limiter });
   const routed = new Set<string>();
   const opsById = new Map(ops.map((o) => [o.operationId, o]));
-  // The pipeline middleware route() hands out, by the operation it serves (see fuse() below).
+  // The pipeline middleware route() hands out, by the operation it serves (see fuse() below), and
+  // what is done to its handler's answer.
   const pipelines = new WeakMap<Function, OperationInfo>();
+  const finishers = new WeakMap<Function, Finish>();
 
   const route: Route = (operationId) => {
     const validator = validators.get(operationId);
@@ -88,12 +95,13 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       authenticate: auth,
       authorize: authz,
       parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
-      validate: validateRequest<P>({ validator }),
+      validate: validateRequest<P>({ validator, ...(options.strictFields ? { strictFields: options.strictFields } : {}) }),
       rateLimit: limit,
       ...(sim?.faults ? { faults: faultStep(sim.faults, op) } : {}),
       ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
     }));
     pipelines.set(pipeline, op);
+    finishers.set(pipeline, finisher(options.answers ? answerStep(options.doc, op, options.answers) : undefined));
     return pipeline;
   };
 
@@ -116,7 +124,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
     const op = pipelines.get(r.handler);
     const handler = moved[i + 1];
     if (op && handler && handler.method === r.method && handler.path === r.path && !pipelines.has(handler.handler)) {
-      app.on(r.method, r.path, fuse(r.handler, handler.handler, guard.forRoute(op)));
+      app.on(r.method, r.path, fuse(r.handler, handler.handler, guard.forRoute(op), finishers.get(r.handler)!));
       i++;
     } else {
       app.on(r.method, r.path, r.handler);
@@ -154,13 +162,44 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   return app;
 }
 
-/** One handler: the method guard, the operation's pipeline, then its handler. */
+type Finish = (c: Context, res: Response) => Response;
+
+/** At most this many field names in `Tusk-Ignored-Fields`; the rest are counted. */
+const MAX_IGNORED_NAMES = 20;
+
+/**
+ * The value of `Tusk-Ignored-Fields`: the names, comma-separated; a name that is not printable
+ * ASCII without a comma is percent-encoded (a header carries Latin-1 only), and past 20 names the
+ * rest are counted (`... and 3 more`).
+ */
+export function ignoredFieldsHeader(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_IGNORED_NAMES).map((n) => (/^[\x21-\x2b\x2d-\x7e]+$/.test(n) ? n : encodeURIComponent(n)));
+  return shown.join(', ') + (names.length > MAX_IGNORED_NAMES ? `, ... and ${names.length - MAX_IGNORED_NAMES} more` : '');
+}
+
+/**
+ * What happens to a handler's answer: the fields the request-body convention ignored are named in
+ * `Tusk-Ignored-Fields`, then the success status may change (answers.ts).
+ */
+function finisher(answer: Finish | undefined): Finish {
+  return (c, res) => {
+    const ignored = c.get('ignoredFields') as readonly string[] | undefined;
+    if (ignored) res.headers.set('Tusk-Ignored-Fields', ignoredFieldsHeader(ignored));
+    return answer ? answer(c, res) : res;
+  };
+}
+
+/** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
-function fuse(pipeline: MiddlewareHandler<any>, handler: Function, guard: ((c: Context) => void) | undefined): MiddlewareHandler<any> {
+function fuse(pipeline: MiddlewareHandler<any>, handler: Function, guard: ((c: Context) => void) | undefined, finish: Finish): MiddlewareHandler<any> {
   const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
+  const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
   return ((c: Context, next: Next) => {
     guard?.(c);
-    return pipeline(c, (() => h(c, next)) as Next);
+    return pipeline(c, (() => {
+      const res = h(c, next);
+      return res instanceof Promise ? res.then((r) => done(c, r)) : done(c, res);
+    }) as Next);
   }) as MiddlewareHandler;
 }
 

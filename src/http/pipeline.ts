@@ -13,6 +13,7 @@ import type { OperationValidator, RawBody, ValidatedRequest } from '../openapi/r
 import type { RateLimiter } from './rate-limit.js';
 import { MAX_BODY_BYTES } from './limits.js';
 import { Memo } from './memo.js';
+import { answerModeOf, type AnswerMode } from './answers.js';
 
 export interface PipelineVariables<P> {
   principal: P;
@@ -21,6 +22,12 @@ export interface PipelineVariables<P> {
   /** Opaque identity of the credential, for rate limiting (never the key itself). */
   credentialId: string;
   rawBody: RawBody;
+  /** The body fields the request-body convention ignored (named in `Tusk-Ignored-Fields`). */
+  ignoredFields?: readonly string[];
+  /** Whether every field the schema does not name is refused (`--strict-fields`, `Tusk-Strict-Fields`). */
+  strictFields?: boolean;
+  /** The `Tusk-Answers` header's mode, when sent (answers.ts). */
+  answerMode?: AnswerMode;
 }
 export type PipelineEnv<P> = { Variables: PipelineVariables<P> };
 
@@ -54,7 +61,15 @@ export function authenticate<P>(options: AuthenticateOptions<P>): MiddlewareHand
     const header = c.req.header('authorization');
     const key = header ? keys.get(header, decode) : '';
     const found = key ? options.resolve(key) : undefined;
-    if (!found) throw unauthorized(header && basicCredentials(header) ? undefined : 'Unauthorized: HTTP Basic credentials with an API key are required');
+    if (!found) {
+      const creds = header ? basicCredentials(header) : undefined;
+      if (!creds) throw unauthorized('Unauthorized: HTTP Basic credentials with an API key are required');
+      // The customer interface reads the password field only: say so to a client that put the key in the user field.
+      if (options.keyField === 'password' && !creds.password && creds.user) {
+        throw unauthorized('Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field');
+      }
+      throw unauthorized();
+    }
     c.set('principal', found.principal);
     c.set('credentialId', found.credentialId);
     return next();
@@ -162,17 +177,38 @@ async function readBody(c: Context): Promise<RawBody> {
 
 export interface ValidateOptions {
   validator: OperationValidator;
+  /** `--strict-fields`: refuse every body field the schema does not name (else: ignore it). */
+  strictFields?: () => boolean;
+}
+
+/** Reads a request's `Tusk-Strict-Fields` header: true, false, or undefined when absent; a 400 otherwise. */
+export function strictFieldsOf(header: string | undefined): boolean | undefined {
+  if (header === undefined) return undefined;
+  const v = header.trim().toLowerCase();
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new ApiError(400, 'Tusk-Strict-Fields: must be true or false (header outside the contract)', { field: 'Tusk-Strict-Fields', rule: 'enum' });
 }
 
 export function validateRequest<P>(options: ValidateOptions): MiddlewareHandler<PipelineEnv<P>> {
   const { validator } = options;
+  const strictByDefault = options.strictFields ?? (() => false);
   return (c, next) => {
+    // Headers outside the contract that change the answer: read (and refused when malformed) before anything changes.
+    const answers = c.req.header('tusk-answers');
+    if (answers !== undefined) c.set('answerMode', answerModeOf(answers));
     // Only what the operation declares is read: no path parameters, no query string parsed for nothing.
     const pathParams = validator.hasPathParameters ? (c.req.param() as Record<string, string>) : {};
     const { params, query } = validator.parameters(pathParams, validator.hasQueryParameters ? queryOf(c.req.url) : EMPTY_QUERY);
     // Integration bodies: the path names the system whose schema applies.
     const system = validator.systemBodies.size ? Object.values(params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v)) : undefined;
-    const body = validator.body(c.get('rawBody'), system);
+    let body: unknown;
+    if (validator.acceptsBody) {
+      const strict = strictFieldsOf(c.req.header('tusk-strict-fields')) ?? strictByDefault();
+      c.set('strictFields', strict);
+      const read = validator.read(c.get('rawBody'), system, strict ? { strict } : {});
+      body = read.value;
+      if (read.ignored.length) c.set('ignoredFields', read.ignored);
+    }
     c.set('input', { params, query, body });
     return next();
   };

@@ -1,14 +1,16 @@
 // Request validation compiled once at start-up from a bundled document: for each operation, the
-// validators of its path and query parameters and of its body, and the form-field reading rules
-// (form values are strings; the schema says which are numbers, booleans or JSON text).
+// validators of its path and query parameters and of its body, the form-field reading rules
+// (form values are strings; the schema says which are numbers, booleans, arrays or JSON text), and
+// the request-body convention for fields the schema does not name (body-rules.ts).
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InterfaceName, OpenApiDocument } from './documents.js';
 import { errorField, ruleOf, type SchemaSet } from './ajv.js';
 import { resolveLocal, type OperationInfo } from './operations.js';
+import { BodyRules, type NormalisedBody } from './body-rules.js';
 import { ApiError } from '../http/errors.js';
 import { MAX_BODY_DEPTH } from '../http/limits.js';
 
-type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
+export type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 
 export type RawBody =
   | { kind: 'none' }
@@ -52,25 +54,63 @@ function validationError(errors: ErrorObject[] | null | undefined, where: string
   return new ApiError(400, `${field}: ${ruleOf(err)}`, { field, rule: err.keyword });
 }
 
+/** How a form body's fields read: each field's kind, and the item kind of the array fields. */
+export interface FormKinds {
+  fields: Map<string, FieldKind>;
+  arrayItems: Map<string, FieldKind>;
+}
+
 /** Collects the JSON type of every property a body schema may have, through $ref, allOf, anyOf, oneOf, if/then. */
-function propertyKinds(doc: OpenApiDocument, schema: unknown, into = new Map<string, FieldKind>(), depth = 0): Map<string, FieldKind> {
+function propertyKinds(doc: OpenApiDocument, schema: unknown, into: FormKinds = { fields: new Map(), arrayItems: new Map() }, depth = 0): FormKinds {
   if (!schema || typeof schema !== 'object' || depth > 16) return into;
   const s = resolveLocal(doc, schema, '#').node;
   for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
     const p = resolveLocal(doc, prop, '#').node;
-    const types = ([] as unknown[]).concat(p.type ?? (p.const !== undefined ? typeof p.const : []));
-    let kind: FieldKind = 'string';
-    if (types.includes('array') || types.includes('object')) kind = 'json';
-    else if (types.includes('integer')) kind = 'integer';
-    else if (types.includes('number')) kind = 'number';
-    else if (types.includes('boolean')) kind = 'boolean';
-    if (!into.has(name) || into.get(name) === 'string') into.set(name, kind);
+    const kind = kindOf(p);
+    if (!into.fields.has(name) || into.fields.get(name) === 'string') into.fields.set(name, kind);
+    if (([] as unknown[]).concat(p.type ?? []).includes('array') && p.items) into.arrayItems.set(name, kindOf(resolveLocal(doc, p.items, '#').node));
   }
   for (const key of ['allOf', 'anyOf', 'oneOf']) {
     for (const sub of (s[key] ?? []) as unknown[]) propertyKinds(doc, sub, into, depth + 1);
   }
   for (const key of ['then', 'else']) if (s[key]) propertyKinds(doc, s[key], into, depth + 1);
   return into;
+}
+
+/**
+ * A form body as the object its schema describes. Scalars are read by the schema's type, objects
+ * are JSON text, and an array field may come in three styles (CONVENTIONS.md, "Request bodies"):
+ * JSON text (`recipients=[1,2]`), brackets (`recipients[]=1&recipients[]=2`, Rails and PHP) or the
+ * key repeated (`recipients=1&recipients=2`); a single bare value is an array of one, an empty one
+ * (`recipients=` or a lone `recipients[]=`) the empty array. Another repeated field: the last counts.
+ * A value that does not read stays text, so validation names the field.
+ */
+export function readForm(fields: [string, string][], kinds: FormKinds): Record<string, unknown> {
+  const arrays = new Map<string, string[]>();
+  const entries: [string, unknown][] = [];
+  for (const [key, text] of fields) {
+    const name = key.endsWith('[]') && kinds.arrayItems.has(key.slice(0, -2)) ? key.slice(0, -2) : key;
+    if (kinds.arrayItems.has(name)) {
+      const list = arrays.get(name);
+      if (list) list.push(text);
+      else {
+        arrays.set(name, [text]);
+        entries.push([name, undefined]); // its place among the fields; filled below
+      }
+    } else entries.push([key, readScalar(text, kinds.fields.get(key) ?? 'string')]);
+  }
+  for (const [name, texts] of arrays) {
+    const item = kinds.arrayItems.get(name)!;
+    let value: unknown;
+    if (texts.length === 1 && /^\s*\[/.test(texts[0]!)) value = readScalar(texts[0]!, 'json');
+    else if (texts.every((t) => t === '')) value = [];
+    else value = texts.map((t) => readScalar(t, item));
+    const at = entries.findIndex(([k, v]) => k === name && v === undefined);
+    entries[at] = [name, value];
+  }
+  // fromEntries defines every field as a member (an assignment would take `__proto__` as the
+  // prototype and drop it unseen).
+  return Object.fromEntries(entries);
 }
 
 /** Reads a scalar string by the kind the schema gives it; a value that does not read stays a string, so validation names it. */
@@ -93,7 +133,7 @@ function readScalar(value: string, kind: FieldKind): unknown {
 }
 
 function kindOf(schema: Record<string, unknown>): FieldKind {
-  const types = ([] as unknown[]).concat(schema.type ?? []);
+  const types = ([] as unknown[]).concat(schema.type ?? (schema.const !== undefined ? typeof schema.const : []));
   if (types.includes('integer')) return 'integer';
   if (types.includes('number')) return 'number';
   if (types.includes('boolean')) return 'boolean';
@@ -104,7 +144,9 @@ function kindOf(schema: Record<string, unknown>): FieldKind {
 export class OperationValidator {
   private readonly paramValidators: { name: string; in: string; required: boolean; kind: FieldKind; validate: ValidateFunction }[];
   private readonly bodyValidator?: ValidateFunction;
-  private readonly formKinds = new Map<string, FieldKind>();
+  private readonly formKinds: FormKinds = { fields: new Map(), arrayItems: new Map() };
+  /** The request-body convention for this body (fields the schema does not name, zero values, ""). */
+  readonly rules?: BodyRules;
   /** Per-system body validators (integration bodies: the anyOf branch whose x-system names the system). */
   readonly systemBodies = new Map<string, ValidateFunction>();
   readonly acceptsBody: boolean;
@@ -129,7 +171,8 @@ export class OperationValidator {
       this.bodyValidator = schemas.validator(api, media.schemaRef);
       propertyKinds(doc, media.schema, this.formKinds);
       const form = op.body?.media.find((m) => m.mediaType === 'application/x-www-form-urlencoded');
-      for (const f of form?.jsonFields ?? []) this.formKinds.set(f, 'json');
+      for (const f of form?.jsonFields ?? []) if (!this.formKinds.arrayItems.has(f)) this.formKinds.fields.set(f, 'json');
+      this.rules = new BodyRules(doc, media.schemaRef);
       const branches = (media.schema.anyOf ?? media.schema.oneOf ?? []) as unknown[];
       branches.forEach((b, i) => {
         const { node, ref } = resolveLocal(doc, b, `${media.schemaRef}/${media.schema!.anyOf ? 'anyOf' : 'oneOf'}/${i}`);
@@ -157,40 +200,46 @@ export class OperationValidator {
   }
 
   /** Turns the raw body into the value the schema describes, and validates it; throws a 400 ApiError. */
-  body(raw: RawBody, system?: string): unknown {
-    if (!this.bodyValidator) return undefined;
+  body(raw: RawBody, system?: string, options: { strict?: boolean } = {}): unknown {
+    return this.read(raw, system, options).value;
+  }
+
+  /**
+   * The body as the schema describes it, after the request-body convention (body-rules.ts), and
+   * the fields it ignored; throws a 400 ApiError.
+   */
+  read(raw: RawBody, system?: string, options: { strict?: boolean } = {}): { value: unknown; ignored: readonly string[] } {
+    if (!this.bodyValidator) return { value: undefined, ignored: [] };
     let value: unknown;
     if (raw.kind === 'json') value = raw.value;
     else if (raw.kind === 'none') value = {};
-    else {
-      // fromEntries defines every field as a member (an assignment would take `__proto__` as the
-      // prototype and drop it unseen), so an unknown field is always a 400; a repeated field: the last counts.
-      value = Object.fromEntries(raw.fields.map(([k, v]) => [k, readScalar(v, this.formKinds.get(k) ?? 'string')]));
-    }
+    else value = readForm(raw.fields, this.formKinds);
     if (deeperThan(value, MAX_BODY_DEPTH)) {
       throw new ApiError(400, `body: nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`, { field: 'body', rule: 'maxDepth' });
-    }
-    if (this.systemBodies.size > 0 && !system) {
-      // An integration body whose system the path does not name (update by id): the union of all
-      // systems would name a field of an unrelated system; the handler validates it against the
-      // stored integration's system with systemBody().
-      if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
-      return value;
     }
     // Every body is an object (each has a form encoding, which can only carry fields). Checked here
     // because Ajv's discriminator skips non-objects (a string body would pass a oneOf) and throws on null.
     if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
+    if (this.systemBodies.size > 0 && !system) {
+      // An integration body whose system the path does not name (update by id): the union of all
+      // systems would name a field of an unrelated system; the handler validates it against the
+      // stored integration's system with systemBody().
+      return { value, ignored: [] };
+    }
+    const normal: NormalisedBody = this.rules!.apply(value, { ...options, ...(system ? { system } : {}) });
     const validate = (system && this.systemBodies.get(system)) || this.bodyValidator;
-    if (!validate(value)) throw validationError(validate.errors, 'body');
-    return value;
+    if (!validate(normal.value)) throw validationError(validate.errors, 'body');
+    return normal;
   }
 
   /** Validates a body against one system's schema (integration updates, where the system comes from the stored record). */
-  systemBody(system: string, value: unknown): unknown {
+  systemBody(system: string, value: unknown, options: { strict?: boolean; ignored?: string[] } = {}): unknown {
     const validate = this.systemBodies.get(system);
     if (!validate) throw new ApiError(400, `type: ${system} is not an accepted system`, { field: 'type', rule: 'enum' });
     if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
-    if (!validate(value)) throw validationError(validate.errors, 'body');
-    return value;
+    const normal = this.rules!.apply(value, { system, ...(options.strict ? { strict: true } : {}) });
+    if (!validate(normal.value)) throw validationError(validate.errors, 'body');
+    options.ignored?.push(...normal.ignored);
+    return normal.value;
   }
 }

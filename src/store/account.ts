@@ -231,6 +231,7 @@ export class AccountStore {
         id,
         accountId: this.id,
         name: body.name,
+        tags: body.tags ?? [],
         plan,
         backend: this.backendOf(plan),
         region: body.region,
@@ -251,12 +252,12 @@ export class AccountStore {
       ...(source ? [['source_id', source.id] as [string, number]] : []),
       ...(action === 'pit' && body.pit ? [['pit', body.pit] as [string, string]] : []),
     ]);
-    return { id, url: instance.url, apikey: instance.apikey };
+    return { id, message: 'Instance created', url: instance.url, apikey: instance.apikey };
   }
 
   updateInstance(id: number, body: UpdateInstanceBody, actor: ApiKeyRecord): InstanceRecord {
     const instance = this.instance(id);
-    if (body.name === undefined && body.plan === undefined) throw invalid('body', 'minProperties', 'give at least one of name and plan');
+    if (body.name === undefined && body.plan === undefined && body.tags === undefined) throw invalid('body', 'minProperties', 'give at least one of name, plan and tags');
     let plan: Plan | undefined;
     if (body.plan !== undefined) {
       plan = this.plan(body.plan, 'plan');
@@ -264,6 +265,7 @@ export class AccountStore {
       this.checkSharedPlan(plan, this.region(instance.region), 'plan');
     }
     if (body.name !== undefined) instance.name = body.name;
+    if (body.tags !== undefined) instance.tags = [...body.tags];
     if (plan) instance.changePlan(plan, this.backendOf(plan));
     this.log(actor, 'instance.update', [
       ['instance_id', id],
@@ -445,11 +447,11 @@ export class AccountStore {
   }
 
   private summary(i: InstanceStore): InstanceSummary {
-    return { id: i.id, name: i.name, plan: i.plan.name, region: i.region, url: i.url, providerid: i.providerid };
+    return { id: i.id, name: i.name, plan: i.plan.name, region: i.region, url: i.url, providerid: i.providerid, tags: [...i.tags] };
   }
 
   private instanceRecord(i: InstanceStore): InstanceRecord {
-    return { ...this.summary(i), apikey: i.apikey, ready: i.ready };
+    return { id: i.id, name: i.name, plan: i.plan.name, region: i.region, url: i.url, providerid: i.providerid, tags: [...i.tags], apikey: i.apikey, ready: i.ready };
   }
 
   /** Appends an audit row for a successful state-changing call. */

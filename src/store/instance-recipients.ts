@@ -57,7 +57,7 @@ export class Recipients {
     return this.items.has(id);
   }
 
-  /** `name` absent is stored as `""`; `options` absent as null. */
+  /** `name` absent is stored as `""`; `options` absent as `{}` (as production answers), `null` as null. */
   create(body: RecipientBody): Recipient {
     if (this.items.size >= LIST_CAPS.recipientsPerInstance) {
       throw limitReached('recipients', `an instance has at most ${LIST_CAPS.recipientsPerInstance} recipients (the default one included); delete one to create another`);
@@ -68,7 +68,7 @@ export class Recipients {
       type: body.type,
       value: body.value,
       name: capitalise(body.name ?? ''),
-      options: body.options === undefined || body.options === null ? null : structuredClone(body.options),
+      options: body.options === undefined ? {} : body.options === null ? null : structuredClone(body.options),
     };
     this.items.set(id, r);
     return copy(r);

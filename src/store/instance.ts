@@ -48,6 +48,8 @@ export interface InstanceInit {
   /** ms since the epoch on the store's clock. */
   createdAt: number;
   readyAt: number;
+  /** Free strings, as given on create (production stores and returns them). */
+  tags?: string[];
   /** Given for seeded instances (deterministic); generated otherwise. */
   providerid?: string;
   apikey?: string;
@@ -66,6 +68,8 @@ export class InstanceStore {
   name: string;
   plan: Plan;
   backend: Backend;
+  /** Replaced whole by an update that gives them. */
+  tags: string[];
   private key: string;
   private password: string;
   private readonly user: string;
@@ -90,6 +94,7 @@ export class InstanceStore {
     this.id = init.id;
     this.accountId = init.accountId;
     this.name = init.name;
+    this.tags = [...(init.tags ?? [])];
     this.plan = init.plan;
     this.backend = init.backend;
     this.region = init.region;
@@ -152,6 +157,7 @@ export class InstanceStore {
         id: state.id,
         accountId: who.accountId,
         name: state.name,
+        tags: state.tags ?? [],
         plan: who.plan,
         backend: who.backend,
         region: state.region,
@@ -173,6 +179,7 @@ export class InstanceStore {
     return {
       id: this.id,
       name: this.name,
+      tags: [...this.tags],
       plan: this.plan.name,
       region: this.region,
       pg_version: this.pgVersion,

@@ -59,6 +59,8 @@ export interface AccountState {
 export interface InstanceState {
   id: number;
   name: string;
+  /** Absent in a state written before tags were kept: none. */
+  tags?: string[];
   plan: string;
   region: string;
   pg_version: string;

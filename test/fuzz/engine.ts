@@ -588,8 +588,17 @@ export class Runner {
     }
     const ref = this.oracle.branchRef(op, info, params, stored);
     if (!ref) return { ok: true };
+    // The request-body convention first: fields no schema names are ignored, a field of another
+    // branch with a value that is not its zero value is a 400 naming it, "" for a defaulted field is absent.
+    let normal: unknown;
+    try {
+      normal = info.rules.apply(value, { ...(systemParam ?? stored ? { system: (systemParam ?? stored)! } : {}) }).value;
+    } catch (err) {
+      const field = (err as { detail?: { field?: string } }).detail?.field;
+      return { ok: false, field: field ?? 'body' };
+    }
     const validate = this.oracle.validator(op.api, ref);
-    return validate(value) ? { ok: true } : { ok: false, errorFields: (validate.errors ?? []).map((e) => errorField(e) ?? 'body') };
+    return validate(normal) ? { ok: true } : { ok: false, errorFields: (validate.errors ?? []).map((e) => errorField(e) ?? 'body') };
   }
 
   /** What the documents allow for the request, in the pipeline's documented order. */

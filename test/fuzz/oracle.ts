@@ -7,6 +7,8 @@ import type { InterfaceName } from '../../src/openapi/documents.js';
 import { resolveLocal, type OperationInfo, type ParameterInfo } from '../../src/openapi/operations.js';
 import type { Contract } from '../../contract-tests/harness/contract.js';
 import { SchemaArbitraries, type Schema } from './arbitraries.js';
+import { BodyRules } from '../../src/openapi/body-rules.js';
+import { readForm } from '../../src/openapi/requests.js';
 
 type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 
@@ -24,6 +26,10 @@ export interface BodyInfo {
   /** Branches chosen by the system the path names (integration bodies). */
   bySystem: boolean;
   formKinds: Map<string, FieldKind>;
+  /** Array fields and the kind of their items (form arrays come in three styles). */
+  arrayItems: Map<string, FieldKind>;
+  /** The request-body convention (fields the schema does not name, zero values, ""), shared with the server. */
+  rules: BodyRules;
 }
 
 export type Verdict = { ok: true; value?: unknown } | { ok: false; field: string };
@@ -79,17 +85,22 @@ export class Oracle {
           }))
         : [{ ref: whole.ref, schema: whole.node }];
       const formKinds = new Map<string, FieldKind>();
+      const arrayItems = new Map<string, FieldKind>();
       const derive = this.derive[op.api];
+      const kindOf = (types: string[]): FieldKind =>
+        types.includes('array') || types.includes('object') ? 'json' : types.includes('integer') ? 'integer' : types.includes('number') ? 'number' : types.includes('boolean') ? 'boolean' : 'string';
       for (const v of derive.variants(whole.node)) {
         for (const [name, p] of Object.entries((v.properties ?? {}) as Record<string, unknown>)) {
-          const types = derive.typesOf(derive.resolve(p));
-          const kind: FieldKind = types.includes('array') || types.includes('object') ? 'json' : types.includes('integer') ? 'integer' : types.includes('number') ? 'number' : types.includes('boolean') ? 'boolean' : 'string';
+          const resolved = derive.resolve(p);
+          const types = derive.typesOf(resolved);
+          const kind = kindOf(types);
           if (!formKinds.has(name) || formKinds.get(name) === 'string') formKinds.set(name, kind);
+          if (types.includes('array') && resolved.items) arrayItems.set(name, kindOf(derive.typesOf(derive.resolve(resolved.items))));
         }
       }
       const form = op.body?.media.find((m) => m.mediaType === 'application/x-www-form-urlencoded');
       for (const f of form?.jsonFields ?? []) formKinds.set(f, 'json');
-      info = { ref: whole.ref, schema: whole.node, branches, bySystem: branches.some((b) => b.system !== undefined), formKinds };
+      info = { ref: whole.ref, schema: whole.node, branches, bySystem: branches.some((b) => b.system !== undefined), formKinds, arrayItems, rules: new BodyRules(doc, whole.ref) };
     }
     this.bodies.set(op, info);
     return info;
@@ -114,8 +125,9 @@ export class Oracle {
     }
   }
 
+  /** A form body read as the conventions say (scalars by type, objects as JSON text, arrays in three styles). */
   formValue(info: BodyInfo, fields: [string, string][]): Record<string, unknown> {
-    return Object.fromEntries(fields.map(([k, v]) => [k, Oracle.readScalar(v, info.formKinds.get(k) ?? 'string')]));
+    return readForm(fields, { fields: info.formKinds, arrayItems: info.arrayItems });
   }
 
   kindOf(schema: Schema): FieldKind {

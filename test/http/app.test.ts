@@ -277,7 +277,13 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
     expect(wrongKey.headers.get('www-authenticate')).toBe('Basic realm="tusk", charset="UTF-8"');
     expect(await send(app, 'GET', '/api/things?limit=0')).toMatchObject({ status: 400, body: { error: 'limit: must be >= 1', field: 'limit', rule: 'minimum' } });
     expect(await send(app, 'GET', '/api/things/abc')).toMatchObject({ status: 400, body: { field: 'id', rule: 'type' } });
-    expect(await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 } })).toMatchObject({ status: 400, body: { field: 'extra', rule: 'additionalProperties' } });
+    // A field the schema does not name is ignored and named in Tusk-Ignored-Fields; with Tusk-Strict-Fields it is a 400.
+    const ignored = await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 } });
+    expect(ignored).toMatchObject({ status: 201, body: { input: { body: { name: 'x' } } } });
+    expect(ignored.headers.get('tusk-ignored-fields')).toBe('extra');
+    const strict = await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 }, headers: { 'tusk-strict-fields': 'true' } });
+    expect(strict).toMatchObject({ status: 400, body: { field: 'extra', rule: 'additionalProperties' } });
+    expect(await send(app, 'POST', '/api/things', { body: { name: 'x' }, headers: { 'tusk-strict-fields': 'maybe' } })).toMatchObject({ status: 400, body: { field: 'Tusk-Strict-Fields', rule: 'enum' } });
   });
 
   it('injects faults first when the simulation gives them, and not otherwise', async () => {

@@ -58,7 +58,8 @@ function build(setup: Setup = {}) {
     hasQueryParameters: true,
     systemBodies: new Map((setup.systems ?? []).map((s) => [s, () => true])),
     parameters: (path: Record<string, string>, query: URLSearchParams) => ({ params: setup.params ?? path, query: Object.fromEntries(query) }),
-    body: (raw: RawBody, system?: string) => ({ raw, system: system ?? null }),
+    acceptsBody: true,
+    read: (raw: RawBody, system?: string, options: { strict?: boolean } = {}) => ({ value: { raw, system: system ?? null, ...(options.strict ? { strict: true } : {}) }, ignored: [] }),
   } as unknown as OperationValidator;
   const steps = operationSteps<string>('op', {
     authenticate: authenticate<string>({
@@ -171,11 +172,12 @@ describe('authentication', () => {
     expect(resolved).toEqual(['k2']);
   });
 
-  it('keyField password: an empty password is no key, even with a user name (nothing is resolved)', async () => {
+  it('keyField password: an empty password is no key, even with a user name (nothing is resolved); the 401 says where the key goes', async () => {
     const { send, resolved } = build({ keyField: 'password' });
     const res = await send({ method: 'GET', auth: `Basic ${b64('k1:')}` });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: WRONG });
+    expect(res.json).toEqual({ error: 'Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field' });
+    expect(res.headers['www-authenticate']).toBe(WWW_AUTHENTICATE);
     expect(resolved).toEqual([]);
     // The password is read even when a user is given.
     const ok = await send({ method: 'GET', auth: `Basic ${b64('user:k1')}` });

@@ -342,12 +342,25 @@ describe('OperationValidator: reading form bodies by the schema', () => {
 
   it('validates the form body against the JSON schema of the operation', () => {
     expect(refusal(() => read({ count: '1001' }))).toMatchObject({ status: 400, field: 'count', rule: 'maximum' });
-    expect(refusal(() => read({ unknown: 'x' }))).toMatchObject({ status: 400, field: 'unknown', rule: 'unevaluatedProperties' });
+    // A field the schema does not name is ignored (the request-body convention), or refused in strict mode.
+    const v = validatorOf(testDocument(), 'postThing');
+    expect(v.read(form({ count: '2', unknown: 'x' }))).toEqual({ value: { count: 2 }, ignored: ['unknown'] });
+    expect(refusal(() => read({ unknown: 'x' }))).toMatchObject({ status: 400, field: 'body', rule: 'minProperties' });
+    expect(refusal(() => v.body(form({ count: '2', unknown: 'x' }), undefined, { strict: true }))).toEqual({
+      status: 400,
+      error: 'unknown: is not an accepted field here',
+      field: 'unknown',
+      rule: 'additionalProperties',
+    });
   });
 
-  it('defines every form field as a member, __proto__ too, so an unknown one is refused', () => {
+  it('defines every form field as a member, __proto__ too, so an unknown one is ignored (or refused in strict mode)', () => {
     const choice = validatorOf(testDocument(), 'postChoice');
-    expect(refusal(() => choice.body(form({ role: 'r', ['__proto__']: '{"tags":"t"}' })))).toEqual({
+    const read = choice.read(form({ role: 'r', ['__proto__']: '{"tags":"t"}' }));
+    expect(read.ignored).toEqual(['__proto__']);
+    expect(Object.keys(read.value as object)).toEqual(['role']);
+    expect(Object.getPrototypeOf(read.value)).toBe(Object.prototype);
+    expect(refusal(() => choice.body(form({ role: 'r', ['__proto__']: '{"tags":"t"}' }), undefined, { strict: true }))).toEqual({
       status: 400,
       error: '__proto__: is not an accepted field here',
       field: '__proto__',
@@ -443,7 +456,10 @@ describe('OperationValidator: per-system bodies', () => {
     expect([...v.systemBodies.keys()]).toEqual(['a', 'b']);
     expect(v.body(json({ key: 'abcd' }), 'a')).toEqual({ key: 'abcd' });
     expect(refusal(() => v.body(json({ key: 'abc' }), 'a'))).toMatchObject({ status: 400, field: 'key', rule: 'minLength' });
-    expect(refusal(() => v.body(json({ key: 'abcd' }), 'b'))).toMatchObject({ status: 400, field: 'url', rule: 'required' });
+    // A field only another system takes: a 400 naming it, unless it carries its zero value (ignored).
+    expect(refusal(() => v.body(json({ key: 'abcd' }), 'b'))).toMatchObject({ status: 400, field: 'key', rule: 'notApplicable' });
+    expect(refusal(() => v.body(json({ key: '' }), 'b'))).toMatchObject({ status: 400, field: 'url', rule: 'required' });
+    expect(v.read(json({ key: '', url: 'https://example.com/x' }), 'b')).toEqual({ value: { url: 'https://example.com/x' }, ignored: ['key'] });
     expect(v.body(json({ url: 'https://example.com/x' }), 'b')).toEqual({ url: 'https://example.com/x' });
     expect(refusal(() => v.body(json({ url: 'not a uri' }), 'b'))).toMatchObject({ field: 'url', rule: 'format' });
   });
@@ -452,7 +468,8 @@ describe('OperationValidator: per-system bodies', () => {
     const v = validatorOf(testDocument(), 'postSink');
     expect([...v.systemBodies.keys()]).toEqual(['c', 'd']);
     expect(v.body(json({ port: 5432 }), 'd')).toEqual({ port: 5432 });
-    expect(refusal(() => v.body(json({ port: 5432 }), 'c'))).toMatchObject({ field: 'host', rule: 'required' });
+    expect(refusal(() => v.body(json({ port: 5432 }), 'c'))).toMatchObject({ field: 'port', rule: 'notApplicable' });
+    expect(refusal(() => v.body(json({ port: 0 }), 'c'))).toMatchObject({ field: 'host', rule: 'required' });
   });
 
   it('leaves a body whose system the path does not name to the handler, if it is an object', () => {

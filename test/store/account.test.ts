@@ -53,7 +53,7 @@ describe('AccountStore: instances', () => {
     const list = account.listInstances();
     expect(list.length).toBeGreaterThanOrEqual(2);
     expect(list.map((i) => i.id)).toEqual([...list.map((i) => i.id)].sort((a, b) => a - b));
-    for (const i of list) expect(Object.keys(i).sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'url']);
+    for (const i of list) expect(Object.keys(i).sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'tags', 'url']);
   });
 
   it('gets a seeded instance with its fixed key, ready', () => {
@@ -228,7 +228,7 @@ describe('AccountStore: instances', () => {
     expect(refused(() => account.updateInstance(id, { plan: 'turtle' }, admin), 400, 'plan', 'shared-plans').message).toBe(
       'plan: the shared plan turtle is not offered in amazon-web-services::us-east-2, which has no shared plans',
     );
-    expect(refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of name and plan');
+    expect(refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of name, plan and tags');
   });
 
   it('records the source and the pit in the audit row only for the actions that use them', () => {

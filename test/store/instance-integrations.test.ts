@@ -31,7 +31,7 @@ describe('log integrations', () => {
   it('update with a body of another system is a 400, and nothing changes', () => {
     const { id } = i.createIntegration('logs', 'logs_d', logsD);
     const before = snapshot(i);
-    refused(() => i.updateIntegration('logs', id, { token: 'abc' }, s.validate.logs), 400, 'api_key');
+    refused(() => i.updateIntegration('logs', id, { token: 'abc' }, s.validate.logs), 400, 'token'); // a field only another system takes, with a value
     refused(() => i.updateIntegration('logs', id, { ...logsD, region: 'mars' }, s.validate.logs), 400, 'region');
     expect(snapshot(i)).toEqual(before);
   });
@@ -134,7 +134,7 @@ describe('metrics integrations', () => {
       region: 'eu',
       include_ad_queues: true,
     });
-    refused(() => i.updateIntegration('metrics', id, { license_key: 'x' }, s.validate.metrics), 400, 'api_key');
+    refused(() => i.updateIntegration('metrics', id, { license_key: 'x' }, s.validate.metrics), 400, 'license_key'); // a field only another system takes, with a value
     refused(() => i.updateIntegration('metrics', id, { license_key: 'x' }, s.validate.metrics, 'metrics_d_v3'), 404);
   });
 });
