@@ -92,7 +92,7 @@ describe('tusk test: end to end', () => {
 
   it('passes against the reference implementation in-process, with a progress line per file and exit code 0', async () => {
     const { code, out } = await runCli(['generated/auth']);
-    expect(out).toMatch(/^PASS {2}\[read-only\] +generated\/auth\.readonly\.test\.ts {2}\(90 passed\)$/m);
+    expect(out).toMatch(/^PASS {2}\[read-only\] +generated\/auth\.readonly\.test\.ts {2}\(94 passed\)$/m);
     expect(out).toContain('RESULT: the target conforms');
     expect(code).toBe(0);
   }, 120_000);
