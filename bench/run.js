@@ -165,7 +165,7 @@ async function startTusk({ profile } = {}) {
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const since = performance.now();
   const proc = startNode(
-    [TUSK_BIN, 'serve', '--quiet', '--customer-port', String(customerPort), '--instance-port', String(instancePort), '--rate-limit', '100000000/1', '--provision-delay', '0', '--api-key', ADMIN_KEY],
+    [TUSK_BIN, 'serve', '--quiet', '--databases', 'off', '--customer-port', String(customerPort), '--instance-port', String(instancePort), '--rate-limit', '100000000/1', '--provision-delay', '0', '--api-key', ADMIN_KEY],
     nodeFlags,
   );
   const customer = `http://127.0.0.1:${customerPort}`;

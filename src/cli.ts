@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { DEFAULTS, startTusk } from './server.js';
 import { DOCS_PATH } from './docs/routes.js';
 import { INTERFACES } from './openapi/documents.js';
+import { parseEngineSpec } from './databases/engine.js';
 
 interface Flag {
   name: string;
@@ -27,6 +28,7 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds and API key', default: DEFAULTS.rateLimit },
   { name: 'state', arg: 'FILE', help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)', default: 'none: in memory' },
   { name: 'fault', arg: 'RULE', multiple: true, help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)", default: 'none' },
+  { name: 'databases', arg: 'embedded|off|URL', help: 'a real Postgres database behind every instance: on an embedded server started in the background, on an existing server (postgres://ADMIN:PW@HOST:PORT/postgres; roles and databases under a prefix of this process, dropped on delete, reset and shutdown), or off (records only); env TUSK_DATABASES', default: 'embedded' },
   { name: 'answers', arg: 'default|production', help: "success codes where the documents allow several: the reference implementation's, or production's (201 on creates, 204 on deletes; env TUSK_ANSWERS; per request: header Tusk-Answers)", default: 'default' },
   { name: 'vary-success', help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)', default: 'off' },
   { name: 'strict-fields', help: 'refuse body fields the schema does not name with a 400 instead of ignoring them (env TUSK_STRICT_FIELDS=1; per request: header Tusk-Strict-Fields: true)', default: 'off' },
@@ -111,6 +113,12 @@ async function serveCommand(args: string[]): Promise<void> {
   const str = (name: string) => values[name] as string | undefined;
   const log = str('log');
   if (log !== undefined && log !== 'text' && log !== 'json') fail(`--log must be text or json, got "${log}"`);
+  const databases = str('databases') ?? process.env.TUSK_DATABASES ?? 'embedded';
+  try {
+    parseEngineSpec(databases);
+  } catch (err) {
+    fail((err as Error).message);
+  }
   const answers = str('answers') ?? process.env.TUSK_ANSWERS;
   if (answers !== undefined && answers !== 'default' && answers !== 'production') fail(`--answers must be default or production, got "${answers}"`);
   const envFlag = (name: string) => ['1', 'true'].includes((process.env[name] ?? '').toLowerCase());
@@ -126,6 +134,7 @@ async function serveCommand(args: string[]): Promise<void> {
     rateLimit: str('rate-limit'),
     state: str('state'),
     faults: values.fault as string[] | undefined,
+    databases,
     answers: answers as 'default' | 'production' | undefined,
     varySuccess: values['vary-success'] || envFlag('TUSK_VARY_SUCCESS') ? true : undefined,
     strictFields: values['strict-fields'] || envFlag('TUSK_STRICT_FIELDS') ? true : undefined,
@@ -147,6 +156,15 @@ async function serveCommand(args: string[]): Promise<void> {
   console.log(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
   if (tusk.control.state) console.log(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
   for (const rule of tusk.deps.faults.list()) console.log(`tusk: fault          ${JSON.stringify(rule)}`);
+  const engine = tusk.deps.databases?.engine;
+  if (engine) {
+    const what = engine.spec.kind === 'embedded' ? 'embedded Postgres, starting in the background' : 'an existing Postgres server';
+    console.log(`tusk: databases      ${what} on ${engine.host}:${engine.port} (roles and databases ${engine.prefix}*)`);
+    engine.start().then(
+      () => console.log(`tusk: databases      ready (PostgreSQL ${engine.version})`),
+      (err: Error) => console.error(`tusk: databases      failed to start: ${err.message}; instances stay not ready`),
+    );
+  } else console.log('tusk: databases      off (instances are records only)');
   if (options.answers === 'production' || options.varySuccess || options.strictFields) {
     const modes = [options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`, ...(options.strictFields ? ['strict fields'] : [])];
     console.log(`tusk: modes          ${modes.join(', ')}`);
@@ -159,7 +177,7 @@ async function serveCommand(args: string[]): Promise<void> {
     closing = true;
     console.log(`tusk: ${signal}, shutting down`);
     void tusk.close().then(() => process.exit(0));
-    setTimeout(() => process.exit(0), 3000).unref();
+    setTimeout(() => process.exit(0), 10_000).unref(); // close() stops the database engine too
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -19,6 +19,8 @@ import { validateFixtures } from '../fixtures/validate.js';
 import { Faults, type FaultRule } from './http/faults.js';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
+import { PostgresEngine, parseEngineSpec } from './databases/engine.js';
+import { Databases } from './databases/databases.js';
 
 export interface TuskOptions {
   host?: string;
@@ -46,6 +48,12 @@ export interface TuskOptions {
   varySuccess?: boolean;
   /** `--strict-fields`: body fields the schema does not name are a 400 instead of being ignored. */
   strictFields?: boolean;
+  /**
+   * `--databases`: a real Postgres database behind every instance, on an embedded server
+   * (`embedded`, the default of `tusk serve`) or an existing one (a postgres:// admin URL); `off`
+   * (the default in-process) keeps instances as records only. See src/databases/.
+   */
+  databases?: string;
 }
 
 export const DEFAULTS = {
@@ -66,6 +74,8 @@ export interface AppDependencies {
   limiter: RateLimiter;
   /** Injected faults (GET/PUT/DELETE /__tusk/faults, --fault). */
   faults: Faults;
+  /** The real databases behind the instances, when a database engine is on. */
+  databases?: Databases;
 }
 
 export interface Tusk {
@@ -90,6 +100,15 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const documents = await loadDocuments();
   const schemas = new SchemaSet(documents);
   const { limit, windowMs } = parseRateLimit(o.rateLimit);
+  const engineSpec = parseEngineSpec(o.databases ?? 'off');
+  let databases: Databases | undefined;
+  if (engineSpec.kind !== 'off') {
+    const engine = new PostgresEngine(engineSpec, (line) => console.error(line));
+    await engine.reserve();
+    databases = new Databases(engine);
+    // The server starts in the background: the API answers at once, instances turn ready once their database is made.
+    void engine.start().catch(() => undefined);
+  }
   // Fixtures are validated against the documents' schemas whenever they are built (start-up, reset).
   const registry = new Registry({
     seed: o.seed,
@@ -98,6 +117,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     rules: readContractRules(documents.instance),
     validate: (fixtures) => validateFixtures(fixtures, schemas),
     ...o.registry,
+    ...(databases ? { databases } : {}),
   });
   const deps: AppDependencies = {
     documents,
@@ -105,6 +125,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     registry: () => registry,
     limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
     faults: new Faults(documents, [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)], o.seed, o.faults ?? []),
+    ...(databases ? { databases } : {}),
   };
   // Outside the contract, in every operation's pipeline: injected faults and the Prefer header.
   const simulation = { faults: () => deps.faults, prefer: true };
@@ -161,12 +182,19 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
   const host = options.host ?? DEFAULTS.host;
   const tusk = await createTusk(options);
   const timeouts = { ...SERVER_TIMEOUTS, ...options.timeouts };
-  const customer = await listen(tusk.customer.fetch, host, options.customerPort ?? DEFAULTS.customerPort, timeouts);
+  let customer: ServerType;
+  try {
+    customer = await listen(tusk.customer.fetch, host, options.customerPort ?? DEFAULTS.customerPort, timeouts);
+  } catch (err) {
+    await tusk.deps.databases?.close();
+    throw err;
+  }
   let instance: ServerType;
   try {
     instance = await listen(tusk.instance.fetch, host, options.instancePort ?? DEFAULTS.instancePort, timeouts);
   } catch (err) {
     customer.close();
+    await tusk.deps.databases?.close();
     throw err;
   }
   // What the clock makes due (alarm evaluation, outbox deliveries), also without clock moves.
@@ -185,6 +213,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
       await Promise.all([close(customer), close(instance)]);
       await tusk.registry.outbox.settle();
       await tusk.control.close();
+      await tusk.deps.databases?.close();
     },
   };
 }

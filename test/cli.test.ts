@@ -1,6 +1,8 @@
 // `tusk serve` as a user runs it: a separate process that prints its URLs and key when ready,
 // answers on both ports, and shuts down cleanly on SIGTERM. Needs `npm run build` (npm test runs it).
 import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
@@ -43,9 +45,12 @@ describe('the tusk command', () => {
     const res = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':cli-test-admin-key').toString('base64') } });
     expect(res.status).toBe(200);
     expect((await fetch(`${instance}/api/alarms`)).status).toBe(401);
+    // The default engine: an embedded Postgres server, named with its address, that goes away with the process.
+    expect(out).toMatch(/tusk: databases +embedded Postgres, starting in the background on 127\.0\.0\.1:\d+/);
     const exit = new Promise<number | null>((resolve) => p.on('exit', resolve));
     p.kill('SIGTERM');
     expect(await exit).toBe(0);
+    expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`tusk-pg-${p.pid}-`))).toEqual([]);
   });
 
   it('tusk serve --help lists every flag with its default', async () => {

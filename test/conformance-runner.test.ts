@@ -17,10 +17,11 @@ describe('tusk test: arguments', () => {
     expect(parseTestArgs([])).toMatchObject({ customerUrl: undefined, instanceUrl: undefined, allowDestructive: false, filters: [] });
   });
 
-  it('takes a deployment, role keys, a callback host, the destructive flag, JUnit and filters', () => {
-    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--junit', 'r.xml', 'generated/']);
-    expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, junit: 'r.xml', filters: ['generated/'] });
-    expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({ TUSK_CUSTOMER_URL: 'http://c:1', TUSK_API_KEY: 'K', TUSK_ROLE_KEYS: 'monitor=M,billing manager=B', TUSK_ALLOW_DESTRUCTIVE: '1' });
+  it('takes a deployment, role keys, a callback host, the destructive and database flags, JUnit and filters', () => {
+    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--check-databases', '--junit', 'r.xml', 'generated/']);
+    expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, junit: 'r.xml', filters: ['generated/'] });
+    expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({ TUSK_CUSTOMER_URL: 'http://c:1', TUSK_API_KEY: 'K', TUSK_ROLE_KEYS: 'monitor=M,billing manager=B', TUSK_ALLOW_DESTRUCTIVE: '1', TUSK_CHECK_DATABASES: '1' });
+    expect(parseTestArgs([])).toMatchObject({ checkDatabases: false });
   });
 
   it('refuses half a deployment, a deployment without key, a key without deployment, bad URLs and bad role keys', () => {

@@ -77,7 +77,7 @@ describe('the README', () => {
       const lines = script.split('\n');
       for (const serve of lines.filter((l) => l.startsWith('tusk serve'))) {
         const flags = [...serve.matchAll(/--(\S+) '([^']*)'|--(\S+)/g)].flatMap((m) => (m[1] ? [`--${m[1]}`, m[2]!] : [`--${m[3]}`]));
-        const p = spawn(process.execPath, [BIN, 'serve', ...flags, '--customer-port', '0', '--instance-port', '0', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const p = spawn(process.execPath, [BIN, 'serve', ...flags, '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off'], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
         p.stdout.on('data', (d) => (out += d));
         p.stderr.on('data', (d) => (out += d));
@@ -88,6 +88,19 @@ describe('the README', () => {
       await bash(localise(curls));
     }
   });
+
+  it('databases: an instance is a real database; a backup and a restore bring a table back', async () => {
+    const [block] = blocks('databases');
+    expect(block).toBeDefined();
+    const withDatabases = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' });
+    try {
+      const script = block!.replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, withDatabases.customerUrl).replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, withDatabases.instanceUrl);
+      const out = await bash(script);
+      expect(out.trim().split('\n')).toEqual(['204', '204', 'kept']);
+    } finally {
+      await withDatabases.close();
+    }
+  }, 90_000);
 
   it('names only npm scripts that exist', () => {
     const named = [...README.matchAll(/npm run (?:-s )?([a-z:]+)/g)].map((m) => m[1]!);

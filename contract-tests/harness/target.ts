@@ -18,6 +18,8 @@ export interface Target {
   callbackHost?: string;
   /** Whether destructive tests may run (--allow-destructive / TUSK_ALLOW_DESTRUCTIVE=1). */
   allowDestructive: boolean;
+  /** Whether the instances' URLs are real databases to connect to (--check-databases / TUSK_CHECK_DATABASES=1). */
+  checkDatabases: boolean;
   /** The rate limit of an in-process target (`N/S`), when one was asked for. */
   rateLimit?: string;
   close(): Promise<void>;
@@ -29,6 +31,11 @@ export interface TargetOptions {
    * and key), for tests that provoke 429. Ignored for an external target, whose limit is its own.
    */
   rateLimit?: string;
+  /**
+   * The file checks the databases behind the instances: in-process, the reference implementation
+   * runs with its embedded database engine; an external target only with --check-databases.
+   */
+  databases?: boolean;
 }
 
 /** Parses `monitor=K1,billing manager=K2` into `{ monitor: 'K1', 'billing manager': 'K2' }`. */
@@ -86,6 +93,7 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
     roleKeys: Object.fromEntries(Object.entries(parseRoleKeys(env.TUSK_ROLE_KEYS)).map(([role, key]) => [role, currentKey(key, env)])),
     ...(env.TUSK_CALLBACK_HOST ? { callbackHost: env.TUSK_CALLBACK_HOST } : {}),
     allowDestructive: env.TUSK_ALLOW_DESTRUCTIVE === '1' || env.TUSK_ALLOW_DESTRUCTIVE === 'true',
+    checkDatabases: env.TUSK_CHECK_DATABASES === '1' || env.TUSK_CHECK_DATABASES === 'true',
   };
   if (customerUrl || instanceUrl) {
     if (!customerUrl || !instanceUrl || !apiKey) {
@@ -100,6 +108,7 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
     instancePort: 0,
     log: 'off',
     provisionDelayMs: 200,
+    ...(common.checkDatabases || options.databases ? { databases: 'embedded' } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     registry: { backupDelayMs: 200, restoreDelayMs: 200, outbox: { retryDelayMs: 200, timeoutMs: 1000 } },
   });
@@ -112,6 +121,7 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
     // In-process every test file has its own reference implementation: nothing a test does can
     // leak out of the file, so destructive tests always run.
     allowDestructive: true,
+    checkDatabases: common.checkDatabases || options.databases === true,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     close: () => tusk.close(),
   };

@@ -23,6 +23,9 @@ Flags:
   --callback-host HOST   host name under which the deployment reaches callbacks the tests serve
   --allow-destructive    also run *.destructive.test.ts (key rotation of the given key, running
                          maintenance, ...); without it they are left out
+  --check-databases      also check that an instance's url connects with a Postgres client and
+                         that rotate-password refuses the old password (for a deployment whose
+                         instance URLs the runner can reach; in-process: an embedded server)
   --junit FILE           also write a JUnit XML report to FILE
   -h, --help             this help
 
@@ -48,6 +51,8 @@ export interface TestOptions {
   roleKeys?: string;
   callbackHost?: string;
   allowDestructive: boolean;
+  /** --check-databases: the instances' URLs are real databases the runner can reach. */
+  checkDatabases?: boolean;
   junit?: string;
   filters: string[];
 }
@@ -68,6 +73,7 @@ export function parseTestArgs(args: string[]): TestOptions | 'help' {
         'role-keys': { type: 'string' },
         'callback-host': { type: 'string' },
         'allow-destructive': { type: 'boolean' },
+        'check-databases': { type: 'boolean' },
         junit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -104,6 +110,7 @@ export function parseTestArgs(args: string[]): TestOptions | 'help' {
     roleKeys: values['role-keys'],
     callbackHost: values['callback-host'],
     allowDestructive: values['allow-destructive'] === true,
+    checkDatabases: values['check-databases'] === true,
     junit: values.junit,
     filters: positionals,
   };
@@ -118,6 +125,7 @@ export function targetEnv(o: TestOptions): Record<string, string | undefined> {
     TUSK_ROLE_KEYS: o.roleKeys,
     TUSK_CALLBACK_HOST: o.callbackHost,
     TUSK_ALLOW_DESTRUCTIVE: o.allowDestructive ? '1' : undefined,
+    TUSK_CHECK_DATABASES: o.checkDatabases ? '1' : undefined,
   };
 }
 

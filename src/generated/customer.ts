@@ -52,6 +52,12 @@ export interface paths {
          *
          *     Limit (reference implementation): an account holds at most 10,000 instances; creating
          *     another is a 400 whose message starts with `instances:`.
+         *
+         *     Reference implementation, with a database engine (`tusk serve --databases`, embedded by
+         *     default): the instance is a real Postgres database; `url` connects with any Postgres client
+         *     once `ready` is true (a role with a generated password and a database it owns). `fork`
+         *     copies the source's database; `pit` copies the source's newest backup snapshot at or before
+         *     `pit`. The engine's version is what it is: `pg_version` is recorded as asked.
          */
         post: operations["createInstance"];
         delete?: never;
@@ -106,6 +112,9 @@ export interface paths {
          *     The response body, and whether the answer is 200 or 204, are not shown by the spec; the
          *     contract accepts a 200 with any JSON body or a 204 without body. Reference implementation:
          *     answers 204 without body.
+         *
+         *     Reference implementation, with a database engine: the instance's sessions are ended, its
+         *     database and role dropped; its `url` no longer connects.
          */
         delete: operations["deleteInstance"];
         options?: never;

@@ -38,6 +38,9 @@ export interface paths {
          *     Limit (reference implementation): an instance keeps at most 1,000 backups taken in the last
          *     30 days, the daily ones included; another backup is then a 400 whose message starts with
          *     `backups:`.
+         *
+         *     Reference implementation, with a database engine: a backup of the instance's default
+         *     database is a real snapshot, a copy made by the database server.
          */
         post: operations["createBackup"];
         delete?: never;
@@ -66,6 +69,10 @@ export interface paths {
          *
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 204.
+         *
+         *     Reference implementation, with a database engine: the database's contents become the
+         *     snapshot's (its sessions are ended first); a backup of the seeded history has no snapshot
+         *     and restores the database as it was created (empty).
          */
         post: operations["restoreBackup"];
         delete?: never;
@@ -94,6 +101,9 @@ export interface paths {
          *
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 204.
+         *
+         *     Reference implementation, with a database engine: the database becomes the newest snapshot
+         *     taken at or before `pit` (empty when there is none).
          */
         post: operations["recoverToPointInTime"];
         delete?: never;
@@ -120,6 +130,9 @@ export interface paths {
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 204; the new password is in the instance `url`
          *     at once.
+         *
+         *     Reference implementation, with a database engine: the database server refuses the old
+         *     password at once; getInstance shows the new `url`, which connects.
          */
         post: operations["rotatePassword"];
         delete?: never;
@@ -642,6 +655,9 @@ export interface paths {
          *     The spec shows no response body and does not say whether 200 or 204 is returned, so both are
          *     declared. Reference implementation: answers 200 with the Maintenance record, now
          *     `in_progress`.
+         *
+         *     Reference implementation, with a database engine: running maintenance ends the instance's
+         *     database sessions, as a restart would, so a client's reconnect logic can be tested.
          */
         post: operations["runMaintenance"];
         delete?: never;

@@ -232,6 +232,7 @@ export class AccountStore {
         accountId: this.id,
         name: body.name,
         tags: body.tags ?? [],
+        ...(source ? { copyOf: { source, ...(action === 'pit' && body.pit ? { at: parsePitSecond(body.pit)! } : {}) } } : {}),
         plan,
         backend: this.backendOf(plan),
         region: body.region,

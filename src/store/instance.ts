@@ -28,6 +28,8 @@ import { Backups } from './instance-backups.js';
 import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
 import { Monitor, type AlarmStatus, type EventType, type InstanceMetrics } from './instance-monitor.js';
 import type { InstanceState } from './snapshot.js';
+import type { DatabaseRef } from '../databases/databases.js';
+import { parsePitMinute } from './dates.js';
 
 export type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 
@@ -50,6 +52,8 @@ export interface InstanceInit {
   readyAt: number;
   /** Free strings, as given on create (production stores and returns them). */
   tags?: string[];
+  /** fork and pit: the source instance, and for pit the time copied (ms); its database is copied (src/databases/). */
+  copyOf?: { source: InstanceStore; at?: number };
   /** Given for seeded instances (deterministic); generated otherwise. */
   providerid?: string;
   apikey?: string;
@@ -75,6 +79,8 @@ export class InstanceStore {
   private readonly user: string;
   private readonly host: string;
   private readonly database: string;
+  /** The instance's real database, when the server has a database engine (src/databases/). */
+  readonly db?: DatabaseRef;
   // per-instance interface state (see the section at the end)
   private readonly recipients: Recipients;
   private readonly alarms: Alarms;
@@ -109,6 +115,8 @@ export class InstanceStore {
     const [, region = 'local'] = init.region.split('::');
     this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
     this.database = `db${init.id}`;
+    const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
+    if (ctx.databases) this.db = ctx.databases.provision(this.password, copyOf);
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
 
     // The state the instance is created with: the default recipient, the four default alarms, a
@@ -201,12 +209,15 @@ export class InstanceStore {
     return this.key;
   }
 
+  /** Provisioned on the clock, and (with a database engine) once its database accepts connections. */
   get ready(): boolean {
-    return this.ctx.clock.now() >= this.readyAt;
+    return this.ctx.clock.now() >= this.readyAt && (!this.db || this.ctx.databases!.isReady(this.db));
   }
 
-  /** `postgres://<user>:<password>@<host>:<port>/<database>` */
+  /** `postgres://<user>:<password>@<host>:<port>/<database>`: with a database engine, its real server, role and database. */
   get url(): string {
+    const dbs = this.ctx.databases;
+    if (this.db && dbs) return `postgres://${this.db.role}:${this.password}@${dbs.host}:${dbs.port}/${this.db.database}`;
     return `postgres://${this.user}:${this.password}@${this.host}:5432/${this.database}`;
   }
 
@@ -234,11 +245,13 @@ export class InstanceStore {
   /** Gives the instance user a new password (visible in `url`). */
   rotatePassword(): void {
     this.password = randomSecret(24);
+    if (this.db) this.ctx.databases!.setPassword(this.db, this.password);
   }
 
-  /** Revokes the key; the account drops the store. */
+  /** Revokes the key and drops the database; the account drops the store. */
   destroy(): void {
     this.ctx.keys.revoke(this.key);
+    if (this.db) this.ctx.databases!.drop(this.db);
   }
 
   // ---- per-instance interface state: recipients, alarms, integrations, backups, maintenance ----
@@ -256,15 +269,20 @@ export class InstanceStore {
   }
 
   createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
-    return this.backups.create(body);
+    const made = this.backups.create(body);
+    // The real database is the instance's default one: its backups are snapshots made by the server.
+    if (this.db && (body.db ?? this.database) === this.database) this.ctx.databases!.snapshot(this.db, made.id, this.ctx.clock.now());
+    return made;
   }
 
   restoreBackup(body: RestoreBackupBody): void {
     this.backups.restore(body);
+    if (this.db && this.backups.list().some((b) => b.id === body.backup_id && b.database_name === this.database)) this.ctx.databases!.restore(this.db, body.backup_id);
   }
 
   recoverToPointInTime(body: RecoverToPointInTimeBody): void {
     this.backups.recover(body);
+    if (this.db) this.ctx.databases!.recover(this.db, parsePitMinute(body.pit)! + 59_999);
   }
 
   // recipients
@@ -357,6 +375,8 @@ export class InstanceStore {
     this.monitor.evaluate();
     const m = this.maintenance.run(id);
     this.monitor.maintenanceRun(id, m);
+    // What a client sees of maintenance: its sessions end (a restart).
+    if (this.db) this.ctx.databases!.terminate(this.db);
     return m;
   }
 

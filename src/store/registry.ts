@@ -13,6 +13,7 @@ import type { ContractRules } from '../openapi/rules.js';
 import { STATE_VERSION, StateError, type AccountState, type RegistryState } from './snapshot.js';
 import { SECOND_DATABASE } from './instance.js';
 import { Memo } from '../http/memo.js';
+import type { InstanceDatabases } from '../databases/databases.js';
 
 export interface RegistryOptions extends FixtureOptions {
   /** Rules read from the instance document (readContractRules). */
@@ -22,6 +23,8 @@ export interface RegistryOptions extends FixtureOptions {
   restoreDelayMs?: number;
   clock?: VirtualClock;
   outbox?: Omit<OutboxOptions, 'clock'>;
+  /** The real databases behind the instances (src/databases/); absent: records only. */
+  databases?: InstanceDatabases;
 }
 
 export interface CustomerPrincipal {
@@ -66,6 +69,7 @@ export class Registry implements KeyIndex {
       backupDelayMs: options.backupDelayMs ?? 5_000,
       restoreDelayMs: options.restoreDelayMs ?? 5_000,
       rules: options.rules,
+      ...(options.databases ? { databases: options.databases } : {}),
     };
     this.reset();
     // Alarms that fire: every tick triggers what the clock has made due (instance-monitor.ts).
@@ -86,6 +90,8 @@ export class Registry implements KeyIndex {
    */
   reset(): void {
     this.fixtures = buildFixtures(this.options, this.clock.now());
+    // The engine's databases go with the stores; the stores built next provision their own.
+    this.context.databases?.dropAll();
     this.accounts = new Map();
     this.keys = new Map();
     for (const account of this.fixtures.accounts) {
@@ -149,6 +155,8 @@ export class Registry implements KeyIndex {
     const previous = { accounts: this.accounts, keys: this.keys };
     this.accounts = new Map();
     this.keys = new Map();
+    // A state holds no database contents: the loaded instances get new, empty databases.
+    this.context.databases?.dropAll();
     try {
       for (const a of state.accounts) this.accounts.set(a.id, AccountStore.fromJSON(a, this.fixtures.catalogue, this.context));
     } catch (err) {

@@ -37,6 +37,8 @@ export interface KeyIndex {
 }
 
 /** What every store of one registry shares. */
+import type { InstanceDatabases } from '../databases/databases.js';
+
 export interface StoreContext {
   clock: Clock;
   keys: KeyIndex;
@@ -49,6 +51,8 @@ export interface StoreContext {
   restoreDelayMs: number;
   /** Rules the instance document carries as extensions (metrics availability, alarm types by plan). */
   rules: ContractRules;
+  /** The real databases behind the instances (src/databases/); absent: instances are records only. */
+  databases?: InstanceDatabases;
 }
 
 /** A fresh random secret: URL-safe, `length` characters. */

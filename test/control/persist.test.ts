@@ -98,7 +98,7 @@ describe('tusk with a state file', () => {
 
 describe('tusk serve --state (the command; needs npm run build)', () => {
   const serve = (args: string[]) => {
-    const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));

@@ -1,0 +1,170 @@
+// Keeps the engine's databases in step with the instance records (issue 17): the stores call these
+// methods synchronously while they answer a request, and the SQL runs in the background, one step
+// after another in the order asked, so a request never waits on the engine and never fails
+// because of it. An instance is `ready` only once its database accepts connections; a step that
+// fails is retried, then logged; it never crashes the process or loses the API record.
+//
+// What each operation does to the database: create (a role with the instance's password and a
+// database it owns; fork: a copy of the source; pit: a copy of the source's newest snapshot at or
+// before pit), rotate-password (the role's new password), delete (sessions ended, database and role
+// dropped), create-backup (a snapshot: a copy made by the server), restore (the database becomes
+// the snapshot; the seeded backup history, which has no snapshot, restores the database as it was
+// created: empty), pitr (the newest snapshot at or before pit), run-maintenance (sessions ended).
+import type { PostgresEngine } from './engine.js';
+
+export interface DatabaseRef {
+  role: string;
+  database: string;
+}
+
+export interface InstanceDatabases {
+  /** Host and port of the instances' URLs. */
+  readonly host: string;
+  readonly port: number;
+  provision(password: string, from?: { ref: DatabaseRef; at?: number }): DatabaseRef;
+  isReady(ref: DatabaseRef): boolean;
+  setPassword(ref: DatabaseRef, password: string): void;
+  drop(ref: DatabaseRef): void;
+  snapshot(ref: DatabaseRef, backupId: number, at: number): void;
+  restore(ref: DatabaseRef, backupId: number): void;
+  recover(ref: DatabaseRef, at: number): void;
+  terminate(ref: DatabaseRef): void;
+  /** Drops every database (reset, state load): the stores built next provision their own. */
+  dropAll(): void;
+}
+
+const RETRIES = 3;
+
+export class Databases implements InstanceDatabases {
+  private queue: Promise<void> = Promise.resolve();
+  private next = 1;
+  private readonly ready = new Set<string>();
+  private readonly live = new Map<string, DatabaseRef>();
+  /** Snapshots per database: backup id -> [snapshot database, time taken (ms on the virtual clock)]. */
+  private readonly snapshots = new Map<string, Map<number, { name: string; at: number }>>();
+  /** Steps that failed for good, for the log and the tests. */
+  readonly failures: string[] = [];
+
+  constructor(
+    readonly engine: PostgresEngine,
+    private readonly log: (line: string) => void = (line) => console.error(line),
+  ) {}
+
+  get host(): string {
+    return this.engine.host;
+  }
+
+  get port(): number {
+    return this.engine.port;
+  }
+
+  /** Runs `step` after every step asked before it; retried, then logged; never throws. */
+  private enqueue(what: string, step: () => Promise<void>, retries = RETRIES): Promise<void> {
+    const run = async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await step();
+          return;
+        } catch (err) {
+          if (attempt >= retries || this.engine.failure) {
+            const line = `tusk: databases: ${what} failed: ${(err as Error).message}`;
+            this.failures.push(line);
+            this.log(line);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 200 * attempt));
+        }
+      }
+    };
+    this.queue = this.queue.then(run);
+    return this.queue;
+  }
+
+  /** Resolves once every step asked so far has run. */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  provision(password: string, from?: { ref: DatabaseRef; at?: number }): DatabaseRef {
+    const n = this.next++;
+    const ref = { role: `${this.engine.prefix}r${n}`, database: `${this.engine.prefix}d${n}` };
+    this.live.set(ref.database, ref);
+    void this.enqueue(`creating database ${ref.database}`, async () => {
+      if (!this.live.has(ref.database)) return; // deleted before it was made
+      let template: string | undefined;
+      if (from) template = from.at === undefined ? from.ref.database : this.snapshotAt(from.ref, from.at);
+      await this.engine.createDatabase(ref.role, password, ref.database, template);
+      this.ready.add(ref.database);
+    });
+    return ref;
+  }
+
+  isReady(ref: DatabaseRef): boolean {
+    return this.ready.has(ref.database);
+  }
+
+  setPassword(ref: DatabaseRef, password: string): void {
+    void this.enqueue(`setting the password of ${ref.role}`, () => this.engine.setPassword(ref.role, password));
+  }
+
+  drop(ref: DatabaseRef): void {
+    this.live.delete(ref.database);
+    this.ready.delete(ref.database);
+    const snaps = [...(this.snapshots.get(ref.database)?.values() ?? [])];
+    this.snapshots.delete(ref.database);
+    void this.enqueue(`dropping ${ref.database}`, async () => {
+      await this.engine.dropDatabase(ref.database);
+      for (const s of snaps) await this.engine.dropDatabase(s.name);
+      await this.engine.dropRole(ref.role);
+    });
+  }
+
+  snapshot(ref: DatabaseRef, backupId: number, at: number): void {
+    const name = `${ref.database}_b${backupId}`;
+    const list = this.snapshots.get(ref.database) ?? new Map<number, { name: string; at: number }>();
+    this.snapshots.set(ref.database, list);
+    list.set(backupId, { name, at });
+    void this.enqueue(`snapshot ${name}`, () => this.engine.copy(ref.database, name, ref.role));
+  }
+
+  /** The snapshot database of the newest backup taken at or before `at`, if any. */
+  private snapshotAt(ref: DatabaseRef, at: number): string | undefined {
+    let best: { name: string; at: number } | undefined;
+    for (const s of this.snapshots.get(ref.database)?.values() ?? []) if (s.at <= at && (!best || s.at > best.at)) best = s;
+    return best?.name;
+  }
+
+  private replaceWith(ref: DatabaseRef, template: string | undefined, what: string): void {
+    this.ready.delete(ref.database);
+    void this.enqueue(what, async () => {
+      await this.engine.recreate(ref.database, ref.role, template);
+      this.ready.add(ref.database);
+    });
+  }
+
+  restore(ref: DatabaseRef, backupId: number): void {
+    const template = this.snapshots.get(ref.database)?.get(backupId)?.name;
+    this.replaceWith(ref, template, `restoring ${ref.database} from backup ${backupId}`);
+  }
+
+  recover(ref: DatabaseRef, at: number): void {
+    this.replaceWith(ref, this.snapshotAt(ref, at), `recovering ${ref.database} to ${new Date(at).toISOString()}`);
+  }
+
+  terminate(ref: DatabaseRef): void {
+    void this.enqueue(`ending the sessions of ${ref.database}`, () => this.engine.terminate(ref.database), 1);
+  }
+
+  dropAll(): void {
+    this.live.clear();
+    this.ready.clear();
+    this.snapshots.clear();
+    void this.enqueue('dropping every database', () => this.engine.dropEverything());
+  }
+
+  /** Waits for the steps asked so far, then closes the engine. */
+  async close(): Promise<void> {
+    await Promise.race([this.queue, new Promise((r) => setTimeout(r, 2_000).unref())]);
+    await this.engine.close();
+  }
+}
