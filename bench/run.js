@@ -245,7 +245,7 @@ async function prepareTusk(t) {
 }
 
 /**
- * Keys for POST /api/alarms: an instance holds at most 100 alarms (src/http/limits.ts), so the
+ * Keys for POST /api/alarms: an instance holds at most 100 alarms (src/core/limits.ts), so the
  * POSTs are spread over this many further instances, created just before (after the other
  * workloads, which see the account with 1,000 instances): room for 96 x 3,000 alarms.
  */

@@ -21,7 +21,8 @@ const PARTS = {
   validation: ['src/openapi/requests.ts', 'src/openapi/ajv.ts'],
   openapi: ['src/openapi/**/*.ts', '!src/openapi/requests.ts', '!src/openapi/ajv.ts'],
   simulation: ['src/http/faults.ts', 'src/http/prefer.ts', 'src/http/examples.ts'],
-  http: ['src/http/**/*.ts', '!src/http/faults.ts', '!src/http/prefer.ts', '!src/http/examples.ts', 'src/*.ts', '!src/cli.ts'],
+  http: ['src/http/**/*.ts', 'src/core/**/*.ts', '!src/http/faults.ts', '!src/http/prefer.ts', '!src/http/examples.ts', 'src/*.ts', '!src/cli.ts'],
+  databases: ['src/databases/**/*.ts'],
 };
 
 const asked = process.argv.slice(2);

@@ -2,12 +2,12 @@
 // and one HTTP server per interface.
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import { loadDocuments, type InterfaceName, type OpenApiDocument } from './openapi/documents.js';
+import { loadDocuments, type InterfaceName } from './openapi/documents.js';
 import { SchemaSet } from './openapi/ajv.js';
 import { readContractRules } from './openapi/rules.js';
 import { Registry, type RegistryOptions } from './store/registry.js';
 import { RateLimiter, parseRateLimit } from './http/rate-limit.js';
-import { SERVER_TIMEOUTS } from './http/limits.js';
+import { SERVER_TIMEOUTS } from './core/limits.js';
 
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 import { createCustomerApp } from './customer/app.js';
@@ -19,6 +19,7 @@ import { validateFixtures } from '../fixtures/validate.js';
 import { Faults, type FaultRule } from './http/faults.js';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
+import type { AppDependencies } from './http/deps.js';
 import { PostgresEngine, parseEngineSpec } from './databases/engine.js';
 import { Databases } from './databases/databases.js';
 
@@ -38,7 +39,7 @@ export interface TuskOptions {
   /** Fault rules in force from the start (objects, or the flag form `listAlarms:latency=200ms`); see src/http/faults.ts. */
   faults?: (FaultRule | string)[];
   registry?: Omit<RegistryOptions, 'seed' | 'adminKey' | 'provisionDelayMs' | 'rules' | 'validate'>;
-  /** HTTP timeouts of the node servers (startTusk); defaults in src/http/limits.ts. */
+  /** HTTP timeouts of the node servers (startTusk); defaults in src/core/limits.ts. */
   timeouts?: Partial<ServerTimeouts>;
   /** `--state FILE`: the whole state is loaded from it when it exists and written after changes (see src/control/persist.ts). */
   state?: string;
@@ -67,16 +68,7 @@ export const DEFAULTS = {
   log: 'text',
 } as const;
 
-export interface AppDependencies {
-  documents: Record<InterfaceName, OpenApiDocument>;
-  schemas: SchemaSet;
-  registry: () => Registry;
-  limiter: RateLimiter;
-  /** Injected faults (GET/PUT/DELETE /__tusk/faults, --fault). */
-  faults: Faults;
-  /** The real databases behind the instances, when a database engine is on. */
-  databases?: Databases;
-}
+export type { AppDependencies } from './http/deps.js';
 
 export interface Tusk {
   deps: AppDependencies;
@@ -156,7 +148,7 @@ export interface RunningTusk extends Tusk {
 /**
  * Starts one node server. Its timeouts keep a slow client from holding it: headers must arrive
  * within headersMs (slowloris), the whole request within requestMs, and an idle keep-alive
- * connection closes after keepAliveMs (src/http/limits.ts).
+ * connection closes after keepAliveMs (src/core/limits.ts).
  */
 function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number, timeouts: ServerTimeouts): Promise<ServerType> {
   return new Promise((resolve, reject) => {

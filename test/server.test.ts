@@ -6,7 +6,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTusk, startTusk, type RunningTusk } from '../src/server.js';
-import { SERVER_TIMEOUTS } from '../src/http/limits.js';
+import { SERVER_TIMEOUTS } from '../src/core/limits.js';
 import { freshAccount } from '../src/control/accounts.js';
 import { FixtureError } from '../fixtures/validate.js';
 

@@ -4,7 +4,7 @@
 // JSON Error body (ApiError through the apps' one error handler).
 import { Hono } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 import { errorResponse } from '../http/app.js';
 import type { ControlDeps } from './deps.js';
 import { CONTROL_ROUTES } from './routes.js';

@@ -9,7 +9,7 @@
 //   GET  /__tusk/openapi.json     the control plane's document
 import { Hono, type Context } from 'hono';
 import { describeError, errorField } from '../openapi/ajv.js';
-import { ApiError, badRequest, invalid } from '../http/errors.js';
+import { ApiError, badRequest, invalid } from '../core/errors.js';
 import { StateError } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';

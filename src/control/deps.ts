@@ -1,5 +1,5 @@
 // What every control route module receives (see routes.ts and app.ts).
-import type { AppDependencies } from '../server.js';
+import type { AppDependencies } from '../http/deps.js';
 import type { Registry } from '../store/registry.js';
 import type { RequestJournal } from './journal.js';
 import type { ControlDocument } from './document.js';

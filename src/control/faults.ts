@@ -4,7 +4,7 @@
 //                           replaces every rule (objects or the --fault flag form) and restarts the random sequences
 //   DELETE /__tusk/faults   removes every rule (204)
 import { Hono } from 'hono';
-import { invalid } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 import type { ControlDeps } from './deps.js';
 
 export function faultRoutes(deps: ControlDeps): Hono {

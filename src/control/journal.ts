@@ -5,7 +5,7 @@
 // old generation, so an object per request filled the old generation at every request's pace and
 // made major collections (whose cost grows with the whole heap, 10,000 instances included) part of
 // every request's cost.
-import { Memo } from '../http/memo.js';
+import { Memo } from '../core/memo.js';
 
 export interface JournalEntry {
   time: string;

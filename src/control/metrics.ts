@@ -10,7 +10,7 @@
 //   3. the one instance with that id across all accounts (400 when several accounts have one).
 // The rules of evaluation are in src/store/instance-monitor.ts.
 import { Hono, type Context } from 'hono';
-import { ApiError, invalid } from '../http/errors.js';
+import { ApiError, invalid } from '../core/errors.js';
 import { basicCredentials } from '../http/pipeline.js';
 import { EVENT_TYPES, type EventType } from '../store/instance-monitor.js';
 import type { InstanceStore } from '../store/instance.js';

@@ -1,6 +1,6 @@
 // The control plane as the server wires it: the /__tusk/ routes (an extension of both apps), the
 // request journal and, with a state file, persistence. See src/server.ts.
-import type { AppDependencies } from '../server.js';
+import type { AppDependencies } from '../http/deps.js';
 import type { ResponseInfo } from '../http/app.js';
 import type { InterfaceName } from '../openapi/documents.js';
 import type { Registry } from '../store/registry.js';

@@ -2,11 +2,10 @@
 // matrix of the document's x-roles, and one sub-app per resource.
 import type { Hono } from 'hono';
 import { createApiApp, type ApiAppOptions, type Route } from '../http/app.js';
-import { forbidden } from '../http/errors.js';
-import type { PipelineEnv } from '../http/pipeline.js';
+import { forbidden } from '../core/errors.js';
 import { readOperations } from '../openapi/operations.js';
 import type { CustomerPrincipal } from '../store/registry.js';
-import type { AppDependencies } from '../server.js';
+import type { AppDependencies } from '../http/deps.js';
 import { regionsApp } from './regions.js';
 import { plansApp } from './plans.js';
 import { instancesApp } from './instances.js';
@@ -15,8 +14,8 @@ import { auditLogApp } from './auditlog.js';
 import { teamApp } from './team.js';
 import { apiKeysApp } from './apikeys.js';
 
-export type CustomerEnv = PipelineEnv<CustomerPrincipal>;
-export type { operations as CustomerOperations } from '../generated/customer.js';
+import type { CustomerEnv } from './env.js';
+export type { CustomerEnv, CustomerOperations } from './env.js';
 
 /** The roles of the document's x-roles, per operation. */
 function roleMatrix(deps: AppDependencies): Map<string, Set<string>> {

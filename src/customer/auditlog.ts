@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { input, type Route } from '../http/app.js';
-import type { CustomerEnv, CustomerOperations } from './app.js';
+import type { CustomerEnv, CustomerOperations } from './env.js';
 
 export function auditLogApp(route: Route) {
   const app = new Hono<CustomerEnv>();

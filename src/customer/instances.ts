@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { input, type Route } from '../http/app.js';
 import type { ResponseBody } from '../http/types.js';
-import type { CustomerEnv, CustomerOperations } from './app.js';
+import type { CustomerEnv, CustomerOperations } from './env.js';
 
 type Ops = CustomerOperations;
 

@@ -11,7 +11,7 @@
 import type { Context } from 'hono';
 import type { OpenApiDocument } from '../openapi/documents.js';
 import type { OperationInfo } from '../openapi/operations.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import { mediaExamples, mediaOf, responseObject } from './examples.js';
 
 export const ANSWER_MODES = ['default', 'production', 'vary'] as const;

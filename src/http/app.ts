@@ -7,7 +7,7 @@ import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { readOperations, type OperationInfo } from '../openapi/operations.js';
 import type { SchemaSet } from '../openapi/ajv.js';
 import { OperationValidator } from '../openapi/requests.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../core/errors.js';
 import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateLimit, validateRequest, type AuthenticateOptions, type AuthorizeOptions, type PipelineEnv } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
 import { ConnectionReset, faultStep, type Faults } from './faults.js';
@@ -81,8 +81,8 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const opsById = new Map(ops.map((o) => [o.operationId, o]));
   // The pipeline middleware route() hands out, by the operation it serves (see fuse() below), and
   // what is done to its handler's answer.
-  const pipelines = new WeakMap<Function, OperationInfo>();
-  const finishers = new WeakMap<Function, Finish>();
+  const pipelines = new WeakMap<object, OperationInfo>();
+  const finishers = new WeakMap<object, Finish>();
 
   const route: Route = (operationId) => {
     const validator = validators.get(operationId);
@@ -191,7 +191,7 @@ function finisher(answer: Finish | undefined): Finish {
 
 /** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
-function fuse(pipeline: MiddlewareHandler<any>, handler: Function, guard: ((c: Context) => void) | undefined, finish: Finish): MiddlewareHandler<any> {
+function fuse(pipeline: MiddlewareHandler<any>, handler: object, guard: ((c: Context) => void) | undefined, finish: Finish): MiddlewareHandler<any> {
   const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
   const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
   return ((c: Context, next: Next) => {

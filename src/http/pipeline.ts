@@ -8,11 +8,11 @@
 // steps are synchronous unless they must wait (reading a body): a GET runs the whole pipeline and
 // its handler in one call, without a promise, and Hono answers it on its synchronous path.
 import type { Context, MiddlewareHandler } from 'hono';
-import { ApiError, unauthorized } from './errors.js';
+import { ApiError, unauthorized } from '../core/errors.js';
 import type { OperationValidator, RawBody, ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
-import { MAX_BODY_BYTES } from './limits.js';
-import { Memo } from './memo.js';
+import { MAX_BODY_BYTES } from '../core/limits.js';
+import { Memo } from '../core/memo.js';
 import { answerModeOf, type AnswerMode } from './answers.js';
 
 export interface PipelineVariables<P> {

@@ -4,7 +4,7 @@
 // A match result depends only on the method and the path, and Hono reads it without changing it.
 import type { Result, Router } from 'hono/router';
 import { TrieRouter } from 'hono/router/trie-router';
-import { Memo, type MemoOptions } from './memo.js';
+import { Memo, type MemoOptions } from '../core/memo.js';
 
 export class MemoRouter<T> implements Router<T> {
   readonly name = 'MemoRouter(TrieRouter)';

@@ -2,7 +2,7 @@
 // instance API key (the old key is refused from the next request on).
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import type { InstanceEnv } from './app.js';
+import type { InstanceEnv } from './env.js';
 
 export function accountApp(route: Route) {
   const app = new Hono<InstanceEnv>();

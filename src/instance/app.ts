@@ -2,9 +2,8 @@
 // no roles (an instance key has full access to its own instance), one sub-app per resource.
 import type { Hono } from 'hono';
 import { createApiApp, type ApiAppOptions, type Route } from '../http/app.js';
-import type { PipelineEnv } from '../http/pipeline.js';
 import type { InstancePrincipal } from '../store/registry.js';
-import type { AppDependencies } from '../server.js';
+import type { AppDependencies } from '../http/deps.js';
 import type { OperationValidator } from '../openapi/requests.js';
 import { backupsApp } from './backups.js';
 import { accountApp } from './account.js';
@@ -13,8 +12,8 @@ import { alarmsApp } from './alarms.js';
 import { integrationsApp } from './integrations.js';
 import { maintenanceApp } from './maintenance.js';
 
-export type InstanceEnv = PipelineEnv<InstancePrincipal>;
-export type { operations as InstanceOperations } from '../generated/instance.js';
+import type { InstanceEnv } from './env.js';
+export type { InstanceEnv, InstanceOperations } from './env.js';
 
 export function mountInstanceResources(app: Hono<InstanceEnv>, route: Route, validators: ReadonlyMap<string, OperationValidator>): void {
   app.route('/api/backup', backupsApp(route));

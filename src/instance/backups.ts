@@ -3,7 +3,7 @@
 import { Hono } from 'hono';
 import { input, type Route } from '../http/app.js';
 import type { ResponseBody } from '../http/types.js';
-import type { InstanceEnv, InstanceOperations } from './app.js';
+import type { InstanceEnv, InstanceOperations } from './env.js';
 
 type Ops = InstanceOperations;
 

@@ -8,7 +8,7 @@ import type { ResponseBody } from '../http/types.js';
 import type { OperationValidator } from '../openapi/requests.js';
 import type { IntegrationKind, SystemBodyValidator } from '../store/instance.js';
 import type { Integration } from '../store/types.js';
-import type { InstanceEnv, InstanceOperations } from './app.js';
+import type { InstanceEnv, InstanceOperations } from './env.js';
 
 type Ops = InstanceOperations;
 

@@ -12,7 +12,7 @@
 // request validation, the conformance suite's derived checks and the fuzz oracle all call it.
 import type { OpenApiDocument } from './documents.js';
 import { resolveLocal } from './operations.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../core/errors.js';
 
 type Obj = Record<string, unknown>;
 

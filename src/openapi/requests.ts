@@ -7,8 +7,8 @@ import type { InterfaceName, OpenApiDocument } from './documents.js';
 import { errorField, ruleOf, type SchemaSet } from './ajv.js';
 import { resolveLocal, type OperationInfo } from './operations.js';
 import { BodyRules, type NormalisedBody } from './body-rules.js';
-import { ApiError } from '../http/errors.js';
-import { MAX_BODY_DEPTH } from '../http/limits.js';
+import { ApiError } from '../core/errors.js';
+import { MAX_BODY_DEPTH } from '../core/limits.js';
 
 export type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 

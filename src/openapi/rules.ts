@@ -2,7 +2,9 @@
 // stores enforce exactly what the document says.
 import type { OpenApiDocument } from './documents.js';
 import { readOperations } from './operations.js';
-import type { BrokerKind } from '../store/types.js';
+
+/** The broker kind that decides which metrics systems an instance may use (the spec's availability table). */
+export type BrokerKind = 'primary_below_4_2' | 'primary_from_4_2' | 'alternative';
 
 export interface ContractRules {
   /** x-metrics-availability of createMetricsIntegration: system -> broker kind -> offered. */

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
 import type { AccountFixture, AuditEventFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
-import { ApiError, invalid, notFound, limitReached } from '../http/errors.js';
-import { LIST_CAPS } from '../http/limits.js';
+import { ApiError, invalid, notFound, limitReached } from '../core/errors.js';
+import { LIST_CAPS } from '../core/limits.js';
 import { IdSequence } from './ids.js';
 import { auditTimestamp, parsePitSecond } from './dates.js';
 import { InstanceStore } from './instance.js';

@@ -3,8 +3,8 @@
 // ranges, disk percentage <= 100 when the body says percentage); this module applies the defaults
 // and keeps the rules that need state: the plan's alarm types, recipients of this instance, the
 // fixed type of an alarm and the merged disk rule of an update.
-import { invalid, notFound, limitReached } from '../http/errors.js';
-import { LIST_CAPS } from '../http/limits.js';
+import { invalid, notFound, limitReached } from '../core/errors.js';
+import { LIST_CAPS } from '../core/limits.js';
 import { IdSequence } from './ids.js';
 import type { Alarm, CreateAlarmBody, UpdateAlarmBody } from './types.js';
 import type { AlarmsState } from './snapshot.js';

@@ -5,8 +5,8 @@
 // after its time). Callbacks are queued in the outbox with the time they are due; the server's
 // ticker sends them.
 import { createHash, createHmac } from 'node:crypto';
-import { invalid, limitReached } from '../http/errors.js';
-import { LIST_CAPS } from '../http/limits.js';
+import { invalid, limitReached } from '../core/errors.js';
+import { LIST_CAPS } from '../core/limits.js';
 import { IdSequence } from './ids.js';
 import { DAY, HOUR, MINUTE, fileStamp, floorToMinute, formatBackupDate, parsePitMinute, startOfUtcDay } from './dates.js';
 import type {

@@ -3,8 +3,8 @@
 // against the system's branch of the document before they reach this module: on create by the
 // pipeline (the path names the system), on update through the `validate` callback the handler
 // passes (the system is the stored integration's type, known only here).
-import { invalid, notFound, limitReached } from '../http/errors.js';
-import { LIST_CAPS } from '../http/limits.js';
+import { invalid, notFound, limitReached } from '../core/errors.js';
+import { LIST_CAPS } from '../core/limits.js';
 import type { IdSequence } from './ids.js';
 import type { BrokerKind, Integration } from './types.js';
 

@@ -2,7 +2,7 @@
 // (on runMaintenance, or when scheduled_by arrives) -> completed once its duration has passed, and
 // completed items leave the list. The status is derived from timestamps against the store's clock
 // whenever it is read; nothing runs in the background.
-import { invalid, notFound } from '../http/errors.js';
+import { invalid, notFound } from '../core/errors.js';
 import { IdSequence } from './ids.js';
 import { DAY, HOUR, MINUTE, formatDuration, formatMaintenanceDate, parseMaintenanceDate, startOfUtcDay } from './dates.js';
 import type { Clock } from './clock.js';

@@ -19,7 +19,7 @@
 // Evaluation runs on every registry.tick() (the server's interval and every clock move), when
 // metrics are set and after every change to the alarms; the times it uses are those of the events,
 // not of the evaluation, so the outcome does not depend on how often it runs.
-import { invalid } from '../http/errors.js';
+import { invalid } from '../core/errors.js';
 import type { Clock } from './clock.js';
 import type { Outbox } from './outbox.js';
 import type { Alarm, AlarmType, Maintenance, Recipient, RecipientType } from './types.js';

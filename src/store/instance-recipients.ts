@@ -1,8 +1,8 @@
 // The recipients of one instance: the default recipient (created with the instance, never deleted)
 // and those the client adds. Bodies arrive validated against the document (type, value form,
 // name length, no unknown fields); this module keeps the rules the schema cannot express.
-import { invalid, notFound, limitReached } from '../http/errors.js';
-import { LIST_CAPS } from '../http/limits.js';
+import { invalid, notFound, limitReached } from '../core/errors.js';
+import { LIST_CAPS } from '../core/limits.js';
 import { IdSequence } from './ids.js';
 import type { Recipient, RecipientBody } from './types.js';
 import type { RecipientsState } from './snapshot.js';

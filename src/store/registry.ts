@@ -12,7 +12,7 @@ import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
 import { STATE_VERSION, StateError, type AccountState, type RegistryState } from './snapshot.js';
 import { SECOND_DATABASE } from './instance.js';
-import { Memo } from '../http/memo.js';
+import { Memo } from '../core/memo.js';
 import type { InstanceDatabases } from '../databases/databases.js';
 
 export interface RegistryOptions extends FixtureOptions {

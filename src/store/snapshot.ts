@@ -5,7 +5,7 @@
 // kept in their API shape.
 import type { ApiKeyRecord, Alarm, Integration, InvoiceCustomer, Recipient, Role } from './types.js';
 import type { InvoiceFixture } from '../../fixtures/index.js';
-import type { AuditEvent } from './account.js';
+import type { AuditEventFixture as AuditEvent } from '../../fixtures/index.js';
 import type { OutboxEntry } from './outbox.js';
 import type { MonitorState } from './instance-monitor.js';
 

@@ -10,8 +10,8 @@ export type Role = C['schemas']['TeamRole'];
 export type Plan = C['schemas']['Plan'];
 export type Region = C['schemas']['Region'];
 
-/** The broker kind that decides which metrics systems an instance may use (the spec's availability table). */
-export type BrokerKind = 'primary_below_4_2' | 'primary_from_4_2' | 'alternative';
+/** Defined with the document's rules that read it (openapi/rules.ts). */
+export type { BrokerKind } from '../openapi/rules.js';
 
 /** A backend software of the fixtures' plans, with the kind and version the availability table needs. */
 export interface Backend {

@@ -8,8 +8,11 @@ export const INSTANCE_1_KEY = 'tusk-instance-1-key';
 export interface Client {
   tusk: RunningTusk;
   /** A control request on the customer port (or the instance port with `port: 'instance'`). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
   control(path: string, init?: { method?: string; body?: unknown; port?: 'customer' | 'instance' }): Promise<{ status: number; body: any }>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
   customer(path: string, key?: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
   instance(path: string, key: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
   close(): Promise<void>;
 }
@@ -45,6 +48,7 @@ export async function request(
   method: string,
   path: string,
   init: { body?: unknown; authorization?: string } = {},
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (init.authorization) headers.authorization = init.authorization;

@@ -130,6 +130,7 @@ describe('a state that cannot be loaded', () => {
     good = json(registry.toJSON());
   });
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
   const cases: [string, (s: any) => void, RegExp][] = [
     ['another format version', (s) => (s.tusk_state = 2), /tusk_state/],
     ['a missing part', (s) => delete s.clock, /clock/],
@@ -149,6 +150,7 @@ describe('a state that cannot be loaded', () => {
 
   for (const [what, spoil, message] of cases) {
     it(`is refused for ${what}, and nothing changes`, () => {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
       const bad = json(good) as any;
       spoil(bad);
       const before = JSON.stringify(registry.toJSON());
@@ -203,6 +205,7 @@ describe('GET and PUT /__tusk/state', () => {
 
   it('PUT of a malformed or inconsistent dump is a 400 in the Error shape and changes nothing', async () => {
     const before = JSON.stringify(registry.toJSON());
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
     const dump = json(registry.toJSON()) as any;
     dump.accounts[0].instances[0].plan = 'gold';
     for (const body of ['{', '[]', JSON.stringify({ tusk_state: 1 }), JSON.stringify(dump)]) {

@@ -15,7 +15,7 @@ import { createTusk, type Tusk } from '../../src/server.js';
 import type { InterfaceName } from '../../src/openapi/documents.js';
 import type { OperationInfo, ParameterInfo } from '../../src/openapi/operations.js';
 import { Contract } from '../../contract-tests/harness/contract.js';
-import { MAX_BODY_BYTES } from '../../src/http/limits.js';
+import { MAX_BODY_BYTES } from '../../src/core/limits.js';
 import { errorField } from '../../src/openapi/ajv.js';
 import { deeperThan } from '../../src/openapi/requests.js';
 import { TRICKY_STRINGS, type Schema } from './arbitraries.js';

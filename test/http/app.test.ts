@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createApiApp, errorResponse, type ApiAppOptions, type ResponseInfo } from '../../src/http/app.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { ConnectionReset, Faults } from '../../src/http/faults.js';
 import type { PipelineEnv } from '../../src/http/pipeline.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';

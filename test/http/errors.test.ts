@@ -1,6 +1,6 @@
-// The errors that become HTTP answers (src/http/errors.ts): status, message, body and headers.
+// The errors that become HTTP answers (src/core/errors.ts): status, message, body and headers.
 import { describe, expect, it } from 'vitest';
-import { ApiError, badRequest, forbidden, invalid, limitReached, notFound, unauthorized } from '../../src/http/errors.js';
+import { ApiError, badRequest, forbidden, invalid, limitReached, notFound, unauthorized } from '../../src/core/errors.js';
 
 describe('ApiError', () => {
   it('is an Error named ApiError carrying status, body and headers', () => {

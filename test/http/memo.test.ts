@@ -1,6 +1,6 @@
-// Memo (src/http/memo.ts): a bounded memory of values computed from strings clients send.
+// Memo (src/core/memo.ts): a bounded memory of values computed from strings clients send.
 import { describe, expect, it } from 'vitest';
-import { Memo } from '../../src/http/memo.js';
+import { Memo } from '../../src/core/memo.js';
 
 describe('Memo', () => {
   it('remembers a key as long as the limit, and never one a character longer', () => {

@@ -19,7 +19,7 @@ import {
 } from '../../src/http/pipeline.js';
 import { errorResponse } from '../../src/http/app.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
-import { MAX_BODY_BYTES } from '../../src/http/limits.js';
+import { MAX_BODY_BYTES } from '../../src/core/limits.js';
 import { VirtualClock } from '../../src/store/clock.js';
 import type { OperationValidator, RawBody } from '../../src/openapi/requests.js';
 
@@ -90,6 +90,7 @@ function build(setup: Setup = {}) {
     } as RequestInit);
     const res = await app.fetch(req);
     const text = await res.text();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
     return { status: res.status, headers: Object.fromEntries(res.headers), json: text ? (JSON.parse(text) as any) : undefined };
   };
   return { send, resolved, clock, limiter };

@@ -13,8 +13,8 @@ import { SchemaSet } from '../../src/openapi/ajv.js';
 import { loadDocuments, type OpenApiDocument } from '../../src/openapi/documents.js';
 import { readOperations } from '../../src/openapi/operations.js';
 import { OperationValidator, deeperThan, type RawBody } from '../../src/openapi/requests.js';
-import { ApiError } from '../../src/http/errors.js';
-import { MAX_BODY_DEPTH } from '../../src/http/limits.js';
+import { ApiError } from '../../src/core/errors.js';
+import { MAX_BODY_DEPTH } from '../../src/core/limits.js';
 
 const ok = { '200': { description: 'ok' } };
 

@@ -1,11 +1,11 @@
 // Limits (issue 9): bodies over 64 KiB get 413 on every operation that takes one, before they are
 // parsed and without changing anything; the node servers cut off a slow client (headers, body,
 // idle keep-alive); lists stay bounded (caps per account and instance, 400 naming the list); and
-// the documents state the same numbers as src/http/limits.ts.
+// the documents state the same numbers as src/core/limits.ts.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTusk, startTusk, type RunningTusk, type Tusk } from '../../src/server.js';
-import { LIST_CAPS, MAX_BODY_BYTES, MAX_BODY_DEPTH, SERVER_TIMEOUTS } from '../../src/http/limits.js';
+import { LIST_CAPS, MAX_BODY_BYTES, MAX_BODY_DEPTH, SERVER_TIMEOUTS } from '../../src/core/limits.js';
 import { INTERFACES } from '../../src/openapi/documents.js';
 import { Contract } from '../../contract-tests/harness/contract.js';
 

@@ -57,8 +57,8 @@ describe('failing callback and notification targets', () => {
   let tusk: RunningTusk;
   let targets: Record<string, Target>;
   let key: string;
-  let inFlightSamples: number[] = [];
-  let entrySamples: number[] = [];
+  const inFlightSamples: number[] = [];
+  const entrySamples: number[] = [];
 
   beforeAll(async () => {
     targets = {

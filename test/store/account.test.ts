@@ -5,7 +5,7 @@ import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
 import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond, type AuditEvent } from '../../src/store/account.js';
 import { ROLE_KEYS, instanceKey, type AccountFixture, type InvoiceFixture } from '../../fixtures/index.js';
-import { LIST_CAPS } from '../../src/http/limits.js';
+import { LIST_CAPS } from '../../src/core/limits.js';
 import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';
 import { refused } from './instance-setup.js';
 

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance.js';
 import { capitalise } from '../../src/store/instance-recipients.js';
-import { LIST_CAPS } from '../../src/http/limits.js';
+import { LIST_CAPS } from '../../src/core/limits.js';
 import { Alarms } from '../../src/store/instance-alarms.js';
 import { refused, setup, snapshot, TEAM_EMAIL, type Setup } from './instance-setup.js';
 

@@ -9,7 +9,7 @@ import { OperationValidator } from '../../src/openapi/requests.js';
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
 import { InstanceStore, type InstanceInit, type SystemBodyValidator } from '../../src/store/instance.js';
-import { ApiError } from '../../src/http/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import type { StoreContext } from '../../src/store/types.js';
 
 export const NOW = Date.UTC(2026, 10, 21, 13, 30, 0); // 2026-11-21 13:30:00 UTC

@@ -34,5 +34,5 @@ export const notFound = (what: string, id: string | number) => new ApiError(404,
 export const unauthorized = (message = 'Unauthorized: the API key is wrong or missing') =>
   new ApiError(401, message, {}, { 'WWW-Authenticate': 'Basic realm="tusk", charset="UTF-8"' });
 export const forbidden = (message: string) => new ApiError(403, message);
-/** 400 for a create beyond a list's cap (src/http/limits.ts): `<list>: <message>`. */
+/** 400 for a create beyond a list's cap (src/core/limits.ts): `<list>: <message>`. */
 export const limitReached = (list: string, message: string) => new ApiError(400, `${list}: ${message}`, { rule: 'maxItems' });

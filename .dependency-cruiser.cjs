@@ -1,0 +1,34 @@
+// The dependency rules of src/ (issue 16), checked by `npm run lint` (so by `npm test`): no import
+// cycle, and layers that point one way:
+//   core (errors, limits, memo)  ->  openapi (documents, rules, validation)  ->  store, databases  ->  http  ->  customer, instance
+//   (resource apps), control (beside them)  ->  server  ->  cli, conformance
+// A module may import its own layer and the layers to its left, never one to its right.
+/** @type {import('dependency-cruiser').IConfiguration} */
+const layer = (name, path, forbidden) => ({
+  name: `layer-${name}`,
+  severity: 'error',
+  comment: `${path} is below ${forbidden.join(', ')}: it must not import them`,
+  from: { path: `^src/${path}` },
+  to: { path: `^src/(${forbidden.join('|')})` },
+});
+const ABOVE_HTTP = ['customer/', 'instance/', 'control/', 'docs/', 'server\\.ts', 'cli\\.ts', 'conformance/'];
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'an import cycle', from: {}, to: { circular: true } },
+    layer('core', 'core/', ['openapi/', 'store/', 'databases/', 'http/', ...ABOVE_HTTP]),
+    layer('openapi', 'openapi/', ['store/', 'databases/', 'http/', ...ABOVE_HTTP]),
+    layer('store', 'store/', ['http/', ...ABOVE_HTTP]),
+    layer('databases', 'databases/', ['store/', 'http/', ...ABOVE_HTTP]),
+    layer('http', 'http/', ABOVE_HTTP),
+    layer('resources', '(customer|instance)/', ['control/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('control', 'control/', ['customer/', 'instance/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('server', 'server\\.ts', ['cli\\.ts', 'conformance/']),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/generated/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['es6'],
+  },
+};

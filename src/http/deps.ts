@@ -1,0 +1,20 @@
+// What the apps of both interfaces and the control plane are built from (src/server.ts builds it):
+// the documents, the validators compiled from them, the registry of stores, the rate limiter, the
+// injected faults and, when on, the databases behind the instances.
+import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
+import type { SchemaSet } from '../openapi/ajv.js';
+import type { Registry } from '../store/registry.js';
+import type { Databases } from '../databases/databases.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Faults } from './faults.js';
+
+export interface AppDependencies {
+  documents: Record<InterfaceName, OpenApiDocument>;
+  schemas: SchemaSet;
+  registry: () => Registry;
+  limiter: RateLimiter;
+  /** Injected faults (GET/PUT/DELETE /__tusk/faults, --fault). */
+  faults: Faults;
+  /** The real databases behind the instances, when a database engine is on. */
+  databases?: Databases;
+}

@@ -1,0 +1,48 @@
+// The dependency check of `npm run lint` (.dependency-cruiser.cjs) fails on an import cycle and on
+// an import that points up the layers (store -> http, http -> a resource app, ...), and passes on
+// this tree. Checked on a small tree of its own, so the rules are seen to bite.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/openapi/documents.js';
+
+const run = promisify(execFile);
+const CRUISE = join(PROJECT_ROOT, 'node_modules', '.bin', 'depcruise');
+const CONFIG = join(PROJECT_ROOT, '.dependency-cruiser.cjs');
+
+async function cruise(files: Record<string, string>): Promise<{ code: number; out: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tusk-layers-'));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return run(CRUISE, ['src', '--config', CONFIG, '--output-type', 'err'], { cwd: dir }).then(
+    (r) => ({ code: 0, out: r.stdout + r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
+  );
+}
+
+describe('the dependency rules of src/', () => {
+  it('pass on imports that point down the layers', async () => {
+    const r = await cruise({ 'src/core/errors.ts': 'export const e = 1;\n', 'src/store/a.ts': "import { e } from '../core/errors.js';\nexport const a = e;\n", 'src/http/b.ts': "import { a } from '../store/a.js';\nexport const b = a;\n" });
+    expect(r.code, r.out).toBe(0);
+  });
+
+  it('fail on an import cycle', async () => {
+    const r = await cruise({ 'src/store/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n", 'src/store/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n" });
+    expect(r.code).not.toBe(0);
+    expect(r.out).toMatch(/no-circular/);
+  });
+
+  it('fail on an upward import: the store importing the HTTP layer, a resource app importing the server', async () => {
+    const store = await cruise({ 'src/http/errors.ts': 'export const e = 1;\n', 'src/store/a.ts': "import { e } from '../http/errors.js';\nexport const a = e;\n" });
+    expect(store.code).not.toBe(0);
+    expect(store.out).toMatch(/layer-store/);
+    const app = await cruise({ 'src/server.ts': 'export const s = 1;\n', 'src/customer/app.ts': "import { s } from '../server.js';\nexport const c = s;\n" });
+    expect(app.out).toMatch(/layer-resources/);
+  });
+});
