@@ -21,11 +21,13 @@ export interface InstanceDatabases {
   /** Host and port of the instances' URLs. */
   readonly host: string;
   readonly port: number;
-  provision(password: string, from?: { ref: DatabaseRef; at?: number }): DatabaseRef;
+  /** `onSize` learns the database's real size (bytes) after each change the engine makes and every few seconds. */
+  provision(password: string, from?: { ref: DatabaseRef; at?: number }, onSize?: (bytes: number) => void): DatabaseRef;
   isReady(ref: DatabaseRef): boolean;
   setPassword(ref: DatabaseRef, password: string): void;
   drop(ref: DatabaseRef): void;
-  snapshot(ref: DatabaseRef, backupId: number, at: number): void;
+  /** Takes a snapshot; `onSize` learns its real size in bytes once it is made. */
+  snapshot(ref: DatabaseRef, backupId: number, at: number, onSize?: (bytes: number) => void): void;
   restore(ref: DatabaseRef, backupId: number): void;
   recover(ref: DatabaseRef, at: number): void;
   terminate(ref: DatabaseRef): void;
@@ -34,6 +36,8 @@ export interface InstanceDatabases {
 }
 
 const RETRIES = 3;
+/** How often the databases' sizes are read. */
+const SIZE_EVERY_MS = 2_000;
 
 export class Databases implements InstanceDatabases {
   private queue: Promise<void> = Promise.resolve();
@@ -44,6 +48,30 @@ export class Databases implements InstanceDatabases {
   private readonly snapshots = new Map<string, Map<number, { name: string; at: number }>>();
   /** Steps that failed for good, for the log and the tests. */
   readonly failures: string[] = [];
+  private readonly sizeListeners = new Map<string, (bytes: number) => void>();
+  private sizeTimer?: NodeJS.Timeout;
+  private measuring = false;
+
+  /** Every few seconds, the real sizes of the live databases go to their instances (disk_used_gb). */
+  private watchSizes(): void {
+    if (this.sizeTimer) return;
+    this.sizeTimer = setInterval(() => void this.measureSizes(), SIZE_EVERY_MS);
+    this.sizeTimer.unref();
+  }
+
+  /** One query for every live database's size; a failure is skipped (the next round tries again). */
+  async measureSizes(): Promise<void> {
+    if (this.measuring || !this.engine.version || this.sizeListeners.size === 0) return;
+    this.measuring = true;
+    try {
+      const sizes = await this.engine.sizes();
+      for (const [database, bytes] of sizes) if (this.ready.has(database)) this.sizeListeners.get(database)?.(bytes);
+    } catch {
+      /* the engine is busy or down: the next round */
+    } finally {
+      this.measuring = false;
+    }
+  }
 
   constructor(
     readonly engine: PostgresEngine,
@@ -85,10 +113,12 @@ export class Databases implements InstanceDatabases {
     return this.queue;
   }
 
-  provision(password: string, from?: { ref: DatabaseRef; at?: number }): DatabaseRef {
+  provision(password: string, from?: { ref: DatabaseRef; at?: number }, onSize?: (bytes: number) => void): DatabaseRef {
     const n = this.next++;
     const ref = { role: `${this.engine.prefix}r${n}`, database: `${this.engine.prefix}d${n}` };
     this.live.set(ref.database, ref);
+    if (onSize) this.sizeListeners.set(ref.database, onSize);
+    this.watchSizes();
     void this.enqueue(`creating database ${ref.database}`, async () => {
       if (!this.live.has(ref.database)) return; // deleted before it was made
       let template: string | undefined;
@@ -109,6 +139,7 @@ export class Databases implements InstanceDatabases {
 
   drop(ref: DatabaseRef): void {
     this.live.delete(ref.database);
+    this.sizeListeners.delete(ref.database);
     this.ready.delete(ref.database);
     const snaps = [...(this.snapshots.get(ref.database)?.values() ?? [])];
     this.snapshots.delete(ref.database);
@@ -119,12 +150,15 @@ export class Databases implements InstanceDatabases {
     });
   }
 
-  snapshot(ref: DatabaseRef, backupId: number, at: number): void {
+  snapshot(ref: DatabaseRef, backupId: number, at: number, onSize?: (bytes: number) => void): void {
     const name = `${ref.database}_b${backupId}`;
     const list = this.snapshots.get(ref.database) ?? new Map<number, { name: string; at: number }>();
     this.snapshots.set(ref.database, list);
     list.set(backupId, { name, at });
-    void this.enqueue(`snapshot ${name}`, () => this.engine.copy(ref.database, name, ref.role));
+    void this.enqueue(`snapshot ${name}`, async () => {
+      await this.engine.copy(ref.database, name, ref.role);
+      onSize?.(await this.engine.size(name));
+    });
   }
 
   /** The snapshot database of the newest backup taken at or before `at`, if any. */
@@ -157,6 +191,7 @@ export class Databases implements InstanceDatabases {
 
   dropAll(): void {
     this.live.clear();
+    this.sizeListeners.clear();
     this.ready.clear();
     this.snapshots.clear();
     void this.enqueue('dropping every database', () => this.engine.dropEverything());
@@ -164,6 +199,7 @@ export class Databases implements InstanceDatabases {
 
   /** Waits for the steps asked so far, then closes the engine. */
   async close(): Promise<void> {
+    clearInterval(this.sizeTimer);
     await Promise.race([this.queue, new Promise((r) => setTimeout(r, 2_000).unref())]);
     await this.engine.close();
   }

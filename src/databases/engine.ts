@@ -308,6 +308,13 @@ export class PostgresEngine {
     return Number((rows[0] as { size: string }).size);
   }
 
+  /** The size in bytes of every database of this process, by name. */
+  async sizes(): Promise<Map<string, number>> {
+    const like = quoteLiteral(`${this.prefix.replace(/_/g, '\\_')}%`);
+    const { rows } = await this.sql(`select datname, pg_database_size(oid)::bigint as size from pg_database where datname like ${like}`);
+    return new Map((rows as { datname: string; size: string }[]).map((r) => [r.datname, Number(r.size)]));
+  }
+
   /** Drops every database and role of this process (external servers keep nothing of ours). */
   async dropEverything(): Promise<void> {
     const like = quoteLiteral(`${this.prefix.replace(/_/g, '\\_')}%`);

@@ -198,6 +198,12 @@ export class Backups {
     }
   }
 
+  /** Sets the size of backup `id` (bytes): the real size of its snapshot, once the database engine made it. */
+  setSize(id: number, bytes: number): void {
+    const b = this.items.find((x) => x.id === id);
+    if (b && Number.isSafeInteger(bytes) && bytes >= 0) b.size = bytes;
+  }
+
   private visible(now: number): BackupState[] {
     this.catchUp(now);
     return this.items.filter((b) => b.readyAt <= now && b.takenAt >= now - RETENTION_MS);

@@ -215,9 +215,27 @@ export class Monitor {
     return { ...this.metricsNow };
   }
 
+  /**
+   * Whether the control API set disk_used_gb: from then on it wins over the real size of the
+   * instance's database (observeDiskUsed).
+   */
+  private diskFromControl = false;
+
+  /**
+   * The real size of the instance's database (GB), as the database engine measures it: it becomes
+   * disk_used_gb unless the control API set disk_used_gb. Alarms react as to any other change.
+   */
+  observeDiskUsed(gb: number): void {
+    if (this.diskFromControl || !Number.isFinite(gb) || gb < 0) return;
+    const used = Math.min(Math.round(gb * 1e6) / 1e6, this.metricsNow.disk_total_gb);
+    if (used === this.metricsNow.disk_used_gb) return;
+    this.setMetrics({ disk_used_gb: used }, 'engine');
+  }
+
   /** Merges `patch` into the metrics (a 400 for a bad field); what was due under the old ones triggers first. */
-  setMetrics(patch: unknown): InstanceMetrics {
+  setMetrics(patch: unknown, from: 'control' | 'engine' = 'control'): InstanceMetrics {
     const next = mergeMetrics(this.metricsNow, patch);
+    if (from === 'control' && typeof patch === 'object' && patch !== null && 'disk_used_gb' in patch) this.diskFromControl = true;
     const now = this.host.clock.now();
     this.evaluate();
     this.metricsNow = next;

@@ -116,7 +116,8 @@ export class InstanceStore {
     this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
     this.database = `db${init.id}`;
     const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
-    if (ctx.databases) this.db = ctx.databases.provision(this.password, copyOf);
+    // Its real size becomes disk_used_gb (the monitor is built below; sizes arrive later, in the background).
+    if (ctx.databases) this.db = ctx.databases.provision(this.password, copyOf, (bytes) => this.monitor.observeDiskUsed(bytes / 1e9));
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
 
     // The state the instance is created with: the default recipient, the four default alarms, a
@@ -271,7 +272,9 @@ export class InstanceStore {
   createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
     const made = this.backups.create(body);
     // The real database is the instance's default one: its backups are snapshots made by the server.
-    if (this.db && (body.db ?? this.database) === this.database) this.ctx.databases!.snapshot(this.db, made.id, this.ctx.clock.now());
+    if (this.db && (body.db ?? this.database) === this.database) {
+      this.ctx.databases!.snapshot(this.db, made.id, this.ctx.clock.now(), (bytes) => this.backups.setSize(made.id, bytes));
+    }
     return made;
   }
 

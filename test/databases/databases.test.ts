@@ -67,7 +67,9 @@ describe('instances are real Postgres databases', () => {
     await settled();
     await query(i.url, 'drop table t');
     const list = await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) });
-    const newest = (list.body as { id: number; database_name: string }[])[0]!;
+    const newest = (list.body as { id: number; database_name: string; size: number }[])[0]!;
+    // Its size is the snapshot's, as the server counts it.
+    expect(newest.size).toBe(Number(((await query(i.url, `select pg_database_size('${new URL(i.url).pathname.slice(1)}_b${newest.id}') as s`)) as { s: string }[])[0]!.s));
     const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(i.apikey), body: JSON.stringify({ backup_id: newest.id }) });
     expect(restored.status).toBeLessThan(300);
     await settled();
@@ -105,6 +107,20 @@ describe('instances are real Postgres databases', () => {
     expect((await json(`${tusk.instanceUrl}/api/maintenance/${scheduled.id}`, { method: 'POST', headers: keyAuth(i.apikey) })).status).toBeLessThan(300);
     await ended;
     await client.end().catch(() => undefined);
+  });
+
+  it('disk_used_gb follows the real size of the database, until the control API sets it', async () => {
+    const i = await createReady();
+    await query(i.url, "create table big as select g as id, repeat('x', 200) as pad from generate_series(1, 20000) g");
+    await tusk.deps.databases!.measureSizes();
+    const database = new URL(i.url).pathname.slice(1);
+    const bytes = Number(((await query(i.url, `select pg_database_size('${database}') as s`)) as { s: string }[])[0]!.s);
+    const metrics = async () => (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { headers: ADMIN })).body.metrics as { disk_used_gb: number };
+    expect((await metrics()).disk_used_gb).toBeCloseTo(bytes / 1e9, 4);
+    expect((await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { method: 'PUT', headers: ADMIN, body: JSON.stringify({ disk_used_gb: 42 }) })).status).toBe(200);
+    await query(i.url, 'insert into big select * from big');
+    await tusk.deps.databases!.measureSizes();
+    expect((await metrics()).disk_used_gb).toBe(42);
   });
 
   it('delete: connecting fails afterwards', async () => {
