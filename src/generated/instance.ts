@@ -749,7 +749,9 @@ export interface components {
             database_id: components["schemas"]["Uuid"];
             backup_date: components["schemas"]["BackupDate"];
             /**
-             * @description Size of the backup file. The spec does not show the unit. Reference implementation: bytes.
+             * @description Size of the backup file. The spec does not show the unit. Reference implementation: bytes;
+             *     with a database engine, a backup taken through the API has the real size of its snapshot
+             *     (pg_database_size) once the snapshot is made, the seeded history a plausible one.
              * @example 52428800
              */
             size: number;
