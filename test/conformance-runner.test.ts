@@ -18,8 +18,8 @@ describe('tusk test: arguments', () => {
   });
 
   it('takes a deployment, role keys, a callback host, the destructive and database flags, JUnit and filters', () => {
-    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--check-databases', '--junit', 'r.xml', 'generated/']);
-    expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, junit: 'r.xml', filters: ['generated/'] });
+    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--check-databases', '--junit', 'r.xml', 'derived/']);
+    expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, junit: 'r.xml', filters: ['derived/'] });
     expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({ TUSK_CUSTOMER_URL: 'http://c:1', TUSK_API_KEY: 'K', TUSK_ROLE_KEYS: 'monitor=M,billing manager=B', TUSK_ALLOW_DESTRUCTIVE: '1', TUSK_CHECK_DATABASES: '1' });
     expect(parseTestArgs([])).toMatchObject({ checkDatabases: false });
   });
@@ -35,20 +35,20 @@ describe('tusk test: arguments', () => {
   });
 
   it('groups test files by name: read-only, creating and removing, destructive', () => {
-    expect(groupOf('generated/auth.readonly.test.ts')).toBe('read-only');
+    expect(groupOf('derived/auth.readonly.test.ts')).toBe('read-only');
     expect(groupOf('customer/apikeys.destructive.test.ts')).toBe('destructive');
     expect(groupOf('instance/alarms.test.ts')).toBe('creates and removes');
-    expect(suiteFiles()).toContain('generated/auth.readonly.test.ts');
+    expect(suiteFiles()).toContain('derived/auth.readonly.test.ts');
     expect(suiteFiles().some((f) => f.startsWith('harness/'))).toBe(false);
   });
 
   it('the summary names each departure: operation, request, expected and got', () => {
     const summary: RunSummary = {
       files: [
-        { file: 'generated/auth.readonly.test.ts', group: 'read-only', passed: 3, failed: 1, skipped: 0, errors: 0 },
+        { file: 'derived/auth.readonly.test.ts', group: 'read-only', passed: 3, failed: 1, skipped: 0, errors: 0 },
         { file: 'instance/x.test.ts', group: 'creates and removes', passed: 2, failed: 0, skipped: 1, errors: 0 },
       ],
-      departures: [{ operation: 'customer listRegions', request: 'GET /api/regions', expected: '401', got: '200 application/json', violations: ['a request without credentials: expected 401, got 200'], tests: ['generated/auth.readonly.test.ts > a', 'b'] }],
+      departures: [{ operation: 'customer listRegions', request: 'GET /api/regions', expected: '401', got: '200 application/json', violations: ['a request without credentials: expected 401, got 200'], tests: ['derived/auth.readonly.test.ts > a', 'b'] }],
       failures: [{ test: 'instance/x.test.ts > y', message: 'boom' }],
       unhandled: [],
     };
@@ -92,17 +92,17 @@ describe('tusk test: end to end', () => {
   afterAll(() => new Promise<void>((r) => broken.close(() => r())));
 
   it('passes against the reference implementation in-process, with a progress line per file and exit code 0', async () => {
-    const { code, out } = await runCli(['generated/auth']);
-    expect(out).toMatch(/^PASS {2}\[read-only\] +generated\/auth\.readonly\.test\.ts {2}\(94 passed\)$/m);
+    const { code, out } = await runCli(['derived/auth']);
+    expect(out).toMatch(/^PASS {2}\[read-only\] +derived\/auth\.readonly\.test\.ts {2}\(94 passed\)$/m);
     expect(out).toContain('RESULT: the target conforms');
     expect(code).toBe(0);
   }, 120_000);
 
   it('fails against a broken deployment with exit code 1, naming the departures, and writes JUnit', async () => {
     const junit = join(mkdtempSync(join(tmpdir(), 'tusk-junit-')), 'contract.xml');
-    const { code, out } = await runCli(['--customer-url', url, '--instance-url', url, '--api-key', 'whatever-key', '--junit', junit, 'generated/auth']);
+    const { code, out } = await runCli(['--customer-url', url, '--instance-url', url, '--api-key', 'whatever-key', '--junit', junit, 'derived/auth']);
     expect(code).toBe(1);
-    expect(out).toMatch(/^FAIL {2}\[read-only\] +generated\/auth\.readonly\.test\.ts/m);
+    expect(out).toMatch(/^FAIL {2}\[read-only\] +derived\/auth\.readonly\.test\.ts/m);
     expect(out).toContain('Departures from the contract');
     expect(out).toMatch(/customer listRegions {2}GET \/api\/regions\n {5}expected 401; got 200 application\/json/);
     expect(out).toMatch(/instance createAlarm {2}POST \/api\/alarms/);

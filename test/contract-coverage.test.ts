@@ -1,6 +1,6 @@
 // Every operation of both documents is called by at least one hand-written contract test: the
 // operationIds are read from the documents (no hand-kept list) and looked up in the test files
-// under contract-tests/ (the generated checks in contract-tests/generated/ do not count: they call
+// under contract-tests/ (the generated checks in contract-tests/derived/ do not count: they call
 // every operation by construction and prove nothing about the operation's own behaviour).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -14,7 +14,7 @@ const SUITE = join(PROJECT_ROOT, 'contract-tests');
 export function handWrittenTests(): string[] {
   return (readdirSync(SUITE, { recursive: true }) as string[])
     .map((f) => f.split(sep).join('/'))
-    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('generated/') && !f.startsWith('harness/'));
+    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('derived/') && !f.startsWith('harness/'));
 }
 
 /**

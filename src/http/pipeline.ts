@@ -287,7 +287,12 @@ export function composeSteps<E extends object>(steps: MiddlewareHandler<E>[]): M
       }
       return c.finalized ? c.res : undefined;
     };
+    // As Hono's compose: a step that calls next() twice would run the rest of the chain (the handler
+    // included) twice; that is a bug in the step, refused at once.
+    let reached = -1;
     const run = (i: number): Result => {
+      if (i <= reached) throw new Error('next() called multiple times');
+      reached = i;
       const r = i === steps.length ? next() : (steps[i] as unknown as (c: Context, next: () => Result) => Result)(c, () => run(i + 1));
       return r instanceof Promise ? r.then(settle) : settle(r);
     };

@@ -25,6 +25,7 @@ import type {
   Role,
   StoreContext,
   TeamMember,
+  TeamMemberState,
   UpdateInstanceBody,
   UpdateTeamMemberBody,
 } from './types.js';
@@ -32,10 +33,7 @@ import type {
 export type AuditEvent = AuditEventFixture;
 export { auditTimestamp, parsePitSecond } from './dates.js';
 
-/** A team member as the store keeps it: the API record plus the member's tags. */
-export interface TeamMemberState extends TeamMember {
-  tags: string[];
-}
+export type { TeamMemberState } from './types.js';
 
 /** The audit log's header line (the columns of the CSV). */
 export const AUDIT_COLUMNS = ['Timestamp', 'Event', 'Source', 'User', 'Extras'] as const;

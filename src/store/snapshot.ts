@@ -3,7 +3,7 @@
 // option), so that dump -> load -> dump gives the same document. Times are ms since the epoch on
 // the virtual clock; API records (recipients, alarms, integrations, team members, invoices) are
 // kept in their API shape.
-import type { ApiKeyRecord, Alarm, Integration, InvoiceCustomer, Recipient, Role } from './types.js';
+import type { ApiKeyRecord, Alarm, Integration, InvoiceCustomer, Recipient, TeamMemberState } from './types.js';
 import type { InvoiceFixture } from '../../fixtures/index.js';
 import type { AuditEventFixture as AuditEvent } from '../../fixtures/index.js';
 import type { OutboxEntry } from './outbox.js';
@@ -33,13 +33,7 @@ export interface OutboxState {
   entries: OutboxEntry[];
 }
 
-export interface TeamMemberState {
-  id: string;
-  email: string;
-  tfa_auth_enabled: boolean;
-  roles: Role[];
-  tags: string[];
-}
+export type { TeamMemberState } from './types.js';
 
 export interface AccountState {
   id: string;

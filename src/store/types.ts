@@ -70,6 +70,10 @@ export type InvoiceLine = C['schemas']['InvoiceLine'];
 export type InvoiceCustomer = C['schemas']['InvoiceCustomer'];
 export type InvoiceSeller = C['schemas']['InvoiceSeller'];
 export type TeamMember = C['schemas']['TeamMember'];
+/** A team member as the store keeps it and a state dump holds it: the API record plus the member's tags. */
+export interface TeamMemberState extends TeamMember {
+  tags: string[];
+}
 export type InviteTeamMemberBody = C['schemas']['InviteTeamMember'];
 export type UpdateTeamMemberBody = C['schemas']['UpdateTeamMember'];
 

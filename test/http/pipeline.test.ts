@@ -3,7 +3,7 @@
 // Content-Length, bodies the client aborts), parsing it by Content-Type (JSON, urlencoded,
 // multipart, none), the query string, the system an integration body is validated against, and
 // the 429 of the rate limit.
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
 import {
   authenticate,
@@ -521,5 +521,25 @@ describe('operationSteps', () => {
       expect(await res.text()).toBe('op');
     }
     expect(log).toEqual(['faults', 'authenticate', 'authorize', 'parse', 'validate', 'rateLimit', 'prefer', 'authenticate', 'parse', 'validate', 'rateLimit']);
+  });
+});
+
+describe('composeSteps', () => {
+  it('refuses a step that calls next() twice (as Hono compose does): the handler runs once, the answer is a 500', async () => {
+    let handled = 0;
+    const twice: MiddlewareHandler<PipelineEnv<string>> = async (_c, next) => {
+      await next();
+      await next();
+    };
+    const app = new Hono<PipelineEnv<string>>();
+    app.onError((err, c) => c.text(err.message, 500));
+    app.get('/', composeSteps([twice]), (c) => {
+      handled++;
+      return c.text('ok');
+    });
+    const res = await app.fetch(new Request('http://tusk/'));
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe('next() called multiple times');
+    expect(handled).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 // The Prefer header step on small documents made for each case: the parser, the response chosen
 // for `code` and `example`, the media type chosen by Accept, the bodies left out, the errors, and the
-// fetch Response made of it. test/control/prefer.test.ts uses it through the real documents.
+// fetch Response made of it. test/http/prefer-interfaces.test.ts uses it through the real documents.
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/openapi/documents.js';

@@ -1,5 +1,5 @@
 // Registry: the key index, reseed, addAccount, ticks, and the consistency checks of restore()
-// (src/store/registry.ts). The state round trip through the control API is in test/control/state.test.ts.
+// (src/store/registry.ts). The state round trip through the control API is in test/control/state-round-trip.test.ts.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';

@@ -2,7 +2,7 @@
 // documented status or a named example and get the document's answer, without any change of state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrefer } from '../../src/http/prefer.js';
-import { start, type Api } from './client.js';
+import { start, type Api } from '../control/client.js';
 
 let api: Api;
 let key: string;
