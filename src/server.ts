@@ -117,7 +117,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const deps: AppDependencies = {
     documents,
     schemas,
-    registry: () => registry,
+    registry,
     limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
     faults: new Faults(documents, [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)], o.seed, o.faults ?? []),
     ...(databases ? { databases } : {}),

@@ -59,22 +59,22 @@ function parseTime(value: string, field: string): number {
 
 export function coreRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
-  const registry = () => deps.registry();
+  const registry = deps.registry;
 
   app.post('/reset', (c) => {
-    registry().reset();
+    registry.reset();
     deps.clockMoved();
-    return c.json(resetResult(registry()));
+    return c.json(resetResult(registry));
   });
 
   app.post('/seed', async (c) => {
     const { seed } = await body<{ seed: number }>(c, deps.document, 'SeedRequest');
-    registry().reseed(seed);
+    registry.reseed(seed);
     deps.clockMoved();
-    return c.json(resetResult(registry()));
+    return c.json(resetResult(registry));
   });
 
-  app.get('/state', (c) => c.json(registry().toJSON()));
+  app.get('/state', (c) => c.json(registry.toJSON()));
 
   app.put('/state', async (c) => {
     let value: unknown;
@@ -84,20 +84,20 @@ export function coreRoutes(deps: ControlDeps): Hono {
       throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
     }
     try {
-      loadState(registry(), value, deps.app.schemas, deps.document);
+      loadState(registry, value, deps.app.schemas, deps.document);
     } catch (err) {
       if (err instanceof StateError) throw new ApiError(400, err.message, { rule: 'state' });
       throw err;
     }
     deps.clockMoved();
-    return c.json(resetResult(registry()));
+    return c.json(resetResult(registry));
   });
 
-  app.get('/clock', (c) => c.json(clockOf(registry())));
+  app.get('/clock', (c) => c.json(clockOf(registry)));
 
   app.post('/clock', async (c) => {
     const move = await body<{ advance?: string | number; set?: string; pin?: string | null }>(c, deps.document, 'ClockMove');
-    const clock = registry().clock;
+    const clock = registry.clock;
     if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
       if (ms === undefined) throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
@@ -108,7 +108,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
       clock.pin(move.pin === null ? undefined : parseTime(move.pin, 'pin'));
     }
     deps.clockMoved();
-    return c.json(clockOf(registry()));
+    return c.json(clockOf(registry));
   });
 
   app.get('/outbox', (c) => {
@@ -117,7 +117,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
     const statuses = ['pending', 'sending', 'delivered', 'failed', 'recorded'];
     if (status !== undefined && !statuses.includes(status)) throw invalid('status', 'enum', `must be one of ${statuses.join(', ')}`);
     if (kind !== undefined && kind !== 'callback' && kind !== 'notification') throw invalid('kind', 'enum', 'must be callback or notification');
-    const entries = registry()
+    const entries = registry
       .outbox.list()
       .filter((e) => (status === undefined || e.status === status) && (kind === undefined || e.kind === kind))
       .map((e) => ({
@@ -152,7 +152,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
     const options = await body<FreshAccountOptions>(c, deps.document, 'CreateAccount', true);
     const { fixture, keys } = freshAccount(options);
     try {
-      registry().addAccount(fixture);
+      registry.addAccount(fixture);
     } catch (err) {
       throw badRequest(`the account cannot be created: ${(err as Error).message}`);
     }

@@ -6,7 +6,7 @@ import type { ControlDocument } from './document.js';
 
 export interface ControlDeps {
   /** The server's registry (the same one the API apps read). */
-  registry: () => Registry;
+  registry: Registry;
   /** Documents, schemas and the rate limiter of the API apps. */
   app: AppDependencies;
   /** The control plane's document and the validators of its request bodies. */

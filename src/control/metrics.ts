@@ -82,14 +82,14 @@ export function metricsRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
 
   app.get('/:instance_id/metrics', (c) => {
-    const registry = deps.registry();
+    const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
     registry.tick();
     return c.json(view(registry, account, instance));
   });
 
   app.put('/:instance_id/metrics', async (c) => {
-    const registry = deps.registry();
+    const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
     instance.setMetrics(await jsonBody(c));
     registry.tick();
@@ -97,7 +97,7 @@ export function metricsRoutes(deps: ControlDeps): Hono {
   });
 
   app.post('/:instance_id/events', async (c) => {
-    const registry = deps.registry();
+    const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
     const body = await jsonBody(c);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body', 'type', 'must be a JSON object like {"type": "server_unreachable"}');

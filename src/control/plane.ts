@@ -39,7 +39,7 @@ export class ControlPlane {
     this.loadedState = this.state ? this.state.load(options.app.schemas, document) : false;
     this.deps = {
       document,
-      registry: () => registry,
+      registry,
       app: options.app,
       journal: this.journal,
       clockMoved: () => registry.tick(),
@@ -54,7 +54,7 @@ export class ControlPlane {
   observer(api: InterfaceName, next?: (r: ResponseInfo, ms: number) => void): (r: ResponseInfo, ms: number) => void {
     return (r, ms) => {
       if (!r.path.startsWith(CONTROL_PREFIX + '/')) {
-        this.journal.record({ at: this.deps.registry().clock.now(), api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10 });
+        this.journal.record({ at: this.deps.registry.clock.now(), api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10 });
       }
       if (this.state && !READ_METHODS.has(r.method)) this.state.changed();
       next?.(r, ms);

@@ -41,7 +41,7 @@ export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptio
     authenticate: {
       keyField: 'password',
       resolve: (key) => {
-        const principal = deps.registry().authenticateCustomer(key);
+        const principal = deps.registry.authenticateCustomer(key);
         return principal && { principal, credentialId: `customer:${principal.account.id}:${principal.key.id}` };
       },
     },

@@ -11,7 +11,7 @@ import type { Faults } from './faults.js';
 export interface AppDependencies {
   documents: Record<InterfaceName, OpenApiDocument>;
   schemas: SchemaSet;
-  registry: () => Registry;
+  registry: Registry;
   limiter: RateLimiter;
   /** Injected faults (GET/PUT/DELETE /__tusk/faults, --fault). */
   faults: Faults;

@@ -34,7 +34,7 @@ export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptio
     authenticate: {
       keyField: 'password-or-user',
       resolve: (key) => {
-        const principal = deps.registry().authenticateInstance(key);
+        const principal = deps.registry.authenticateInstance(key);
         return principal && { principal, credentialId: `instance:${principal.account.id}:${principal.instance.id}` };
       },
     },

@@ -7,9 +7,8 @@ import { tmpdir } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
+import { ADMIN, json, keyAuth, query } from './support.js';
 
-const ADMIN = { authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`, 'content-type': 'application/json' };
-const keyAuth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
 
 let tusk: RunningTusk;
 beforeAll(async () => {
@@ -19,11 +18,6 @@ afterAll(async () => {
   await tusk?.close();
 }, 30_000);
 
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON as read
-  const res = await fetch(url, init);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
 
 async function createReady(body: Record<string, unknown> = {}): Promise<{ id: number; url: string; apikey: string }> {
   const created = await json(`${tusk.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }) });
@@ -36,15 +30,6 @@ async function createReady(body: Record<string, unknown> = {}): Promise<{ id: nu
   throw new Error('never ready');
 }
 
-async function query(url: string, sql: string): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Waits until the engine has run every step asked so far (the API answers before the SQL runs). */
 const settled = () => tusk.deps.databases!.idle();

@@ -2,28 +2,12 @@
 // state file, so a restart finds every instance with its url, its data and its backups.
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
+import { ADMIN, json, keyAuth, query } from './support.js';
 
-const ADMIN = { authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`, 'content-type': 'application/json' };
-const keyAuth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
 
-async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON as read
-  const res = await fetch(url, init);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
 
-async function query(url: string, sql: string): Promise<unknown[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('--state keeps the databases', () => {
   it('a restart with the same state file finds the instance with its url, its data and its backups', async () => {
