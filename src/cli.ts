@@ -28,6 +28,8 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds and API key', default: DEFAULTS.rateLimit },
   { name: 'state', arg: 'FILE', help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)', default: 'none: in memory' },
   { name: 'fault', arg: 'RULE', multiple: true, help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)", default: 'none' },
+  { name: 'control-key', arg: 'KEY', help: 'the /__tusk/ controls need KEY as the password of HTTP Basic (an instance\'s metrics and events also take an admin key of its account); env TUSK_CONTROL_KEY', default: 'none: no key on loopback' },
+  { name: 'control-open', help: 'allow a non-loopback --host without --control-key (anyone who reaches the port can reset and read every account)', default: 'off' },
   { name: 'databases', arg: 'embedded|off|URL', help: 'a real Postgres database behind every instance: on an embedded server started in the background, on an existing server (postgres://ADMIN:PW@HOST:PORT/postgres; roles and databases under a prefix of this process, dropped on delete, reset and shutdown), or off (records only); env TUSK_DATABASES', default: 'embedded' },
   { name: 'answers', arg: 'default|production', help: "success codes where the documents allow several: the reference implementation's, or production's (201 on creates, 204 on deletes; env TUSK_ANSWERS; per request: header Tusk-Answers)", default: 'default' },
   { name: 'vary-success', help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)', default: 'off' },
@@ -113,6 +115,13 @@ async function serveCommand(args: string[]): Promise<void> {
   const str = (name: string) => values[name] as string | undefined;
   const log = str('log');
   if (log !== undefined && log !== 'text' && log !== 'json') fail(`--log must be text or json, got "${log}"`);
+  const controlKey = str('control-key') ?? process.env.TUSK_CONTROL_KEY;
+  if (controlKey !== undefined && controlKey.length < 8) fail('--control-key must have at least 8 characters');
+  const host = str('host') ?? DEFAULTS.host;
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
+  if (!loopback && controlKey === undefined && !values['control-open']) {
+    fail(`--host ${host} is reachable from other machines, and the controls under /__tusk/ can reset and read every account (their keys included): give --control-key KEY, or --control-open to run without one`);
+  }
   const databases = str('databases') ?? process.env.TUSK_DATABASES ?? 'embedded';
   try {
     parseEngineSpec(databases);
@@ -135,6 +144,7 @@ async function serveCommand(args: string[]): Promise<void> {
     state: str('state'),
     faults: values.fault as string[] | undefined,
     databases,
+    controlKey,
     answers: answers as 'default' | 'production' | undefined,
     varySuccess: values['vary-success'] || envFlag('TUSK_VARY_SUCCESS') ? true : undefined,
     strictFields: values['strict-fields'] || envFlag('TUSK_STRICT_FIELDS') ? true : undefined,
@@ -169,7 +179,7 @@ async function serveCommand(args: string[]): Promise<void> {
     const modes = [options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`, ...(options.strictFields ? ['strict fields'] : [])];
     console.log(`tusk: modes          ${modes.join(', ')}`);
   }
-  console.log(`tusk: controls       ${tusk.customerUrl}/__tusk/ (reset, clock, state, outbox, requests; no key)`);
+  console.log(`tusk: controls       ${tusk.customerUrl}/__tusk/ (reset, clock, state, outbox, requests; ${controlKey === undefined ? 'no key' : 'control key required'})`);
   console.log('tusk: ready');
   let closing = false;
   const shutdown = (signal: string) => {

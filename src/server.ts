@@ -55,6 +55,8 @@ export interface TuskOptions {
    * (the default in-process) keeps instances as records only. See src/databases/.
    */
   databases?: string;
+  /** `--control-key`: the /__tusk/ controls need this key (HTTP Basic password); see src/control/app.ts. */
+  controlKey?: string;
 }
 
 export const DEFAULTS = {
@@ -130,7 +132,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const strictFields = () => strict;
   const log = o.log === 'off' ? undefined : o.log;
   // Routes outside the contract, on both ports (see ApiAppOptions.extensions).
-  const control = new ControlPlane({ app: deps, registry, ...(o.state ? { stateFile: o.state } : {}) });
+  const control = new ControlPlane({ app: deps, registry, ...(o.state ? { stateFile: o.state } : {}), ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}) });
   const extensions: NonNullable<ApiAppOptions<unknown>['extensions']> = [docsRoutes(documents), control.extension];
   const onResponse = (api: InterfaceName) => control.observer(api, log ? requestLogger(log, api) : undefined);
   return {

@@ -1,11 +1,16 @@
 // The control plane: routes outside the contract under /__tusk/ on both ports (reset, seed, state,
-// clock, outbox, request journal, accounts, and the modules listed in routes.ts). No
-// authentication: Tusk is a local tool (see README, "Simulation controls"). Errors are the shared
-// JSON Error body (ApiError through the apps' one error handler).
-import { Hono } from 'hono';
+// clock, outbox, request journal, accounts, and the modules listed in routes.ts). Without
+// `--control-key` it needs no key (a local tool on loopback; see README, "Simulation controls");
+// with one, every control needs it as the password of HTTP Basic, except the controls of one
+// instance (metrics and events), which also accept an admin key of that instance's account, and
+// the control document itself. Errors are the shared JSON Error body (ApiError through the apps'
+// one error handler).
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
-import { ApiError } from '../core/errors.js';
+import { timingSafeEqual } from 'node:crypto';
+import { ApiError, unauthorized } from '../core/errors.js';
 import { errorResponse } from '../http/app.js';
+import { basicCredentials } from '../http/pipeline.js';
 import type { ControlDeps } from './deps.js';
 import { CONTROL_ROUTES } from './routes.js';
 
@@ -14,12 +19,42 @@ export const CONTROL_PREFIX = '/__tusk';
 /** The control app: every module of CONTROL_ROUTES mounted at its path. */
 export function controlApp(deps: ControlDeps): Hono {
   const app = new Hono();
+  if (deps.controlKey !== undefined) app.use('*', controlAuth(deps, deps.controlKey));
   for (const { path, routes } of CONTROL_ROUTES) app.route(path, routes(deps));
   app.all('*', (c) => {
     throw new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a control of Tusk (see ${CONTROL_PREFIX}/openapi.json)`);
   });
   app.onError((err, c) => errorResponse(c, err));
   return app;
+}
+
+/** Controls one account may call with its own admin key: those of one instance (found through the key's account, see metrics.ts). */
+const ACCOUNT_SCOPED = /^\/__tusk\/instances\/[^/]+\/(metrics|events)$/;
+
+const same = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** `--control-key`: the control key, or an admin key of the account for the account's own controls; else 401. */
+function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.path === `${CONTROL_PREFIX}/openapi.json`) return next();
+    const creds = basicCredentials(c.req.header('authorization'));
+    const key = creds?.password || creds?.user || '';
+    if (key && same(key, controlKey)) return next();
+    if (key && ACCOUNT_SCOPED.test(c.req.path)) {
+      const principal = deps.registry.authenticateCustomer(key);
+      // The account's own instances only: metrics.ts finds the instance through this key's account.
+      if (principal?.key.role === 'admin' && c.req.query('account') === undefined) return next();
+    }
+    throw unauthorized(
+      ACCOUNT_SCOPED.test(c.req.path)
+        ? 'Unauthorized: this control needs the control key (--control-key) or an admin key of the instance\'s account, as the password of HTTP Basic'
+        : 'Unauthorized: the controls of this server need the control key (--control-key), as the password of HTTP Basic',
+    );
+  };
 }
 
 /** The extension (ApiAppOptions.extensions) mounting the control app on each port. */

@@ -18,4 +18,6 @@ export interface ControlDeps {
    * every listener registered with registry.onTick(), e.g. alarm evaluation).
    */
   clockMoved: () => void;
+  /** `--control-key`: when set, the control plane needs it (or, for an account's own controls, that account's admin key). */
+  controlKey?: string;
 }

@@ -18,6 +18,8 @@ export interface ControlPlaneOptions {
   /** `--state FILE`: loaded now when it exists (throws StateFileError), written after changes. */
   stateFile?: string;
   saveDebounceMs?: number;
+  /** `--control-key`: the key the control plane needs (see app.ts). */
+  controlKey?: string;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -43,6 +45,7 @@ export class ControlPlane {
       app: options.app,
       journal: this.journal,
       clockMoved: () => registry.tick(),
+      ...(options.controlKey !== undefined ? { controlKey: options.controlKey } : {}),
     };
     this.extension = controlRoutes(this.deps);
   }

@@ -1,0 +1,98 @@
+// `--control-key`: with it, every control under /__tusk/ needs the key as the password of HTTP Basic
+// (401 with WWW-Authenticate otherwise: no key, a wrong key, an account's admin key on a
+// server-wide control); an instance's own controls (metrics, events) also take an admin key of its
+// account, and only for that account's instances; the control document stays readable. `tusk serve`
+// refuses a non-loopback --host without a control key, unless --control-open.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTusk, type Tusk } from '../../src/server.js';
+import { PROJECT_ROOT } from '../../src/openapi/documents.js';
+
+const KEY = 'control-key-0123';
+const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
+
+let tusk: Tusk;
+beforeAll(async () => {
+  tusk = await createTusk({ log: 'off', controlKey: KEY });
+});
+afterAll(() => tusk.control.close());
+
+async function control(path: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+  const res = await tusk.customer.fetch(
+    new Request(`http://tusk/__tusk${path}`, {
+      method: init.method ?? 'GET',
+      headers: { ...(init.key ? basic(init.key) : {}), ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    }),
+  );
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
+}
+
+describe('the control key', () => {
+  it('every server-wide control answers 401 without a key, with a wrong key and with an account admin key, and works with the control key', async () => {
+    for (const [method, path] of [['GET', '/clock'], ['POST', '/reset'], ['GET', '/state'], ['GET', '/outbox'], ['GET', '/requests'], ['GET', '/faults'], ['POST', '/accounts']] as const) {
+      for (const key of [undefined, 'wrong-key-0000', 'tusk-admin-key']) {
+        const res = await control(path, { method, ...(key ? { key } : {}) });
+        expect(res.status, `${method} ${path} with ${key ?? 'no key'}`).toBe(401);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
+        expect(String(res.body.error)).toMatch(/control key/);
+      }
+    }
+    expect((await control('/clock', { key: KEY })).status).toBe(200);
+  });
+
+  it('an instance\'s metrics take an admin key of its account, not another account\'s, not a non-admin key', async () => {
+    expect((await control('/instances/1/metrics', { key: 'tusk-admin-key' })).status).toBe(200);
+    expect((await control('/instances/1/metrics', { key: 'tusk-member-key' })).status).toBe(401);
+    expect((await control('/instances/1/metrics', { key: 'tusk-admin-key' }))).toMatchObject({ status: 200 });
+    // Another account's admin key finds no instance 1 in its own account.
+    const other = await control('/accounts', { method: 'POST', key: KEY, body: { name: 'other job' } });
+    expect(other.status).toBe(201);
+    expect((await control('/instances/1/metrics', { key: String(other.body.admin_key) })).status).toBe(404);
+    // Naming another account is for the control key only.
+    expect((await control(`/instances/1/metrics?account=${String(other.body.account_id)}`, { key: 'tusk-admin-key' })).status).toBe(401);
+  });
+
+  it('the control document stays readable without a key', async () => {
+    expect((await tusk.customer.fetch(new Request('http://tusk/__tusk/openapi.json'))).status).toBe(200);
+  });
+});
+
+describe('tusk serve on a non-loopback address', () => {
+  const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
+  const serve = (args: string[]) => spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+
+  it('refuses to start without a control key, saying why', async () => {
+    const p = serve(['--host', '0.0.0.0']);
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    const code = await new Promise<number | null>((resolve) => p.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(out).toMatch(/--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY, or --control-open/);
+  });
+
+  it('starts with a control key, and its controls need it', async () => {
+    const p = serve(['--host', '0.0.0.0', '--control-key', KEY]);
+    let out = '';
+    p.stderr.on('data', (d) => (out += d));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), 15_000);
+      p.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('tusk: ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const port = /customer API\s+http:\/\/[^:]+:(\d+)/.exec(out)![1];
+    expect(out).toMatch(/control key required/);
+    expect((await fetch(`http://127.0.0.1:${port}/__tusk/clock`)).status).toBe(401);
+    expect((await fetch(`http://127.0.0.1:${port}/__tusk/clock`, { headers: basic(KEY) })).status).toBe(200);
+    const exit = new Promise<number | null>((resolve) => p.on('exit', resolve));
+    p.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+});
