@@ -2,8 +2,8 @@
 // clock, outbox, request journal, accounts, and the modules listed in routes.ts). Without
 // `--control-key` it needs no key (a local tool on loopback; see README, "Simulation controls");
 // with one, every control needs it as the password of HTTP Basic, except the controls of one
-// instance (metrics and events), which also accept an admin key of that instance's account, and
-// the control document itself. Errors are the shared JSON Error body (ApiError through the apps'
+// account (an instance's metrics and events, the reset of the account), which also accept an admin
+// key of that account, and the control document itself. Errors are the shared JSON Error body (ApiError through the apps'
 // one error handler).
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
@@ -28,8 +28,11 @@ export function controlApp(deps: ControlDeps): Hono {
   return app;
 }
 
-/** Controls one account may call with its own admin key: those of one instance (found through the key's account, see metrics.ts). */
-const ACCOUNT_SCOPED = /^\/__tusk\/instances\/[^/]+\/(metrics|events)$/;
+/**
+ * Controls one account may call with its own admin key: those of one instance (found through the
+ * key's account, see metrics.ts) and the reset of the account itself (core.ts).
+ */
+const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset)$/;
 
 const same = (a: string, b: string) => {
   const x = Buffer.from(a);
@@ -51,7 +54,7 @@ function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
     }
     throw unauthorized(
       ACCOUNT_SCOPED.test(c.req.path)
-        ? 'Unauthorized: this control needs the control key (--control-key) or an admin key of the instance\'s account, as the password of HTTP Basic'
+        ? 'Unauthorized: this control needs the control key (--control-key) or an admin key of the account, as the password of HTTP Basic'
         : 'Unauthorized: the controls of this server need the control key (--control-key), as the password of HTTP Basic',
     );
   };

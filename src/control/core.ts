@@ -17,6 +17,7 @@ import type { ControlDocument } from './document.js';
 import { loadState } from './state.js';
 import { parseDuration } from './duration.js';
 import { freshAccount, type FreshAccountOptions } from './accounts.js';
+import { basicCredentials } from '../http/pipeline.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -37,6 +38,22 @@ async function body<T>(c: Context, control: ControlDocument, schema: string, opt
     throw new ApiError(400, describeError(err), { ...(field ? { field } : {}), rule: err.keyword });
   }
   return value as T;
+}
+
+/**
+ * The account a control request is scoped to: `?account=ID` (404 when no account has it), else the
+ * account whose admin key the request carries as HTTP Basic; undefined for the whole server.
+ */
+function accountOf(c: Context, registry: Registry): string | undefined {
+  const id = c.req.query('account');
+  if (id !== undefined) {
+    if (!registry.account(id)) throw new ApiError(404, `Not found: no account with id ${id}`);
+    return id;
+  }
+  const creds = basicCredentials(c.req.header('authorization'));
+  const key = creds?.password || creds?.user;
+  const principal = key ? registry.authenticateCustomer(key) : undefined;
+  return principal?.key.role === 'admin' ? principal.account.id : undefined;
 }
 
 function resetResult(registry: Registry) {
@@ -62,7 +79,16 @@ export function coreRoutes(deps: ControlDeps): Hono {
   const registry = deps.registry;
 
   app.post('/reset', (c) => {
-    registry.reset();
+    // One account (`?account=ID`, or the account whose admin key the request carries) or all.
+    const account = accountOf(c, registry);
+    if (account) {
+      try {
+        registry.resetAccount(account);
+      } catch (err) {
+        if (err instanceof StateError) throw new ApiError(400, `account: ${err.problems.join('; ')}`, { field: 'account', rule: 'resettable' });
+        throw err;
+      }
+    } else registry.reset();
     deps.clockMoved();
     return c.json(resetResult(registry));
   });

@@ -54,6 +54,8 @@ export class Registry implements KeyIndex {
   /** The digests of the keys clients sent lately (a digest never changes; revoking removes the key from `keys`). */
   private readonly digests = new Memo<string>({ size: 10_000 });
   private readonly tickListeners: (() => void)[] = [];
+  /** The fixtures of the accounts added since the last reset (resetAccount() builds them anew). */
+  private added = new Map<string, AccountFixture>();
 
   readonly options: RegistryOptions;
 
@@ -96,6 +98,7 @@ export class Registry implements KeyIndex {
     if (options.initial) this.context.databases?.dropUnused();
     else this.context.databases?.dropAll();
     this.accounts = new Map();
+    this.added = new Map();
     this.keys = new Map();
     for (const account of this.fixtures.accounts) {
       this.accounts.set(account.id, new AccountStore(account, this.fixtures.catalogue, this.context));
@@ -132,6 +135,26 @@ export class Registry implements KeyIndex {
     this.options.validate?.({ catalogue: this.fixtures.catalogue, accounts: [fixture] });
     const account = new AccountStore(fixture, this.fixtures.catalogue, this.context);
     this.accounts.set(account.id, account);
+    this.added.set(account.id, structuredClone(fixture));
+    return account;
+  }
+
+  /**
+   * Resets one account and nothing else: the seeded account to its seeded state (dated from the
+   * clock's now), an account added through the control plane to what it was when created (empty).
+   * Its keys and its instances' databases go with its old store. Throws for an unknown account, or
+   * for one that came with a loaded state (no fixture to build it from).
+   */
+  resetAccount(id: string): AccountStore {
+    const old = this.accounts.get(id);
+    if (!old) throw new StateError([`no account has id ${id}`]);
+    const saved = this.added.get(id);
+    const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, this.clock.now()).accounts.find((a) => a.id === id);
+    if (!fixture) throw new StateError([`account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`]);
+    for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
+    for (const instance of old.instanceStores()) if (instance.db) this.context.databases?.drop(instance.db);
+    const account = new AccountStore(fixture, this.fixtures.catalogue, this.context);
+    this.accounts.set(id, account);
     return account;
   }
 
