@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { serveUntilReady } from './support/serve.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 
@@ -21,19 +22,9 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
 
 describe('the tusk command', () => {
   it('tusk serve prints both URLs and the admin key when ready, serves, and exits 0 on SIGTERM', async () => {
-    const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--api-key', 'cli-test-admin-key', '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stderr.on('data', (d) => (out += d));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), 15_000);
-      p.stdout.on('data', (d) => {
-        out += d;
-        if (out.includes('tusk: ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    const served = await serveUntilReady(['--api-key', 'cli-test-admin-key', '--quiet']);
+    const p = served.process;
+    const out = served.out();
     const customer = /customer API\s+(http:\/\/\S+)/.exec(out)?.[1];
     const instance = /instance API\s+(http:\/\/\S+)/.exec(out)?.[1];
     expect(customer).toBeDefined();

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
+import { serveUntilReady } from '../support/serve.js';
 
 const KEY = 'control-key-0123';
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
@@ -76,19 +77,9 @@ describe('tusk serve on a non-loopback address', () => {
   });
 
   it('starts with a control key, and its controls need it', async () => {
-    const p = serve(['--host', '0.0.0.0', '--control-key', KEY]);
-    let out = '';
-    p.stderr.on('data', (d) => (out += d));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), 15_000);
-      p.stdout.on('data', (d) => {
-        out += d;
-        if (out.includes('tusk: ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+    const served = await serveUntilReady(['--quiet', '--databases', 'off', '--host', '0.0.0.0', '--control-key', KEY]);
+    const p = served.process;
+    const out = served.out();
     const port = /customer API\s+http:\/\/[^:]+:(\d+)/.exec(out)![1];
     expect(out).toMatch(/control key required/);
     expect((await fetch(`http://127.0.0.1:${port}/__tusk/clock`)).status).toBe(401);
