@@ -8,37 +8,17 @@
 //   POST /__tusk/accounts         a fresh isolated account with a key per role
 //   GET  /__tusk/openapi.json     the control plane's document
 import { Hono, type Context } from 'hono';
-import { describeError, errorField } from '../openapi/ajv.js';
 import { ApiError, badRequest, invalid } from '../core/errors.js';
 import { StateError } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';
-import type { ControlDocument } from './document.js';
+import { controlBody, jsonOf } from './body.js';
 import { loadState } from './state.js';
 import { parseDuration } from './duration.js';
-import { freshAccount, type FreshAccountOptions } from './accounts.js';
+import { freshAccount } from './accounts.js';
 import { basicCredentials } from '../http/pipeline.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The JSON body of a request, checked against a schema of the control document (400 otherwise). */
-async function body<T>(c: Context, control: ControlDocument, schema: string, optional = false): Promise<T> {
-  const text = await c.req.text();
-  if (text.trim() === '' && optional) return {} as T;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
-  }
-  const validate = control.schema(schema);
-  if (!validate(value)) {
-    const err = validate.errors![0]!;
-    const field = errorField(err);
-    throw new ApiError(400, describeError(err), { ...(field ? { field } : {}), rule: err.keyword });
-  }
-  return value as T;
-}
 
 /**
  * The account a control request is scoped to: `?account=ID` (404 when no account has it), else the
@@ -94,7 +74,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
   });
 
   app.post('/seed', async (c) => {
-    const { seed } = await body<{ seed: number }>(c, deps.document, 'SeedRequest');
+    const { seed } = await controlBody(c, deps.document, 'reseed');
     registry.reseed(seed);
     deps.clockMoved();
     return c.json(resetResult(registry));
@@ -103,12 +83,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
   app.get('/state', (c) => c.json(registry.toJSON()));
 
   app.put('/state', async (c) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(await c.req.text());
-    } catch {
-      throw new ApiError(400, 'body: not valid JSON', { rule: 'json' });
-    }
+    const value = await jsonOf(c, true);
     try {
       loadState(registry, value, deps.app.schemas, deps.document);
     } catch (err) {
@@ -122,7 +97,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
   app.get('/clock', (c) => c.json(clockOf(registry)));
 
   app.post('/clock', async (c) => {
-    const move = await body<{ advance?: string | number; set?: string; pin?: string | null }>(c, deps.document, 'ClockMove');
+    const move = await controlBody(c, deps.document, 'moveClock');
     const clock = registry.clock;
     if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
@@ -175,8 +150,8 @@ export function coreRoutes(deps: ControlDeps): Hono {
   });
 
   app.post('/accounts', async (c) => {
-    const options = await body<FreshAccountOptions>(c, deps.document, 'CreateAccount', true);
-    const { fixture, keys } = freshAccount(options);
+    const options = await controlBody(c, deps.document, 'createAccount');
+    const { fixture, keys } = freshAccount(options ?? {});
     try {
       registry.addAccount(fixture);
     } catch (err) {

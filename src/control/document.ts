@@ -18,6 +18,7 @@ const URI = 'urn:tusk:control';
 export class ControlDocument {
   private loaded: { doc: OpenApiDocument; ajv: Ajv2020 } | undefined;
   private readonly validators = new Map<string, ValidateFunction>();
+  private readonly bodies = new Map<string, { schema: string; required: boolean }>();
 
   private load() {
     if (!this.loaded) {
@@ -34,6 +35,27 @@ export class ControlDocument {
   /** The control document, parsed once. */
   document(): OpenApiDocument {
     return this.load().doc;
+  }
+
+  /**
+   * The JSON request body an operation of the control document declares: the name of its schema in
+   * the components, and whether it is required (throws when the operation declares none: a
+   * programming error, caught by the control plane's tests).
+   */
+  requestBody(operationId: string): { schema: string; required: boolean } {
+    let found = this.bodies.get(operationId);
+    if (!found) {
+      for (const item of Object.values(this.document().paths ?? {}) as Record<string, unknown>[]) {
+        for (const op of Object.values(item) as { operationId?: string; requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }[]) {
+          if (op?.operationId !== operationId) continue;
+          const ref = op.requestBody?.content?.['application/json']?.schema?.$ref;
+          if (ref?.startsWith('#/components/schemas/')) found = { schema: ref.slice('#/components/schemas/'.length), required: op.requestBody?.required === true };
+        }
+      }
+      if (!found) throw new Error(`the control document declares no JSON request body for ${operationId}`);
+      this.bodies.set(operationId, found);
+    }
+    return found;
   }
 
   /** A validator for a schema of the control document's components, e.g. `State`. */

@@ -6,6 +6,7 @@
 import { Hono } from 'hono';
 import { invalid } from '../core/errors.js';
 import type { ControlDeps } from './deps.js';
+import { controlBody } from './body.js';
 
 export function faultRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
@@ -14,20 +15,10 @@ export function faultRoutes(deps: ControlDeps): Hono {
   app.get('/', (c) => c.json(view()));
 
   app.put('/', async (c) => {
-    const text = await c.req.text();
-    let body: unknown;
+    const body = await controlBody(c, deps.document, 'setFaults');
+    const { rules, seed } = Array.isArray(body) ? { rules: body, seed: undefined } : body;
     try {
-      body = JSON.parse(text);
-    } catch (err) {
-      throw invalid('body', 'json', `malformed JSON (${(err as Error).message})`);
-    }
-    const { rules, seed, ...rest } = (Array.isArray(body) ? { rules: body } : (body ?? {})) as { rules?: unknown; seed?: unknown };
-    const extra = Object.keys(rest);
-    if (extra.length) throw invalid(extra[0]!, 'additionalProperties', 'is not a field (rules, seed)');
-    if (!Array.isArray(rules)) throw invalid('rules', 'type', 'must be an array of fault rules');
-    if (seed !== undefined && !(typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0)) throw invalid('seed', 'type', 'must be a non-negative integer');
-    try {
-      deps.app.faults.set(rules, seed as number | undefined);
+      deps.app.faults.set(rules, seed);
     } catch (err) {
       throw invalid('rules', 'fault', (err as Error).message);
     }

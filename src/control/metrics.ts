@@ -12,11 +12,11 @@
 import { Hono, type Context } from 'hono';
 import { ApiError, invalid } from '../core/errors.js';
 import { basicCredentials } from '../http/pipeline.js';
-import { EVENT_TYPES, type EventType } from '../store/instance-monitor.js';
 import type { InstanceStore } from '../store/instance.js';
 import type { AccountStore } from '../store/account.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';
+import { controlBody } from './body.js';
 
 /** Finds the instance a control request names (see the header of this file); throws 400/404. */
 export function findInstance(registry: Registry, c: Context): { account: AccountStore; instance: InstanceStore } {
@@ -59,16 +59,6 @@ export function findInstance(registry: Registry, c: Context): { account: Account
   return found[0]!;
 }
 
-async function jsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') throw invalid('body', 'required', 'a JSON body is required');
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw invalid('body', 'json', `malformed JSON (${(err as Error).message})`);
-  }
-}
-
 function view(registry: Registry, account: AccountStore, instance: InstanceStore) {
   return {
     instance: { id: instance.id, account: account.id, name: instance.name },
@@ -91,7 +81,7 @@ export function metricsRoutes(deps: ControlDeps): Hono {
   app.put('/:instance_id/metrics', async (c) => {
     const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
-    instance.setMetrics(await jsonBody(c));
+    instance.setMetrics(await controlBody(c, deps.document, 'setInstanceMetrics'));
     registry.tick();
     return c.json(view(registry, account, instance));
   });
@@ -99,14 +89,8 @@ export function metricsRoutes(deps: ControlDeps): Hono {
   app.post('/:instance_id/events', async (c) => {
     const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
-    const body = await jsonBody(c);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('body', 'type', 'must be a JSON object like {"type": "server_unreachable"}');
-    const { type, message, ...rest } = body as { type?: unknown; message?: unknown };
-    const extra = Object.keys(rest);
-    if (extra.length) throw invalid(extra[0]!, 'additionalProperties', 'is not a field of an event (type, message)');
-    if (typeof type !== 'string' || !(EVENT_TYPES as readonly string[]).includes(type)) throw invalid('type', 'enum', `must be one of ${EVENT_TYPES.join(', ')}`);
-    if (message !== undefined && (typeof message !== 'string' || message.length > 1000)) throw invalid('message', 'type', 'must be a string of at most 1000 characters');
-    const notified = instance.raiseEvent(type as EventType, message as string | undefined);
+    const { type, message } = await controlBody(c, deps.document, 'raiseInstanceEvent');
+    const notified = instance.raiseEvent(type, message);
     registry.tick();
     return c.json({ instance: { id: instance.id, account: account.id, name: instance.name }, type, notified });
   });

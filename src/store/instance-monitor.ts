@@ -23,25 +23,16 @@ import { invalid } from '../core/errors.js';
 import type { Clock } from './clock.js';
 import type { Outbox } from './outbox.js';
 import type { Alarm, AlarmType, Maintenance, Recipient, RecipientType } from './types.js';
+import type { components } from '../generated/control.js';
 
-/** The simulated metrics of an instance. */
-export interface InstanceMetrics {
-  /** CPU use in percent (0 to 100). */
-  cpu: number;
-  /** Memory use in percent (0 to 100). */
-  memory: number;
-  /** Gigabytes of disk used (0 to disk_total_gb). */
-  disk_used_gb: number;
-  /** Gigabytes of disk in all (> 0). */
-  disk_total_gb: number;
-}
+/** The simulated metrics of an instance: cpu and memory in percent (0 to 100), disk in GB (used within total > 0). */
+export type InstanceMetrics = Required<components['schemas']['Metrics']>;
 
 /** What every instance starts with: below every default alarm. */
 export const DEFAULT_METRICS: Readonly<InstanceMetrics> = { cpu: 10, memory: 30, disk_used_gb: 10, disk_total_gb: 100 };
 
-/** Events raised through the control API. */
-export const EVENT_TYPES = ['server_unreachable', 'netsplit', 'notice'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/** Events raised through the control API (the control document's EventRequest). */
+export type EventType = components['schemas']['EventRequest']['type'];
 
 /** Why an alarm triggered. */
 export type TriggerReason = 'threshold' | EventType | 'maintenance_scheduled' | 'maintenance_started';
@@ -89,33 +80,11 @@ export interface MonitorHost {
   nextMaintenanceStart?(now: number): number | undefined;
 }
 
-/** The monitor's part of a state dump (see src/store/snapshot.ts). */
-export interface MonitorState {
-  metrics: InstanceMetrics;
-  /** When the metrics were last set (ms, store's clock). */
-  metrics_at: number;
-  /** Per level alarm: its thresholds as last seen, since when its condition holds, whether it triggered for that. */
-  alarms: { id: number; armed: string; since: number | null; fired: boolean }[];
-  /** Maintenance items whose start was notified. */
-  maintenance_started: number[];
-}
+/** The monitor's part of a state dump (see src/store/snapshot.ts), as the control document says it. */
+export type MonitorState = NonNullable<components['schemas']['StateInstance']['monitor']>;
 
-/** The state of one alarm as GET /__tusk/instances/{id}/metrics shows it. */
-export interface AlarmStatus {
-  id: number;
-  type: AlarmType;
-  enabled: boolean;
-  /** Level alarms: the watched value now. */
-  value?: number;
-  /** Level alarms: whether the condition holds now. */
-  holding?: boolean;
-  /** Level alarms: since when it holds (ISO), or null. */
-  holding_since?: string | null;
-  /** Level alarms: when it triggers (or triggered) if it keeps holding (ISO), or null. */
-  triggers_at?: string | null;
-  /** Level alarms: whether it triggered for the current episode. */
-  triggered?: boolean;
-}
+/** The state of one alarm as GET /__tusk/instances/{id}/metrics shows it (the control document's AlarmStatus). */
+export type AlarmStatus = components['schemas']['AlarmStatus'];
 
 const LEVEL_TYPES: readonly AlarmType[] = ['cpu', 'memory', 'disk'];
 const isLevel = (a: Alarm) => LEVEL_TYPES.includes(a.type);

@@ -8,117 +8,51 @@ import type { InvoiceFixture } from '../../fixtures/index.js';
 import type { AuditEventFixture as AuditEvent } from '../../fixtures/index.js';
 import type { OutboxEntry } from './outbox.js';
 import type { MonitorState } from './instance-monitor.js';
+import type { components } from '../generated/control.js';
 
 /** The format version; a dump of another version is refused. */
 export const STATE_VERSION = 1;
 
-export interface RegistryState {
-  tusk_state: typeof STATE_VERSION;
-  /** The fixture seed: what reset() goes back to. */
-  seed: number;
-  clock: ClockState;
-  outbox: OutboxState;
-  accounts: AccountState[];
-}
+// The shapes come from the control document's State schemas (src/generated/control.ts, one source
+// with the validation of PUT /__tusk/state); where the document leaves a record as "an object of
+// the interface's schema", the store's own type of that record takes its place.
+type S = components['schemas'];
+type GenInstance = S['StateInstance'];
 
-export interface ClockState {
-  /** ms added to real time while the clock runs. */
-  offset_ms: number;
-  /** The time the clock stands still at (ms since the epoch), or null while it runs. */
-  pinned_ms: number | null;
-}
-
-export interface OutboxState {
-  last_id: number;
-  entries: OutboxEntry[];
-}
+export type RegistryState = Omit<S['State'], 'outbox' | 'accounts'> & { outbox: OutboxState; accounts: AccountState[] };
+/** offset_ms: added to real time while the clock runs; pinned_ms: the time it stands still at, or null. */
+export type ClockState = S['State']['clock'];
+export type OutboxState = Omit<S['State']['outbox'], 'entries'> & { entries: OutboxEntry[] };
 
 export type { TeamMemberState } from './types.js';
 
-export interface AccountState {
-  id: string;
-  name: string;
-  team_email: string;
+export type AccountState = Omit<S['StateAccount'], 'customer' | 'keys' | 'team' | 'invoices' | 'audit' | 'instances'> & {
   /** The customer the invoices are addressed to. */
   customer: InvoiceCustomer;
   keys: ApiKeyRecord[];
-  last_key_id: number;
   team: TeamMemberState[];
   invoices: InvoiceFixture[];
   audit: AuditEvent[];
-  last_instance_id: number;
   instances: InstanceState[];
-}
+};
 
-export interface InstanceState {
-  id: number;
-  name: string;
-  /** Absent in a state written before tags were kept: none. */
-  tags?: string[];
-  plan: string;
-  region: string;
-  pg_version: string;
-  created_at: number;
-  ready_at: number;
-  providerid: string;
-  apikey: string;
-  password: string;
+export type InstanceState = Omit<GenInstance, 'recipients' | 'alarms' | 'integrations' | 'monitor'> & {
   recipients: RecipientsState;
   alarms: AlarmsState;
   integrations: IntegrationsState;
-  backups: BackupsState;
-  maintenance: MaintenanceState;
   /** Simulated metrics and alarm states (instance-monitor.ts); absent: the defaults. */
   monitor?: MonitorState;
-}
+};
 
-export interface RecipientsState {
-  last_id: number;
-  default_id: number;
-  items: Recipient[];
-}
-
-export interface AlarmsState {
-  last_id: number;
-  items: Alarm[];
-}
-
-export interface IntegrationsState {
-  /** One id sequence for both kinds. */
-  last_id: number;
-  logs: Integration[];
-  metrics: Integration[];
-}
-
-export interface BackupItemState {
-  id: number;
-  database_name: string;
-  taken_at: number;
-  ready_at: number;
-  size: number;
-}
-
-export interface BackupsState {
-  last_id: number;
-  /** Per database (in the instance's order): when its next daily backup is taken. */
-  next_daily: number[];
-  items: BackupItemState[];
-}
-
-export interface MaintenanceItemState {
-  id: number;
-  scheduled_by: number;
-  required_by: number;
-  minutes: number;
-  description: string;
-  /** Set when it was run by hand (runMaintenance). */
-  started_at?: number;
-}
-
-export interface MaintenanceState {
-  last_id: number;
-  items: MaintenanceItemState[];
-}
+export type RecipientsState = Omit<GenInstance['recipients'], 'items'> & { items: Recipient[] };
+export type AlarmsState = Omit<GenInstance['alarms'], 'items'> & { items: Alarm[] };
+/** One id sequence for both kinds. */
+export type IntegrationsState = Omit<GenInstance['integrations'], 'logs' | 'metrics'> & { logs: Integration[]; metrics: Integration[] };
+export type BackupsState = GenInstance['backups'];
+export type BackupItemState = BackupsState['items'][number];
+export type MaintenanceState = GenInstance['maintenance'];
+/** started_at: set when it was run by hand (runMaintenance). */
+export type MaintenanceItemState = MaintenanceState['items'][number];
 
 /** A state that cannot be loaded: every problem found, each naming where it is. */
 export class StateError extends Error {

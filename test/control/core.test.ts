@@ -22,16 +22,17 @@ const control = (method: string, path: string, body?: unknown) => request(tusk.c
 
 const customer = (path: string, key: string) => tusk.customer.fetch(new Request(`http://tusk${path}`, { headers: { authorization: basic(key) } }));
 const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
-const NOT_JSON = { error: 'body: not valid JSON', rule: 'json' };
+const NOT_JSON = { error: expect.stringMatching(/^body: malformed JSON \(.+\)$/), field: 'body', rule: 'json' };
+const NO_BODY = { error: 'body: a JSON body is required', field: 'body', rule: 'required' };
 
 describe('core controls: request bodies', () => {
-  it('refuses a body that is not JSON, or no body where one is required, with 400 rule json', async () => {
-    for (const body of ['{', 'seed=3', '', undefined]) {
+  it('refuses a body that is not JSON (400 body/json), or no body where one is required (400 body/required)', async () => {
+    for (const [body, error] of [['{', NOT_JSON], ['seed=3', NOT_JSON], ['', NO_BODY], [undefined, NO_BODY]] as const) {
       const res = await control('POST', '/seed', body);
       expect(res.status, String(body)).toBe(400);
-      expect(res.body, String(body)).toStrictEqual(NOT_JSON);
+      expect(res.body, String(body)).toStrictEqual(error);
     }
-    expect(await control('POST', '/clock', '')).toStrictEqual({ status: 400, body: NOT_JSON });
+    expect(await control('POST', '/clock', '')).toStrictEqual({ status: 400, body: NO_BODY });
     expect(tusk.registry.seed).toBe(1);
     expect(tusk.registry.clock.offsetMs).toBe(0);
   });

@@ -55,18 +55,19 @@ describe('fault control: a PUT that is refused changes nothing', () => {
   });
 
   it('a field other than rules and seed is a 400 naming it (additionalProperties)', async () => {
-    await refused({ rules: [], seeds: 3 }, { error: 'seeds: is not a field (rules, seed)', field: 'seeds', rule: 'additionalProperties' });
+    await refused({ rules: [], seeds: 3 }, { error: 'seeds: is not an accepted field here', field: 'seeds', rule: 'additionalProperties' });
   });
 
-  it('rules that are missing or not an array are a 400 rules/type', async () => {
-    for (const body of [{ seed: 3 }, { rules: 'listAlarms:reset' }, null]) {
-      await refused(body, { error: 'rules: must be an array of fault rules', field: 'rules', rule: 'type' });
-    }
+  it('rules that are missing (400 rules/required) or not an array (400 rules/type) are refused; so is a body neither object nor array', async () => {
+    await refused({ seed: 3 }, { error: 'rules: is required', field: 'rules', rule: 'required' });
+    await refused({ rules: 'listAlarms:reset' }, { error: 'rules: must be array', field: 'rules', rule: 'type' });
+    await refused(null, { error: 'body: must be object', field: 'body', rule: 'type' });
   });
 
-  it('a seed that is not a non-negative safe integer is a 400 seed/type', async () => {
-    for (const seed of [-1, 1.5, '7', null, 2 ** 53]) {
-      await refused({ rules: [], seed }, { error: 'seed: must be a non-negative integer', field: 'seed', rule: 'type' });
+  it('a seed that is not a non-negative integer is a 400 naming seed and the rule', async () => {
+    await refused({ rules: [], seed: -1 }, { error: 'seed: must be >= 0', field: 'seed', rule: 'minimum' });
+    for (const seed of [1.5, '7', null]) {
+      await refused({ rules: [], seed }, { error: 'seed: must be integer', field: 'seed', rule: 'type' });
     }
   });
 

@@ -132,7 +132,7 @@ describe('metrics control: bodies', () => {
     for (const body of [[], ['notice'], 'notice', null, 42]) {
       expect(await control('POST', `/instances/1/events?account=${fresh.id}`, JSON.stringify(body)), JSON.stringify(body)).toStrictEqual({
         status: 400,
-        body: { error: 'body: must be a JSON object like {"type": "server_unreachable"}', field: 'body', rule: 'type' },
+        body: { error: 'body: must be object', field: 'body', rule: 'type' },
       });
     }
   });
@@ -140,26 +140,34 @@ describe('metrics control: bodies', () => {
   it('POST events refuses a field other than type and message, naming it (400 additionalProperties)', async () => {
     expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', level: 'high' })).toStrictEqual({
       status: 400,
-      body: { error: 'level: is not a field of an event (type, message)', field: 'level', rule: 'additionalProperties' },
+      body: { error: 'level: is not an accepted field here', field: 'level', rule: 'additionalProperties' },
     });
   });
 
-  it('POST events refuses a missing or unknown type, listing the event types (400 type/enum)', async () => {
-    for (const body of [{}, { type: 'fire' }, { type: 'cpu' }, { type: 1 }]) {
+  it('POST events refuses a missing type (400 type/required) or an unknown one, listing the event types (400 type/enum)', async () => {
+    expect(await control('POST', `/instances/1/events?account=${fresh.id}`, {})).toStrictEqual({
+      status: 400,
+      body: { error: 'type: is required', field: 'type', rule: 'required' },
+    });
+    for (const body of [{ type: 'fire' }, { type: 'cpu' }, { type: 1 }]) {
       expect(await control('POST', `/instances/1/events?account=${fresh.id}`, body), JSON.stringify(body)).toStrictEqual({
         status: 400,
-        body: { error: 'type: must be one of server_unreachable, netsplit, notice', field: 'type', rule: 'enum' },
+        body: { error: 'type: must be one of "server_unreachable", "netsplit", "notice"', field: 'type', rule: 'enum' },
       });
     }
   });
 
-  it('POST events refuses a message that is not a string of at most 1000 characters (400 message/type)', async () => {
-    for (const message of [42, null, ['hi'], 'x'.repeat(1001)]) {
-      expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message }), JSON.stringify(message).slice(0, 20)).toStrictEqual({
+  it('POST events refuses a message that is not a string (400 message/type) or longer than 1000 characters (400 message/maxLength)', async () => {
+    for (const message of [42, null, ['hi']]) {
+      expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message }), JSON.stringify(message)).toStrictEqual({
         status: 400,
-        body: { error: 'message: must be a string of at most 1000 characters', field: 'message', rule: 'type' },
+        body: { error: 'message: must be string', field: 'message', rule: 'type' },
       });
     }
+    expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message: 'x'.repeat(1001) })).toStrictEqual({
+      status: 400,
+      body: { error: 'message: must NOT have more than 1000 characters', field: 'message', rule: 'maxLength' },
+    });
   });
 
   it('POST events takes a message of up to 1000 characters, or none; the notification carries it', async () => {

@@ -208,11 +208,14 @@ describe('GET and PUT /__tusk/state', () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
     const dump = json(registry.toJSON()) as any;
     dump.accounts[0].instances[0].plan = 'gold';
-    for (const body of ['{', '[]', JSON.stringify({ tusk_state: 1 }), JSON.stringify(dump)]) {
+    const res = await control('/__tusk/state', { method: 'PUT', body: '{' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: expect.stringMatching(/^body: malformed JSON/), field: 'body', rule: 'json' });
+    for (const body of ['[]', JSON.stringify({ tusk_state: 1 }), JSON.stringify(dump)]) {
       const res = await control('/__tusk/state', { method: 'PUT', body });
       expect(res.status).toBe(400);
       const err = await res.json();
-      expect(err).toEqual({ error: expect.any(String), rule: expect.any(String) });
+      expect(err).toEqual({ error: expect.any(String), rule: 'state' });
     }
     expect(JSON.stringify(registry.toJSON())).toBe(before);
   });
