@@ -1,35 +1,16 @@
 // Instances of the customer interface: list, get, create (standalone, fork, point-in-time), change, delete.
 import { describe, expect, it } from 'vitest';
-import { createInstance, useContract, type ContractContext } from '../harness/index.js';
+import { createInstance, useContract, type ContractContext, type CustomerSchema } from '../harness/index.js';
 import { requireRoleKey } from './role-keys.js';
 import { eventually, expectBadRequest, expectMethodNotAllowed, pitOf, randomName, sleep } from './helpers.js';
 
 const t = useContract();
 
-interface Plan {
-  name: string;
-  shared: boolean;
-  backend: string;
-}
-interface Region {
-  provider: string;
-  region: string;
-  has_shared_plans: boolean;
-}
-interface Summary {
-  id: number;
-  name: string;
-  plan: string;
-  region: string;
-  url: string;
-  providerid: string;
-  tags?: string[] | null;
-}
 
 async function catalogue(t: ContractContext) {
-  const plans = (await t.api.customer('listPlans')).body as Plan[];
-  const regions = (await t.api.customer('listRegions')).body as Region[];
-  const name = (r: Region) => `${r.provider}::${r.region}`;
+  const plans = (await t.api.customer('listPlans')).body;
+  const regions = (await t.api.customer('listRegions')).body;
+  const name = (r: CustomerSchema<'Region'>) => `${r.provider}::${r.region}`;
   return {
     plans,
     regions,
@@ -41,7 +22,7 @@ async function catalogue(t: ContractContext) {
   };
 }
 
-const list = async () => (await t.api.customer('listInstances')).body as Summary[];
+const list = async () => (await t.api.customer('listInstances')).body;
 const get = (id: number) => t.api.customer('getInstance', { params: { id } });
 
 /** A create call whose instance is deleted after the file. */
@@ -64,7 +45,7 @@ describe('listInstances', () => {
     const b = await createInstance(t, { shared: true });
     const res = await t.api.customer('listInstances');
     expect(res.status).toBe(200);
-    const instances = res.body as Summary[];
+    const instances = res.body;
     const ids = instances.map((i) => i.id);
     expect(ids).toEqual([...ids].sort((x, y) => x - y));
     expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));

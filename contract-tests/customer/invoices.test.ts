@@ -1,39 +1,30 @@
 // Invoices of the customer interface: the list by period range, one invoice by id, and by period.
 import { describe, expect, it } from 'vitest';
-import { useContract } from '../harness/index.js';
+import { useContract, type CustomerSchema } from '../harness/index.js';
 import { requireRoleKey } from './role-keys.js';
 import { expectBadRequest, expectMethodNotAllowed } from './helpers.js';
 
 const t = useContract();
 
-interface Summary {
-  id: number;
-  period: string;
-  number: number;
-  paid: boolean;
-  total: number;
-  currency: string;
-  account_name: string;
-}
 
 /** `yyyy/m` as a sortable month index, and as `yyyy-mm`. */
 const index = (period: string) => Number(period.split('/')[0]) * 12 + Number(period.split('/')[1]) - 1;
 const yearMonth = (period: string) => `${period.split('/')[0]}-${period.split('/')[1]!.padStart(2, '0')}`;
 
-const all = async () => (await t.api.customer('listInvoices')).body as Summary[];
+const all = async () => (await t.api.customer('listInvoices')).body;
 
 describe('listInvoices', () => {
   it('lists every invoice in ascending period order without from and to', async () => {
     const res = await t.api.customer('listInvoices');
     expect(res.status).toBe(200);
-    const periods = (res.body as Summary[]).map((i) => index(i.period));
+    const periods = res.body.map((i) => index(i.period));
     expect(periods).toEqual([...periods].sort((a, b) => a - b));
   });
 
   it('lists only the invoices between from and to, both inclusive', async ({ skip }) => {
     const invoices = await all();
     if (invoices.length < 3) skip('the target has fewer than three invoices');
-    const [, second, third] = invoices as [Summary, Summary, Summary];
+    const [, second, third] = invoices as [CustomerSchema<'InvoiceSummary'>, CustomerSchema<'InvoiceSummary'>, CustomerSchema<'InvoiceSummary'>];
     const res = await t.api.customer('listInvoices', { query: { from: yearMonth(second.period), to: yearMonth(third.period) } });
     expect(res.status).toBe(200);
     const expected = invoices.filter((i) => index(i.period) >= index(second.period) && index(i.period) <= index(third.period));

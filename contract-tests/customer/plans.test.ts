@@ -6,25 +6,19 @@ import { expectBadRequest, expectMethodNotAllowed } from './helpers.js';
 
 const t = useContract();
 
-interface Plan {
-  name: string;
-  price: number;
-  backend: string;
-  shared: boolean;
-}
 
 describe('listPlans', () => {
   it('lists the plans with their monthly USD prices, shared and dedicated', async () => {
     const res = await t.api.customer('listPlans');
     expect(res.status).toBe(200);
-    const plans = res.body as Plan[];
+    const plans = res.body;
     expect(plans.length).toBeGreaterThan(0);
     expect(new Set(plans.map((p) => p.name)).size).toBe(plans.length);
     expect(plans.every((p) => p.price >= 0)).toBe(true);
   });
 
   it('filters by backend name, exactly', async () => {
-    const plans = (await t.api.customer('listPlans')).body as Plan[];
+    const plans = (await t.api.customer('listPlans')).body;
     for (const backend of new Set(plans.map((p) => p.backend))) {
       const res = await t.api.customer('listPlans', { query: { backend } });
       expect(res.status).toBe(200);

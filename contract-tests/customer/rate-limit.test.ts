@@ -2,13 +2,13 @@
 // operation. In its own file: the in-process reference implementation of this file admits one
 // request per hour and key. An external target keeps its own (unknown) limit: the tests skip.
 import { describe, expect, it } from 'vitest';
-import { useContract } from '../harness/index.js';
+import { useContract, type Call, type CustomerOperationId } from '../harness/index.js';
 import { requireRoleKey } from './role-keys.js';
 
 const t = useContract({ rateLimit: '1/3600' });
 
 /** A valid request of every customer operation (the limit applies after validation). */
-const REQUESTS: [string, Parameters<typeof t.api.customer>[1]][] = [
+const REQUESTS: [CustomerOperationId, Call][] = [
   ['listInstances', {}],
   ['createInstance', { body: { name: 'limited', plan: 'hippo', region: 'amazon-web-services::us-east-1' } }],
   ['getInstance', { params: { id: 1 } }],

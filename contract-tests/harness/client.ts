@@ -1,13 +1,32 @@
 // The client every contract test uses: it calls an operation of the document by its id, fills the
 // path, sends the body as JSON or form data with HTTP Basic, and checks the response against the
-// document before the test sees it.
+// document before the test sees it. `customer(opId)` and `instance(opId)` are typed by operationId
+// from the types generated from the documents, as openapi-fetch does: an unknown operationId does
+// not compile, and the response's body has the type of the operation's success body (tests need no
+// record types of their own). `call(api, opId)` is the untyped form, for tests that walk the
+// operation table.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import type { InterfaceName } from '../../src/openapi/documents.js';
+import { describeError } from '../../src/openapi/ajv.js';
 import { ContractViolation, type Contract } from './contract.js';
 import { recordKeyRotation, type Target } from './target.js';
+import type { operations as CustomerOperations, components as CustomerComponents } from '../../src/generated/customer.js';
+import type { operations as InstanceOperations, components as InstanceComponents } from '../../src/generated/instance.js';
+
+export type CustomerOperationId = keyof CustomerOperations;
+export type InstanceOperationId = keyof InstanceOperations;
+/** The schemas of the two documents, for a test that names a record type (`CustomerSchema<'Plan'>`). */
+export type CustomerSchema<N extends keyof CustomerComponents['schemas']> = CustomerComponents['schemas'][N];
+export type InstanceSchema<N extends keyof InstanceComponents['schemas']> = InstanceComponents['schemas'][N];
+
+type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: Record<string, infer T> } ? T : never;
+/** The body of an operation's 2XX answers, as its document declares it. */
+export type SuccessBody<Op> = Op extends { responses: infer Rs } ? { [S in keyof Rs]: S extends 200 | 201 | 202 | 204 ? JsonBody<Rs[S]> : never }[keyof Rs] : never;
+/** A response whose body has the operation's success type (a test checks the status before it reads the body). */
+export type TypedResponse<Op> = Omit<Response, 'body'> & { body: SuccessBody<Op> };
 
 /** The operation and request a response of `Client.call` answered. */
 export interface SentRequest {
@@ -77,13 +96,13 @@ export class Client {
   }
 
   /** Calls a customer operation (admin key by default) and checks the response against the document. */
-  customer(operationId: string, call: Call = {}): Promise<Response> {
-    return this.call('customer', operationId, { key: this.target.apiKey, ...call });
+  customer<K extends CustomerOperationId>(operationId: K, call: Call = {}): Promise<TypedResponse<CustomerOperations[K]>> {
+    return this.call('customer', operationId, { key: this.target.apiKey, ...call }) as Promise<TypedResponse<CustomerOperations[K]>>;
   }
 
   /** Calls an instance operation with an instance key and checks the response against the document. */
-  instance(operationId: string, key: string | null, call: Omit<Call, 'key'> = {}): Promise<Response> {
-    return this.call('instance', operationId, { ...call, key });
+  instance<K extends InstanceOperationId>(operationId: K, key: string | null, call: Omit<Call, 'key'> = {}): Promise<TypedResponse<InstanceOperations[K]>> {
+    return this.call('instance', operationId, { ...call, key }) as Promise<TypedResponse<InstanceOperations[K]>>;
   }
 
   async call(api: InterfaceName, operationId: string, call: Call): Promise<Response> {
@@ -98,6 +117,23 @@ export class Client {
     const fresh = (res.body as { apikey?: unknown } | undefined)?.apikey;
     if (/^rotate/.test(operationId) && res.status < 300 && typeof fresh === 'string' && call.key) recordKeyRotation(this.target, call.key, fresh);
     return res;
+  }
+
+  /**
+   * The body of a 2XX answer whose document leaves it open ("any JSON is accepted"; the reference
+   * implementation answers the record), checked to be a record of schema `schema` and typed as one.
+   * A test that needs such a body (the id of a created alarm) states here what it relies on.
+   */
+  record<N extends keyof InstanceComponents['schemas']>(api: 'instance', schema: N, res: Response): InstanceSchema<N>;
+  record<N extends keyof CustomerComponents['schemas']>(api: 'customer', schema: N, res: Response): CustomerSchema<N>;
+  record(api: InterfaceName, schema: string, res: Response): unknown {
+    this.expectStatus(res, '2XX');
+    const validate = this.contract.schemas.validator(api, `#/components/schemas/${schema}`);
+    if (!validate(res.body)) {
+      const req = sentRequest(res);
+      throw new ContractViolation(req ? `${req.api} ${req.operationId}` : 'a request', [`the body is not a ${schema} record: ${describeError(validate.errors![0]!, 'body')}`], res);
+    }
+    return res.body;
   }
 
   /**

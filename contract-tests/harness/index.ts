@@ -7,7 +7,7 @@ import { Client } from './client.js';
 import { openTarget, type Target, type TargetOptions } from './target.js';
 
 export { Contract, ContractViolation } from './contract.js';
-export { Client, formEncode, recordObserved, sentRequest, type Call } from './client.js';
+export { Client, formEncode, recordObserved, sentRequest, type Call, type CustomerSchema, type InstanceSchema, type CustomerOperationId, type InstanceOperationId, type TypedResponse } from './client.js';
 export type { Target, TargetOptions } from './target.js';
 
 export interface ContractContext {
@@ -52,16 +52,16 @@ export function useContract(options: TargetOptions = {}): ContractContext {
 
 /** Creates an instance through the customer interface and deletes it after the file. */
 export async function createInstance(t: ContractContext, overrides: { shared?: boolean; name?: string; backendKind?: string } = {}): Promise<{ id: number; apikey: string; plan: string; region: string }> {
-  const plans = (await t.api.customer('listPlans')).body as { name: string; shared: boolean; backend: string }[];
+  const plans = (await t.api.customer('listPlans')).body;
   const plan = plans.find((p) => p.shared === Boolean(overrides.shared) && (!overrides.backendKind || p.backend === overrides.backendKind));
   if (!plan) throw new Error(`the target offers no ${overrides.shared ? 'shared' : 'dedicated'} plan`);
-  const regions = (await t.api.customer('listRegions')).body as { provider: string; region: string; has_shared_plans: boolean }[];
+  const regions = (await t.api.customer('listRegions')).body;
   const region = regions.find((r) => !overrides.shared || r.has_shared_plans);
   if (!region) throw new Error('the target offers no region for that plan');
   const name = overrides.name ?? `contract-${Math.random().toString(36).slice(2, 10)}`;
   const res = await t.api.customer('createInstance', { body: { name, plan: plan.name, region: `${region.provider}::${region.region}` } });
   if (res.status !== 200) throw new Error(`createInstance answered ${res.status}: ${res.text}`);
-  const { id, apikey } = res.body as { id: number; apikey: string };
+  const { id, apikey } = res.body;
   t.cleanup(() => t.api.customer('deleteInstance', { params: { id }, unchecked: true }));
   return { id, apikey, plan: plan.name, region: `${region.provider}::${region.region}` };
 }

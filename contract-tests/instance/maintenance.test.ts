@@ -1,31 +1,23 @@
 // Upcoming maintenance of the instance interface: list, reschedule, run now, and the errors a
 // client can provoke.
 import { describe, expect, it } from 'vitest';
-import { createInstance, useContract } from '../harness/index.js';
+import { createInstance, useContract, type InstanceSchema } from '../harness/index.js';
 import { DAY, expectError, expectMethodNotAllowed, maintenanceDateOf, timeOf } from './support.js';
 
 const t = useContract();
 
-interface Maintenance {
-  id: number;
-  scheduled_by: string;
-  status: string;
-  required_by: string;
-  duration: string;
-  description: string;
-}
 
 /** An instance with its upcoming maintenance; the reference implementation gives each new instance one or two items. */
-async function withMaintenance(): Promise<{ key: string; items: Maintenance[] }> {
+async function withMaintenance(): Promise<{ key: string; items: InstanceSchema<'Maintenance'>[] }> {
   const { apikey } = await createInstance(t);
   const res = await t.api.instance('listMaintenance', apikey);
   expect(res.status).toBe(200);
-  const items = res.body as Maintenance[];
+  const items = res.body;
   expect(items.length, 'the target created no maintenance for a new instance').toBeGreaterThan(0);
   return { key: apikey, items };
 }
 
-const list = async (key: string) => (await t.api.instance('listMaintenance', key)).body as Maintenance[];
+const list = async (key: string) => (await t.api.instance('listMaintenance', key)).body;
 
 describe('maintenance', () => {
   it('lists the upcoming maintenance, scheduled, with scheduled_by before required_by', async () => {

@@ -1,13 +1,13 @@
 // Small helpers of the instance-interface contract tests.
 import { expect } from 'vitest';
 import type { Response } from 'supertest';
-import type { ContractContext } from '../harness/index.js';
+import type { ContractContext, InstanceSchema } from '../harness/index.js';
 
 /**
  * The response is the documented error: this status, a JSON `error` string, and (for 400) the
  * field it names, or one of the fields (where the documents allow either to be named first).
  */
-export function expectError(res: Response, status: number, field?: string | string[]): void {
+export function expectError(res: Response, status: number, field?: string | string[]): InstanceSchema<'Error'> {
   expect(res.status, res.text).toBe(status);
   expect(typeof res.body.error).toBe('string');
   if (field !== undefined) {
@@ -15,6 +15,7 @@ export function expectError(res: Response, status: number, field?: string | stri
     const fields = Array.isArray(field) ? field : [field];
     expect(fields.some((f) => (res.body.error as string).includes(f)), `${res.text} names one of ${fields.join(', ')}`).toBe(true);
   }
+  return res.body as InstanceSchema<'Error'>;
 }
 
 /** A request with a method the path does not support: 405 with an Allow header listing these methods. */

@@ -1,12 +1,11 @@
 import { Hono } from 'hono';
-import { input, type Route } from '../http/app.js';
+import type { Route } from '../http/app.js';
+import { operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 export function plansApp(route: Route) {
   const app = new Hono<CustomerEnv>();
-  app.get('/', route('listPlans'), (c) => {
-    const { query } = input<CustomerOperations, 'listPlans'>(c);
-    return c.json(c.get('principal').account.listPlans(query.backend), 200);
-  });
+  const op = operationsOf<CustomerOperations, CustomerEnv>(route);
+  app.get('/', ...op('listPlans', (c, { query }) => c.get('principal').account.listPlans(query.backend)));
   return app;
 }

@@ -1,12 +1,11 @@
 import { Hono } from 'hono';
-import { input, type Route } from '../http/app.js';
+import type { Route } from '../http/app.js';
+import { operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 export function regionsApp(route: Route) {
   const app = new Hono<CustomerEnv>();
-  app.get('/', route('listRegions'), (c) => {
-    const { query } = input<CustomerOperations, 'listRegions'>(c);
-    return c.json(c.get('principal').account.listRegions(query.provider), 200);
-  });
+  const op = operationsOf<CustomerOperations, CustomerEnv>(route);
+  app.get('/', ...op('listRegions', (c, { query }) => c.get('principal').account.listRegions(query.provider)));
   return app;
 }

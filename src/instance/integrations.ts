@@ -3,11 +3,10 @@
 // handler hands the store the document's per-system validator (which applies the request-body
 // convention of that system's schema and reports the fields it ignored).
 import { Hono, type Context } from 'hono';
-import { input, type Route } from '../http/app.js';
-import type { ResponseBody } from '../http/types.js';
+import type { Route } from '../http/app.js';
+import { NO_CONTENT, operationsOf } from '../http/operation.js';
 import type { OperationValidator } from '../openapi/requests.js';
 import type { IntegrationKind, SystemBodyValidator } from '../store/instance.js';
-import type { Integration } from '../store/types.js';
 import type { InstanceEnv, InstanceOperations } from './env.js';
 
 type Ops = InstanceOperations;
@@ -43,34 +42,15 @@ export function integrationsApp(kind: IntegrationKind, route: Route, validators:
   };
 
   const app = new Hono<InstanceEnv>();
-  app.get('/', route(ops.list), (c) => {
-    const body: ResponseBody<Ops, 'listLogIntegrations'> = c.get('principal').instance.listIntegrations(kind);
-    return c.json(body, 200);
-  });
-  app.get('/:system_or_int_id', route(ops.get), (c) => {
-    const { params } = input<Ops, 'getLogIntegration' | 'getMetricsIntegration'>(c);
-    const body: ResponseBody<Ops, 'getLogIntegration'> = c.get('principal').instance.getIntegration(kind, params.system_or_int_id);
-    return c.json(body, 200);
-  });
-  app.post('/:system_or_int_id', route(ops.create), (c) => {
-    const { params, body } = input<Ops, 'createLogIntegration' | 'createMetricsIntegration'>(c);
-    const created: Integration = c.get('principal').instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
-    return c.json(created, 200);
-  });
-  app.put('/:system_or_int_id', route(ops.update), (c) => {
-    const { params, body } = input<Ops, 'updateLogIntegration' | 'updateMetricsIntegration'>(c);
-    const updated: Integration = c.get('principal').instance.updateIntegration(kind, params.system_or_int_id, body, validate(c));
-    return c.json(updated, 200);
-  });
-  app.delete('/:system_or_int_id', route(ops.delete), (c) => {
-    const { params } = input<Ops, 'deleteLogIntegration' | 'deleteMetricsIntegration'>(c);
+  const op = operationsOf<Ops, InstanceEnv>(route);
+  app.get('/', ...op(ops.list, (c) => c.get('principal').instance.listIntegrations(kind)));
+  app.get('/:system_or_int_id', ...op(ops.get, (c, { params }) => c.get('principal').instance.getIntegration(kind, params.system_or_int_id)));
+  app.post('/:system_or_int_id', ...op(ops.create, (c, { params, body }) => c.get('principal').instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>)));
+  app.put('/:system_or_int_id', ...op(ops.update, (c, { params, body }) => c.get('principal').instance.updateIntegration(kind, params.system_or_int_id, body, validate(c))));
+  app.delete('/:system_or_int_id', ...op(ops.delete, (c, { params }) => {
     c.get('principal').instance.deleteIntegration(kind, params.system_or_int_id);
-    return c.body(null, 204);
-  });
-  app.put('/:system/:int_id', route(ops.updateWithSystem), (c) => {
-    const { params, body } = input<Ops, 'updateLogIntegrationWithSystem' | 'updateMetricsIntegrationWithSystem'>(c);
-    const updated: Integration = c.get('principal').instance.updateIntegration(kind, params.int_id, body, validate(c), params.system);
-    return c.json(updated, 200);
-  });
+    return NO_CONTENT;
+  }));
+  app.put('/:system/:int_id', ...op(ops.updateWithSystem, (c, { params, body }) => c.get('principal').instance.updateIntegration(kind, params.int_id, body, validate(c), params.system)));
   return app;
 }

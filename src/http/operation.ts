@@ -1,0 +1,30 @@
+// How a resource sub-app routes one operation, naming its operationId once:
+//   const op = operationsOf<Ops, InstanceEnv>(route);
+//   app.get('/:id', ...op('getAlarm', (c, { params }) => c.get('principal').instance.getAlarm(params.id)));
+// gives the operation's pipeline (route(id): auth, parse, validate, rate limit) and its handler. The
+// handler receives the validated input typed by that operation (from the generated types) and
+// returns the operation's 200 body, typed by the document (sent as JSON), NO_CONTENT (204, no body),
+// or a Response of its own (the audit log's CSV).
+import type { Context, Env, MiddlewareHandler } from 'hono';
+import { input, type Route } from './app.js';
+import type { Input, ResponseBody } from './types.js';
+
+/** A handler's answer for 204: no body. */
+export const NO_CONTENT: unique symbol = Symbol('204 No Content');
+
+export type Answer<Ops, Id extends keyof Ops> = ResponseBody<Ops, Id> | typeof NO_CONTENT | Response;
+
+/** The routing of one interface's operations (`Ops`, the generated `operations`) in sub-apps of env `E`. */
+export function operationsOf<Ops, E extends Env>(route: Route) {
+  return <Id extends keyof Ops & string>(operationId: Id, handler: (c: Context<E>, input: Input<Ops, Id>) => Answer<Ops, Id>): [MiddlewareHandler<E>, (c: Context<E>) => Response] => [
+    route(operationId),
+    (c) => {
+      const out = handler(c, input<Ops, Id>(c));
+      if (out === NO_CONTENT) return c.body(null, 204);
+      if (out instanceof Response) return out;
+      // A handler that forgot its return (an object literal read as a block) is a bug, not a 200 with no body.
+      if (out === undefined) throw new Error(`the handler of ${operationId} returned nothing`);
+      return c.json(out as object, 200);
+    },
+  ];
+}
