@@ -1,7 +1,7 @@
 // Builds one interface's Hono app from its document: every operation of the document is routed
 // through the request pipeline to a handler of a resource sub-app, and app.onError / app.notFound
 // are the one place errors become the documented JSON Error body (never Hono's plain text).
-import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { readOperations, type OperationInfo } from '../openapi/operations.js';
@@ -15,6 +15,7 @@ import { preferStep } from './prefer.js';
 import { answerStep, type AnswerOptions } from './answers.js';
 import { MemoRouter } from './router.js';
 import type { Input } from './types.js';
+import { moveFused, observeResponses, type Finish, type ResponseInfo } from './fast-path.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one route() serves both interfaces' envs
 export type Route = (operationId: string) => MiddlewareHandler<any>;
@@ -45,12 +46,7 @@ export interface ApiAppOptions<P> {
   strictFields?: () => boolean;
 }
 
-/** What the request log and the journal learn of a finished request. */
-export interface ResponseInfo {
-  method: string;
-  path: string;
-  status: number;
-}
+export type { ResponseInfo } from './fast-path.js';
 
 /** The validated input of the current request, typed by operation. */
 export function input<Ops, Id extends keyof Ops>(c: Context): Input<Ops, Id> {
@@ -111,25 +107,16 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   // operation's route (only where a more specific template could match) and in the not-found handler.
   const guard = methodGuard(ops);
 
-  // Extensions and resources are mounted on a staging app, then moved to the app in the same order,
-  // each operation's pipeline and handler fused into one handler: Hono answers a route with a
-  // single handler without composing middleware, synchronously when nothing waits.
+  // Extensions and resources are mounted on a staging app, then moved to the app with each
+  // operation's pipeline and handler fused into one handler (fast-path.ts says why).
   const staging = new Hono<PipelineEnv<P>>();
   for (const extend of options.extensions ?? []) extend(staging, options.api);
   options.mount(staging, route, validators);
   const app = new Hono<PipelineEnv<P>>({ router: new MemoRouter() });
-  const moved = staging.routes;
-  for (let i = 0; i < moved.length; i++) {
-    const r = moved[i]!;
-    const op = pipelines.get(r.handler);
-    const handler = moved[i + 1];
-    if (op && handler && handler.method === r.method && handler.path === r.path && !pipelines.has(handler.handler)) {
-      app.on(r.method, r.path, fuse(r.handler, handler.handler, guard.forRoute(op), finishers.get(r.handler)!));
-      i++;
-    } else {
-      app.on(r.method, r.path, r.handler);
-    }
-  }
+  moveFused(staging, app, (pipeline) => {
+    const op = pipelines.get(pipeline);
+    return op && { guard: guard.forRoute(op), finish: finishers.get(pipeline)! };
+  });
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
   const missing = ops.filter((o) => !routed.has(o.operationId)).map((o) => o.operationId);
@@ -144,25 +131,10 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   });
   app.onError((err, c) => errorResponse(c, err));
 
-  // The request log and journal see every answer, errors and not-found included. Wrapping fetch
-  // (instead of a '*' middleware) keeps every route a single handler.
-  if (options.onResponse) {
-    const onResponse = options.onResponse;
-    const dispatch = app.fetch;
-    const report = (request: Request, res: Response, start: number) => {
-      onResponse({ method: request.method, path: pathOf(request.url), status: res.status }, performance.now() - start);
-      return res;
-    };
-    app.fetch = (request, ...rest) => {
-      const start = performance.now();
-      const res = dispatch(request, ...rest);
-      return res instanceof Promise ? res.then((r) => report(request, r, start)) : report(request, res, start);
-    };
-  }
+  // The request log and journal see every answer, errors and not-found included.
+  if (options.onResponse) observeResponses(app, options.onResponse);
   return app;
 }
-
-type Finish = (c: Context, res: Response) => Response;
 
 /** At most this many field names in `Tusk-Ignored-Fields`; the rest are counted. */
 const MAX_IGNORED_NAMES = 20;
@@ -187,28 +159,6 @@ function finisher(answer: Finish | undefined): Finish {
     if (ignored) res.headers.set('Tusk-Ignored-Fields', ignoredFieldsHeader(ignored));
     return answer ? answer(c, res) : res;
   };
-}
-
-/** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
-function fuse(pipeline: MiddlewareHandler<any>, handler: object, guard: ((c: Context) => void) | undefined, finish: Finish): MiddlewareHandler<any> {
-  const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
-  const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
-  return ((c: Context, next: Next) => {
-    guard?.(c);
-    return pipeline(c, (() => {
-      const res = h(c, next);
-      return res instanceof Promise ? res.then((r) => done(c, r)) : done(c, res);
-    }) as Next);
-  }) as MiddlewareHandler;
-}
-
-/** The path of a request URL, as Hono reads it (no query string). */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('://') + 3);
-  if (start < 0) return '/';
-  const q = url.indexOf('?', start);
-  return q < 0 ? url.slice(start) : url.slice(start, q);
 }
 
 interface Template {

@@ -1,0 +1,89 @@
+// The request path's speed tricks, in one place (issue 16). Each replaces what Hono does by default,
+// with the same behaviour, because the profile showed its cost (BENCHMARKS.md, "Profiles, and what
+// changed", item 4: `GET /api/alarms` took 73 to 94 µs of CPU per request, bare Hono 27 to 30 µs;
+// after these and the other items 30 to 42 µs):
+//
+// 1. One handler per route (moveFused). Hono runs a route with several handlers through compose():
+//    a dispatch closure and a promise per step, built on every request. The resource sub-apps are
+//    mounted on a staging app; moveFused moves their routes to the real app, fusing each
+//    operation's pipeline (route(id): auth, parse, validate, rate limit, composed once at start-up
+//    by composeSteps in pipeline.ts) and its handler into a single handler. Hono calls a route with
+//    one handler directly, synchronously when nothing awaits (a GET needs no promise at all).
+// 2. No `app.use('*')` (observeResponses). The request log and the journal wrap app.fetch instead
+//    of being a middleware, which would give every route a second handler and bring back compose().
+// The router (router.ts, MemoRouter) and the per-header-value memo of Basic credentials
+// (pipeline.ts, core/memo.ts) are the other two; their reasons are in their own first comments.
+import type { Context, Hono, MiddlewareHandler, Next } from 'hono';
+
+/** What is done to a handler's answer after it returns (Tusk-Ignored-Fields, success code). */
+export type Finish = (c: Context, res: Response) => Response;
+
+/** What fusing needs of an operation's pipeline: the method guard of its route, and its finisher. */
+export interface Fusable {
+  guard: ((c: Context) => void) | undefined;
+  finish: Finish;
+}
+
+/**
+ * Moves every route of `from` to `to`, in order. A pipeline (recognised by `fusable`) followed by
+ * the handler of the same method and path becomes one handler; everything else moves as it is.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- routes of any env
+export function moveFused(from: Hono<any>, to: Hono<any>, fusable: (handler: object) => Fusable | undefined): void {
+  const moved = from.routes;
+  for (let i = 0; i < moved.length; i++) {
+    const r = moved[i]!;
+    const pipeline = fusable(r.handler);
+    const handler = moved[i + 1];
+    if (pipeline && handler && handler.method === r.method && handler.path === r.path && !fusable(handler.handler)) {
+      to.on(r.method, r.path, fuse(r.handler, handler.handler, pipeline));
+      i++;
+    } else {
+      to.on(r.method, r.path, r.handler);
+    }
+  }
+}
+
+/** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
+function fuse(pipeline: MiddlewareHandler<any>, handler: object, { guard, finish }: Fusable): MiddlewareHandler<any> {
+  const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
+  const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
+  return ((c: Context, next: Next) => {
+    guard?.(c);
+    return pipeline(c, (() => {
+      const res = h(c, next);
+      return res instanceof Promise ? res.then((r) => done(c, r)) : done(c, res);
+    }) as Next);
+  }) as MiddlewareHandler;
+}
+
+/** What the request log and journal learn of a finished request. */
+export interface ResponseInfo {
+  method: string;
+  path: string;
+  status: number;
+}
+
+/** Calls `onResponse` once per answer of `app` (errors and not-found included), by wrapping app.fetch. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any env
+export function observeResponses(app: Hono<any>, onResponse: (r: ResponseInfo, ms: number) => void): void {
+  const dispatch = app.fetch;
+  const report = (request: Request, res: Response, start: number) => {
+    onResponse({ method: request.method, path: pathOf(request.url), status: res.status }, performance.now() - start);
+    return res;
+  };
+  app.fetch = (request, ...rest) => {
+    const start = performance.now();
+    const res = dispatch(request, ...rest);
+    return res instanceof Promise ? res.then((r) => report(request, r, start)) : report(request, res, start);
+  };
+}
+
+/** The path of a request URL, as Hono reads it (no query string). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start < 0) return '/';
+  const q = url.indexOf('?', start);
+  return q < 0 ? url.slice(start) : url.slice(start, q);
+}
