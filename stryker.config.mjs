@@ -14,7 +14,7 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 90, low: 80, break: null },
   // Incremental mode: a run re-tests only the mutants whose code or covering tests changed since
-  // the run that wrote this file (committed, so a fresh clone starts from the last full run).
+  // the run that wrote this file (kept out of git; `npm run mutation` rebuilds it when absent).
   incremental: true,
   incrementalFile: 'mutation/stryker-incremental.json',
   tempDirName: '.stryker-tmp',
