@@ -16,7 +16,9 @@ import { createInstanceApp } from './instance/app.js';
 import { docsRoutes } from './docs/routes.js';
 import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
 import { validateFixtures } from '../fixtures/validate.js';
-import { Faults, type FaultRule } from './http/faults.js';
+import { AccountFaults, Faults, type FaultRule } from './http/faults.js';
+import { AccountFinder } from './control/scope.js';
+import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
 import type { AppDependencies } from './http/deps.js';
@@ -116,16 +118,22 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     ...o.registry,
     ...(databases ? { databases } : {}),
   });
+  const allOperations = [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)];
   const deps: AppDependencies = {
     documents,
     schemas,
     registry,
     limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
-    faults: new Faults(documents, [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)], o.seed, o.faults ?? []),
+    faults: new Faults(documents, allOperations, o.seed, o.faults ?? []),
+    accountFaults: new AccountFaults(() => new Faults(documents, allOperations, o.seed)),
     ...(databases ? { databases } : {}),
   };
-  // Outside the contract, in every operation's pipeline: injected faults and the Prefer header.
-  const simulation = { faults: () => deps.faults, prefer: true };
+  // Outside the contract, in every operation's pipeline: injected faults (the server's, and those of
+  // the account the request's key belongs to, looked up only while an account has rules) and the
+  // Prefer header.
+  const accounts = new AccountFinder(registry);
+  const accountFaults = (c: Context) => (deps.accountFaults.active ? deps.accountFaults.get(accounts.accountOf(c.req.header('authorization')) ?? '') : undefined);
+  const simulation = { faults: () => deps.faults, accountFaults, prefer: true };
   const answerMode = o.varySuccess ? 'vary' : (o.answers ?? 'default');
   const answers = { mode: () => answerMode } as const;
   const strict = Boolean(o.strictFields);

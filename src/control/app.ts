@@ -2,8 +2,8 @@
 // clock, outbox, request journal, accounts, and the modules listed in routes.ts). Without
 // `--control-key` it needs no key (a local tool on loopback; see README, "Simulation controls");
 // with one, every control needs it as the password of HTTP Basic, except the controls of one
-// account (an instance's metrics and events, the reset of the account), which also accept an admin
-// key of that account, and the control document itself. Errors are the shared JSON Error body (ApiError through the apps'
+// account (ACCOUNT_SCOPED below), which also accept an admin key of that account and then act on
+// that account only (scope.ts), and the control document itself. Errors are the shared JSON Error body (ApiError through the apps'
 // one error handler).
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
@@ -29,10 +29,11 @@ export function controlApp(deps: ControlDeps): Hono {
 }
 
 /**
- * Controls one account may call with its own admin key: those of one instance (found through the
- * key's account, see metrics.ts) and the reset of the account itself (core.ts).
+ * Controls one account may call with its own admin key, acting on that account only (scope.ts):
+ * reset, state, clock, outbox, request journal, faults, and its instances' metrics and events.
+ * Not: re-seeding and creating accounts, which act on the whole server.
  */
-const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset)$/;
+const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|state|clock|outbox|requests|faults)\/?$/;
 
 const same = (a: string, b: string) => {
   const x = Buffer.from(a);
@@ -49,8 +50,9 @@ function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
     if (key && same(key, controlKey)) return next();
     if (key && ACCOUNT_SCOPED.test(c.req.path)) {
       const principal = deps.registry.authenticateCustomer(key);
-      // The account's own instances only: metrics.ts finds the instance through this key's account.
-      if (principal?.key.role === 'admin' && c.req.query('account') === undefined) return next();
+      // Its own account only: ?account= may name nothing else.
+      const named = c.req.query('account');
+      if (principal?.key.role === 'admin' && (named === undefined || named === principal.account.id)) return next();
     }
     throw unauthorized(
       ACCOUNT_SCOPED.test(c.req.path)

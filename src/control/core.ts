@@ -1,11 +1,13 @@
-// The core controls (see control.openapi.yaml for the full description):
-//   POST /__tusk/reset            back to the seeded state (the clock keeps its time)
-//   POST /__tusk/seed {seed}      re-seed the fixtures and reset
-//   GET  /__tusk/state            dump the whole state;  PUT: load one (400 and no change when invalid)
-//   GET  /__tusk/clock            {now, pinned, offset_ms};  POST {advance|set|pin}
-//   GET  /__tusk/outbox           callbacks and notifications sent (?status=, ?kind=)
-//   GET  /__tusk/requests?limit=N the request journal;  DELETE: empty it
-//   POST /__tusk/accounts         a fresh isolated account with a key per role
+// The core controls (see control.openapi.yaml for the full description). Those marked * act on
+// one account when the request is scoped to it (scope.ts: ?account=ID or the account's admin key),
+// else on the whole server:
+//   POST /__tusk/reset          *  back to the seeded state (the clock keeps its time)
+//   POST /__tusk/seed {seed}       re-seed the fixtures and reset (whole server only)
+//   GET  /__tusk/state          *  dump the state;  PUT: load one (400 and no change when invalid)
+//   GET  /__tusk/clock          *  {now, pinned, offset_ms};  POST {advance|set|pin|follow_server}
+//   GET  /__tusk/outbox         *  callbacks and notifications sent (?status=, ?kind=)
+//   GET  /__tusk/requests?limit=N * the request journal;  DELETE: empty it
+//   POST /__tusk/accounts          a fresh isolated account with a key per role (whole server only)
 //   GET  /__tusk/openapi.json     the control plane's document
 import { Hono, type Context } from 'hono';
 import { ApiError, badRequest, invalid } from '../core/errors.js';
@@ -13,39 +15,36 @@ import { StateError } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody, jsonOf } from './body.js';
-import { loadState } from './state.js';
+import { loadAccountState, loadState } from './state.js';
+import { scopeOf, serverOnly, type Scope } from './scope.js';
+import { AccountClock, type VirtualClock } from '../store/clock.js';
 import { parseDuration } from './duration.js';
 import { freshAccount } from './accounts.js';
-import { basicCredentials } from '../http/pipeline.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/**
- * The account a control request is scoped to: `?account=ID` (404 when no account has it), else the
- * account whose admin key the request carries as HTTP Basic; undefined for the whole server.
- */
-function accountOf(c: Context, registry: Registry): string | undefined {
-  const id = c.req.query('account');
-  if (id !== undefined) {
-    if (!registry.account(id)) throw new ApiError(404, `Not found: no account with id ${id}`);
-    return id;
-  }
-  const creds = basicCredentials(c.req.header('authorization'));
-  const key = creds?.password || creds?.user;
-  const principal = key ? registry.authenticateCustomer(key) : undefined;
-  return principal?.key.role === 'admin' ? principal.account.id : undefined;
-}
-
-function resetResult(registry: Registry) {
+function resetResult(registry: Registry, scope: Scope = { kind: 'server' }) {
+  const accounts = scope.kind === 'account' ? [scope.account] : [...registry.allAccounts()];
   return {
     seed: registry.seed,
-    now: iso(registry.clock.now()),
-    accounts: [...registry.allAccounts()].map((a) => ({ account_id: a.id, name: a.name })),
+    now: iso(scope.kind === 'account' ? scope.account.ctx.clock.now() : registry.clock.now()),
+    accounts: accounts.map((a) => ({ account_id: a.id, name: a.name })),
   };
 }
 
-function clockOf(registry: Registry) {
-  return { now: iso(registry.clock.now()), pinned: registry.clock.isPinned, offset_ms: registry.clock.offsetMs };
+/** The clock a scope reads and moves: the server's, or the account's. */
+function clockIn(registry: Registry, scope: Scope): VirtualClock | AccountClock {
+  return scope.kind === 'account' ? registry.accountClock(scope.account.id)! : registry.clock;
+}
+
+function clockView(registry: Registry, scope: Scope) {
+  const clock = clockIn(registry, scope);
+  return {
+    now: iso(clock.now()),
+    pinned: clock.isPinned,
+    offset_ms: clock.offsetMs,
+    ...(clock instanceof AccountClock && scope.kind === 'account' ? { account: scope.account.id, follows_server: clock.follows } : {}),
+  };
 }
 
 function parseTime(value: string, field: string): number {
@@ -57,49 +56,63 @@ function parseTime(value: string, field: string): number {
 export function coreRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
   const registry = deps.registry;
+  const scope = (c: Context) => scopeOf(c, registry, deps.controlKey);
 
   app.post('/reset', (c) => {
     // One account (`?account=ID`, or the account whose admin key the request carries) or all.
-    const account = accountOf(c, registry);
-    if (account) {
+    const s = scope(c);
+    if (s.kind === 'account') {
       try {
-        registry.resetAccount(account);
+        registry.resetAccount(s.account.id);
       } catch (err) {
         if (err instanceof StateError) throw new ApiError(400, `account: ${err.problems.join('; ')}`, { field: 'account', rule: 'resettable' });
         throw err;
       }
-    } else registry.reset();
+    } else {
+      registry.reset();
+      deps.app.accountFaults.clear();
+    }
     deps.clockMoved();
-    return c.json(resetResult(registry));
+    return c.json(resetResult(registry, s.kind === 'account' ? { kind: 'account', account: registry.account(s.account.id)! } : s));
   });
 
   app.post('/seed', async (c) => {
+    serverOnly(scope(c), 'POST /__tusk/seed');
     const { seed } = await controlBody(c, deps.document, 'reseed');
     registry.reseed(seed);
     deps.clockMoved();
     return c.json(resetResult(registry));
   });
 
-  app.get('/state', (c) => c.json(registry.toJSON()));
+  app.get('/state', (c) => {
+    const s = scope(c);
+    return c.json(s.kind === 'account' ? registry.accountState(s.account.id) : registry.toJSON());
+  });
 
   app.put('/state', async (c) => {
+    const s = scope(c);
     const value = await jsonOf(c, true);
     try {
-      loadState(registry, value, deps.app.schemas, deps.document);
+      if (s.kind === 'account') loadAccountState(registry, s.account.id, value, deps.app.schemas, deps.document);
+      else loadState(registry, value, deps.app.schemas, deps.document);
     } catch (err) {
       if (err instanceof StateError) throw new ApiError(400, err.message, { rule: 'state' });
       throw err;
     }
     deps.clockMoved();
-    return c.json(resetResult(registry));
+    return c.json(resetResult(registry, s.kind === 'account' ? { kind: 'account', account: registry.account(s.account.id)! } : s));
   });
 
-  app.get('/clock', (c) => c.json(clockOf(registry)));
+  app.get('/clock', (c) => c.json(clockView(registry, scope(c))));
 
   app.post('/clock', async (c) => {
+    const s = scope(c);
     const move = await controlBody(c, deps.document, 'moveClock');
-    const clock = registry.clock;
-    if (move.advance !== undefined) {
+    const clock = clockIn(registry, s);
+    if (move.follow_server !== undefined) {
+      if (!(clock instanceof AccountClock)) throw invalid('follow_server', 'scope', 'only an account follows the server\'s clock: scope the request to an account (?account=ID or its admin key)');
+      if (move.follow_server) clock.follow();
+    } else if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
       if (ms === undefined) throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
       clock.advance(ms);
@@ -109,7 +122,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
       clock.pin(move.pin === null ? undefined : parseTime(move.pin, 'pin'));
     }
     deps.clockMoved();
-    return c.json(clockOf(registry));
+    return c.json(clockView(registry, s));
   });
 
   app.get('/outbox', (c) => {
@@ -118,8 +131,9 @@ export function coreRoutes(deps: ControlDeps): Hono {
     const statuses = ['pending', 'sending', 'delivered', 'failed', 'recorded'];
     if (status !== undefined && !statuses.includes(status)) throw invalid('status', 'enum', `must be one of ${statuses.join(', ')}`);
     if (kind !== undefined && kind !== 'callback' && kind !== 'notification') throw invalid('kind', 'enum', 'must be callback or notification');
+    const s = scope(c);
     const entries = registry
-      .outbox.list()
+      .outbox.list(s.kind === 'account' ? s.account.id : undefined)
       .filter((e) => (status === undefined || e.status === status) && (kind === undefined || e.kind === kind))
       .map((e) => ({
         id: e.id,
@@ -131,25 +145,29 @@ export function coreRoutes(deps: ControlDeps): Hono {
         attempts: e.attempts,
         status: e.status,
         ...(e.result !== undefined ? { result: e.result } : {}),
+        ...(e.account !== undefined ? { account: e.account } : {}),
       }));
     return c.json({ entries });
   });
 
   app.get('/requests', (c) => {
+    const s = scope(c);
     const raw = c.req.query('limit');
     const limit = raw === undefined ? 100 : Number(raw);
     if (!Number.isInteger(limit) || limit < 1 || limit > deps.journal.capacity) {
       throw invalid('limit', 'range', `must be an integer from 1 to ${deps.journal.capacity}, got "${raw}"`);
     }
-    return c.json({ capacity: deps.journal.capacity, entries: deps.journal.last(limit) });
+    return c.json({ capacity: deps.journal.capacity, entries: deps.journal.last(limit, s.kind === 'account' ? s.account.id : undefined) });
   });
 
   app.delete('/requests', (c) => {
-    deps.journal.clear();
+    const s = scope(c);
+    deps.journal.clear(s.kind === 'account' ? s.account.id : undefined);
     return c.body(null, 204);
   });
 
   app.post('/accounts', async (c) => {
+    serverOnly(scope(c), 'POST /__tusk/accounts');
     const options = await controlBody(c, deps.document, 'createAccount');
     const { fixture, keys } = freshAccount(options ?? {});
     try {

@@ -3,30 +3,42 @@
 //   PUT    /__tusk/faults   {"rules": [{"operation": "listAlarms", "latency": "100-300ms"}, "*:error=500@0.1"], "seed"?: 7}
 //                           replaces every rule (objects or the --fault flag form) and restarts the random sequences
 //   DELETE /__tusk/faults   removes every rule (204)
-import { Hono } from 'hono';
+// Scoped to an account (scope.ts: ?account=ID or the account's admin key), each acts on that
+// account's own rules, which only requests made with the account's keys meet (before the server's);
+// unscoped, on the server's rules, which every request meets.
+import { Hono, type Context } from 'hono';
 import { invalid } from '../core/errors.js';
+import type { Faults } from '../http/faults.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody } from './body.js';
+import { scopeOf } from './scope.js';
 
 export function faultRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
-  const view = () => ({ seed: deps.app.faults.currentSeed, rules: deps.app.faults.list() });
+  /** The rules the request acts on; `make` creates an account's (empty) rules on first use. */
+  const rulesOf = (c: Context, make: boolean): Faults | undefined => {
+    const s = scopeOf(c, deps.registry, deps.controlKey);
+    if (s.kind === 'server') return deps.app.faults;
+    return make ? deps.app.accountFaults.of(s.account.id) : deps.app.accountFaults.get(s.account.id);
+  };
+  const view = (f: Faults | undefined) => ({ seed: f?.currentSeed ?? deps.app.faults.serverSeed, rules: f?.list() ?? [] });
 
-  app.get('/', (c) => c.json(view()));
+  app.get('/', (c) => c.json(view(rulesOf(c, false))));
 
   app.put('/', async (c) => {
+    const target = rulesOf(c, true)!;
     const body = await controlBody(c, deps.document, 'setFaults');
     const { rules, seed } = Array.isArray(body) ? { rules: body, seed: undefined } : body;
     try {
-      deps.app.faults.set(rules, seed);
+      target.set(rules, seed);
     } catch (err) {
       throw invalid('rules', 'fault', (err as Error).message);
     }
-    return c.json(view());
+    return c.json(view(target));
   });
 
   app.delete('/', (c) => {
-    deps.app.faults.clear();
+    rulesOf(c, false)?.clear();
     return c.body(null, 204);
   });
 

@@ -14,12 +14,17 @@ export interface JournalEntry {
   path: string;
   status: number;
   ms: number;
+  /** The account the request's key opened (absent: none, e.g. a 401). */
+  account?: string;
 }
 
 /** What a request leaves in the journal: its time as epoch milliseconds, formatted only when read. */
 export interface JournalRecord extends Omit<JournalEntry, 'time'> {
   at: number;
 }
+
+/** The account column of an entry cleared by clear(account): skipped by every read. */
+const CLEARED = '\u0000cleared';
 
 export class RequestJournal {
   private readonly at: Float64Array;
@@ -28,6 +33,8 @@ export class RequestJournal {
   private readonly api: string[];
   private readonly method: string[];
   private readonly path: string[];
+  /** The account id ('' for none, CLEARED for an entry its account cleared). */
+  private readonly account: string[];
   /** One string per distinct path, so that a path sent again is not a new string kept. */
   private readonly paths = new Memo<string>();
   private next = 0;
@@ -41,6 +48,7 @@ export class RequestJournal {
     this.api = new Array<string>(capacity).fill('');
     this.method = new Array<string>(capacity).fill('');
     this.path = new Array<string>(capacity).fill('');
+    this.account = new Array<string>(capacity).fill('');
   }
 
   record(entry: JournalRecord): void {
@@ -51,26 +59,37 @@ export class RequestJournal {
     this.api[i] = entry.api;
     this.method[i] = entry.method;
     this.path[i] = this.paths.get(entry.path, same);
+    this.account[i] = entry.account ?? '';
     this.next = (i + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
   }
 
-  /** The last `limit` entries, newest last. */
-  last(limit = this.capacity): JournalEntry[] {
-    const n = Math.min(limit, this.count);
-    const out: JournalEntry[] = [];
-    for (let k = n; k > 0; k--) {
+  /** The last `limit` entries, or the last `limit` of one account's requests, newest last. */
+  last(limit = this.capacity, account?: string): JournalEntry[] {
+    const picked: number[] = [];
+    for (let k = 1; k <= this.count && picked.length < limit; k++) {
       const i = (this.next - k + this.capacity) % this.capacity;
-      out.push({ time: new Date(this.at[i]!).toISOString(), api: this.api[i]!, method: this.method[i]!, path: this.path[i]!, status: this.status[i]!, ms: this.ms[i]! });
+      const a = this.account[i]!;
+      if (a === CLEARED || (account !== undefined && a !== account)) continue;
+      picked.push(i);
     }
-    return out;
+    return picked.reverse().map((i) => {
+      const a = this.account[i]!;
+      return { time: new Date(this.at[i]!).toISOString(), api: this.api[i]!, method: this.method[i]!, path: this.path[i]!, status: this.status[i]!, ms: this.ms[i]!, ...(a ? { account: a } : {}) };
+    });
   }
 
   get size(): number {
     return this.count;
   }
 
-  clear(): void {
+  /** Empties the journal, or forgets one account's requests only. */
+  clear(account?: string): void {
+    if (account !== undefined) {
+      for (let i = 0; i < this.capacity; i++) if (this.account[i] === account) this.account[i] = CLEARED;
+      return;
+    }
+    this.account.fill('');
     this.api.fill('');
     this.method.fill('');
     this.path.fill('');

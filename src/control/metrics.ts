@@ -62,7 +62,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
 function view(registry: Registry, account: AccountStore, instance: InstanceStore) {
   return {
     instance: { id: instance.id, account: account.id, name: instance.name },
-    now: new Date(registry.clock.now()).toISOString(),
+    now: new Date(account.ctx.clock.now()).toISOString(),
     metrics: instance.metrics,
     alarms: instance.alarmStatus(),
   };

@@ -9,6 +9,7 @@ import type { ControlDeps } from './deps.js';
 import { RequestJournal } from './journal.js';
 import { StateFile } from './persist.js';
 import { ControlDocument } from './document.js';
+import { AccountFinder } from './scope.js';
 
 export interface ControlPlaneOptions {
   app: AppDependencies;
@@ -32,10 +33,13 @@ export class ControlPlane {
   readonly extension: ReturnType<typeof controlRoutes>;
   /** Whether the state file existed and was loaded at start-up. */
   readonly loadedState: boolean;
+  /** The account of a request's key, for the journal (scoped reads, issue 18). */
+  private readonly accounts: AccountFinder;
 
   constructor(options: ControlPlaneOptions) {
     const { registry } = options;
     this.journal = new RequestJournal(options.journalSize ?? 1000);
+    this.accounts = new AccountFinder(registry);
     this.state = options.stateFile ? new StateFile(options.stateFile, registry, options.saveDebounceMs) : undefined;
     const document = new ControlDocument();
     this.loadedState = this.state ? this.state.load(options.app.schemas, document) : false;
@@ -57,7 +61,9 @@ export class ControlPlane {
   observer(api: InterfaceName, next?: (r: ResponseInfo, ms: number) => void): (r: ResponseInfo, ms: number) => void {
     return (r, ms) => {
       if (!r.path.startsWith(CONTROL_PREFIX + '/')) {
-        this.journal.record({ at: this.deps.registry.clock.now(), api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10 });
+        const account = this.accounts.accountOf(r.authorization);
+        const at = (account !== undefined ? this.deps.registry.accountClock(account) : undefined) ?? this.deps.registry.clock;
+        this.journal.record({ at: at.now(), api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10, ...(account !== undefined ? { account } : {}) });
       }
       if (this.state && !READ_METHODS.has(r.method)) this.state.changed();
       next?.(r, ms);

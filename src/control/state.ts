@@ -3,7 +3,7 @@
 // interfaces' schemas. Registry.restore() then checks that the parts agree with each other.
 import { describeError, type SchemaSet } from '../openapi/ajv.js';
 import type { InterfaceName } from '../openapi/documents.js';
-import { StateError, type RegistryState } from '../store/snapshot.js';
+import { StateError, type AccountDump, type RegistryState } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDocument } from './document.js';
 
@@ -44,4 +44,14 @@ export function checkStateShape(value: unknown, schemas: SchemaSet, control: Con
 /** Checks `value` and makes it the registry's state; throws a StateError and changes nothing when it is not valid. */
 export function loadState(registry: Registry, value: unknown, schemas: SchemaSet, control: ControlDocument): void {
   registry.restore(checkStateShape(value, schemas, control));
+}
+
+/** Checks one account's dump (the AccountState schema, and its records) and makes it account `id`'s state. */
+export function loadAccountState(registry: Registry, id: string, value: unknown, schemas: SchemaSet, control: ControlDocument): void {
+  const validate = control.schema('AccountState');
+  if (!validate(value)) throw new StateError(validate.errors!.slice(0, MAX_PROBLEMS).map((e) => describeError(e, 'state')));
+  const dump = value as AccountDump;
+  // The account's records, checked as in a whole state.
+  checkStateShape({ tusk_state: 1, seed: 0, clock: { offset_ms: 0, pinned_ms: null }, outbox: { last_id: 0, entries: [] }, accounts: [dump.account] }, schemas, control);
+  registry.restoreAccount(id, dump);
 }

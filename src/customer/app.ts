@@ -53,6 +53,8 @@ export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptio
       },
     },
     limiter: () => deps.limiter,
+    // Rate-limit windows run on the account's clock (issue 18).
+    clockOf: (principal) => principal.account.ctx.clock,
     mount: (app, route) => mountCustomerResources(app, route),
     ...extra,
   });

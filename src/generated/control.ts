@@ -327,6 +327,10 @@ export interface components {
             pinned: boolean;
             /** @description ms the clock runs ahead of real time (while it runs) */
             offset_ms: number;
+            /** @description scoped to an account: its id */
+            account?: string;
+            /** @description scoped to an account: whether it follows the server's clock (it has not moved its own, or went back) */
+            follows_server?: boolean;
         };
         /** @description `<number><unit>` with unit ms, s, m, h or d (e.g. `10m`, `1.5h`, `30d`), or a number of ms. */
         Duration: string | number;
@@ -334,6 +338,8 @@ export interface components {
             advance?: components["schemas"]["Duration"];
             set?: components["schemas"]["Time"];
             pin?: components["schemas"]["Time"] | null;
+            /** @description Scoped to an account only: `true` drops the account's own clock, so that it follows the server's again (`false` changes nothing). */
+            follow_server?: boolean;
         };
         /**
          * @description `recorded`: kept without sending (notification channels without HTTP).
@@ -525,6 +531,19 @@ export interface components {
             };
             accounts: components["schemas"]["StateAccount"][];
         };
+        /** @description One account's part of the state (`GET /__tusk/state` scoped to an account; `PUT` takes it back). */
+        AccountState: {
+            /**
+             * @description the format version
+             * @constant
+             */
+            tusk_state: 1;
+            account: components["schemas"]["StateAccount"];
+            outbox: {
+                /** @description The account's callbacks and notifications (ids are handed out anew on load). */
+                entries: components["schemas"]["StateOutboxEntry"][];
+            };
+        };
         StateOutboxEntry: {
             id: number;
             /** @enum {string} */
@@ -536,9 +555,16 @@ export interface components {
             attempts: number;
             status: components["schemas"]["OutboxStatus"];
             result?: string;
+            /** @description the account whose stores queued it; its times are on that account's clock (absent: the server's) */
+            account?: string;
         };
         StateAccount: {
             id: string;
+            /** @description The account's own clock, once it moved it (`POST /__tusk/clock` scoped to the account); absent or null, it follows the server's. */
+            clock?: null | {
+                offset_ms: number;
+                pinned_ms: number | null;
+            };
             name: string;
             /** Format: email */
             team_email: string;

@@ -10,6 +10,7 @@ import { OperationValidator } from '../openapi/requests.js';
 import { ApiError } from '../core/errors.js';
 import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateLimit, validateRequest, type AuthenticateOptions, type AuthorizeOptions, type PipelineEnv } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Clock } from '../store/clock.js';
 import { ConnectionReset, faultStep, type Faults } from './faults.js';
 import { preferStep } from './prefer.js';
 import { answerStep, type AnswerOptions } from './answers.js';
@@ -39,7 +40,12 @@ export interface ApiAppOptions<P> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- extensions serve both interfaces
   extensions?: ((app: Hono<any>, api: InterfaceName) => void)[];
   /** Outside the contract: fault injection (first step of every operation) and the Prefer header (last). */
-  simulation?: { faults?: () => Faults | undefined; prefer?: boolean };
+  simulation?: { faults?: () => Faults | undefined; accountFaults?: (c: Context) => Faults | undefined; prefer?: boolean };
+  /**
+   * The clock of the principal's account (rate-limit windows follow the account's time, issue 18);
+   * absent: the limiter's own clock.
+   */
+  clockOf?: (principal: P) => Clock;
   /** Which success code to answer where the documents allow several (answers.ts); default: the implementation's own. */
   answers?: AnswerOptions;
   /** `--strict-fields`: refuse body fields the schema does not name instead of ignoring them. */
@@ -72,7 +78,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const validators = new Map(ops.map((o) => [o.operationId, new OperationValidator(o, options.doc, options.schemas)]));
   const auth = authenticate<P>(options.authenticate);
   const authz = options.authorize ? authorize<P>(options.authorize) : undefined;
-  const limit = rateLimit<P>({ limiter: options.limiter });
+  const limit = rateLimit<P>({ limiter: options.limiter, ...(options.clockOf ? { clockOf: options.clockOf } : {}) });
   const routed = new Set<string>();
   const opsById = new Map(ops.map((o) => [o.operationId, o]));
   // The pipeline middleware route() hands out, by the operation it serves (see fuse() below), and
@@ -93,7 +99,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
       validate: validateRequest<P>({ validator, ...(options.strictFields ? { strictFields: options.strictFields } : {}) }),
       rateLimit: limit,
-      ...(sim?.faults ? { faults: faultStep(sim.faults, op) } : {}),
+      ...(sim?.faults ? { faults: faultStep(sim.faults, op, sim.accountFaults) } : {}),
       ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
     }));
     pipelines.set(pipeline, op);

@@ -6,15 +6,17 @@ import type { SchemaSet } from '../openapi/ajv.js';
 import type { Registry } from '../store/registry.js';
 import type { Databases } from '../databases/databases.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { Faults } from './faults.js';
+import type { AccountFaults, Faults } from './faults.js';
 
 export interface AppDependencies {
   documents: Record<InterfaceName, OpenApiDocument>;
   schemas: SchemaSet;
   registry: Registry;
   limiter: RateLimiter;
-  /** Injected faults (GET/PUT/DELETE /__tusk/faults, --fault). */
+  /** Injected faults of the whole server (GET/PUT/DELETE /__tusk/faults, --fault). */
   faults: Faults;
+  /** Injected faults of single accounts (the same controls, scoped to an account). */
+  accountFaults: AccountFaults;
   /** The real databases behind the instances, when a database engine is on. */
   databases?: Databases;
 }

@@ -63,6 +63,8 @@ export interface ResponseInfo {
   method: string;
   path: string;
   status: number;
+  /** The request's Authorization header (to find the account it acted on; never logged or kept). */
+  authorization?: string | null;
 }
 
 /** Calls `onResponse` once per answer of `app` (errors and not-found included), by wrapping app.fetch. */
@@ -70,7 +72,7 @@ export interface ResponseInfo {
 export function observeResponses(app: Hono<any>, onResponse: (r: ResponseInfo, ms: number) => void): void {
   const dispatch = app.fetch;
   const report = (request: Request, res: Response, start: number) => {
-    onResponse({ method: request.method, path: pathOf(request.url), status: res.status }, performance.now() - start);
+    onResponse({ method: request.method, path: pathOf(request.url), status: res.status, authorization: request.headers.get('authorization') }, performance.now() - start);
     return res;
   };
   app.fetch = (request, ...rest) => {

@@ -122,6 +122,38 @@ export class ConnectionReset extends Error {
   }
 }
 
+/** The fault rules of each account that set its own (PUT /__tusk/faults scoped to an account). */
+export class AccountFaults {
+  private readonly byAccount = new Map<string, Faults>();
+
+  /** @param make a Faults with no rules, for an account setting its first */
+  constructor(private readonly make: () => Faults) {}
+
+  /** The rules of account `id`, if it set any. */
+  get(id: string): Faults | undefined {
+    return this.byAccount.get(id);
+  }
+
+  /** The rules of account `id`, made empty when it has none yet. */
+  of(id: string): Faults {
+    let f = this.byAccount.get(id);
+    if (!f) this.byAccount.set(id, (f = this.make()));
+    return f;
+  }
+
+  /** Forgets the rules of one account, or of every account. */
+  clear(id?: string): void {
+    if (id === undefined) this.byAccount.clear();
+    else this.byAccount.delete(id);
+  }
+
+  /** Whether any account has rules (when none, requests need no account lookup). */
+  get active(): boolean {
+    for (const f of this.byAccount.values()) if (f.active) return true;
+    return false;
+  }
+}
+
 export class Faults {
   private compiled: CompiledRule[] = [];
   private readonly operations: Map<InterfaceName, Map<string, OperationInfo>>;
@@ -136,7 +168,8 @@ export class Faults {
   constructor(
     private readonly documents: Record<InterfaceName, OpenApiDocument>,
     operations: OperationInfo[],
-    private readonly serverSeed: number,
+    /** The server's seed: every rule's random sequence starts from it unless set() gives another. */
+    readonly serverSeed: number,
     rules: (FaultRule | string)[] = [],
   ) {
     this.seed = serverSeed;
@@ -269,9 +302,17 @@ export class Faults {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The pipeline step (first, before authentication) of one operation. */
-export function faultStep(faults: () => Faults | undefined, op: OperationInfo): MiddlewareHandler {
+/**
+ * The fault step of one operation. `faults` gives the rules of the whole server; `accountFaults`,
+ * when given, the rules of the account the request's key belongs to (issue 18), which decide first:
+ * a request of an account meets its account's faults and the server's, never another account's.
+ */
+export function faultStep(faults: () => Faults | undefined, op: OperationInfo, accountFaults?: (c: Parameters<MiddlewareHandler>[0]) => Faults | undefined): MiddlewareHandler {
   // Not async: with no fault decided the step passes on synchronously (see composeSteps).
   return (c, next) => {
+    const own = accountFaults?.(c);
+    const mine = own?.decide(op.api, op.operationId);
+    if (own && mine) return inject(c, next, own, mine);
     const f = faults();
     const d = f?.decide(op.api, op.operationId);
     if (!f || !d) return next();

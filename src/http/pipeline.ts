@@ -11,6 +11,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError, unauthorized } from '../core/errors.js';
 import type { OperationValidator, RawBody, ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Clock } from '../store/clock.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 import { Memo } from '../core/memo.js';
 import { answerModeOf, type AnswerMode } from './answers.js';
@@ -224,14 +225,17 @@ function queryOf(url: string): URLSearchParams {
   return new URLSearchParams(hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash));
 }
 
-export interface RateLimitMiddlewareOptions {
+export interface RateLimitMiddlewareOptions<P> {
   limiter: () => RateLimiter;
+  /** The clock whose time the principal's window is counted in (default: the limiter's). */
+  clockOf?: (principal: P) => Clock;
 }
 
-export function rateLimit<P>(options: RateLimitMiddlewareOptions): MiddlewareHandler<PipelineEnv<P>> {
+export function rateLimit<P>(options: RateLimitMiddlewareOptions<P>): MiddlewareHandler<PipelineEnv<P>> {
+  const clockOf = options.clockOf;
   return (c, next) => {
     const limiter = options.limiter();
-    const wait = limiter.hit(c.get('credentialId'));
+    const wait = limiter.hit(c.get('credentialId'), clockOf?.(c.get('principal')).now());
     if (wait !== undefined) {
       throw new ApiError(429, `Too many requests: limit is ${limiter.describe()} for this key`, {}, { 'Retry-After': String(wait) });
     }

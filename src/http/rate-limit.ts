@@ -17,10 +17,12 @@ export class RateLimiter {
 
   constructor(private readonly options: RateLimitOptions) {}
 
-  /** Counts a request for `key`; returns undefined when admitted, else the seconds to wait. */
-  hit(key: string): number | undefined {
-    const { limit, windowMs, clock, maxKeys = 100_000 } = this.options;
-    const now = clock.now();
+  /**
+   * Counts a request for `key` at `now` (default: the limiter's clock; a key's account may run a
+   * clock of its own); returns undefined when admitted, else the seconds to wait.
+   */
+  hit(key: string, now = this.options.clock.now()): number | undefined {
+    const { limit, windowMs, maxKeys = 100_000 } = this.options;
     let w = this.windows.get(key);
     if (!w || now - w.start >= windowMs || now < w.start) {
       this.windows.delete(key);

@@ -39,6 +39,8 @@ export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptio
       },
     },
     limiter: () => deps.limiter,
+    // Rate-limit windows run on the account's clock (issue 18).
+    clockOf: (principal) => principal.account.ctx.clock,
     mount: mountInstanceResources,
     ...extra,
   });

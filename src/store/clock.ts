@@ -9,7 +9,8 @@ export class VirtualClock implements Clock {
   private offset = 0;
   private pinned: number | undefined;
 
-  constructor(private readonly real: () => number = Date.now) {}
+  /** @param real the real time it runs with (Date.now; tests give their own) */
+  constructor(readonly real: () => number = Date.now) {}
 
   now(): number {
     return this.pinned ?? this.real() + this.offset;
@@ -61,5 +62,72 @@ export class VirtualClock implements Clock {
   restore(state: { offset_ms: number; pinned_ms: number | null }): void {
     this.offset = state.offset_ms;
     this.pinned = state.pinned_ms ?? undefined;
+  }
+}
+
+/** An account's clock as a state dump keeps it: null while it follows the server's. */
+export type AccountClockState = { offset_ms: number; pinned_ms: number | null } | null;
+
+/**
+ * The clock of one account (issue 18): the server's clock until the account moves its own
+ * (advance, set, pin), from then on a clock of its own that starts where the server's stood, so
+ * that one CI job moving its time never moves another's. follow() goes back to the server's clock.
+ */
+export class AccountClock implements Clock {
+  private own: VirtualClock | undefined;
+
+  constructor(private readonly server: VirtualClock) {}
+
+  now(): number {
+    return (this.own ?? this.server).now();
+  }
+
+  /** Whether the account follows the server's clock (has never moved its own, or went back). */
+  get follows(): boolean {
+    return this.own === undefined;
+  }
+
+  get isPinned(): boolean {
+    return (this.own ?? this.server).isPinned;
+  }
+
+  get offsetMs(): number {
+    return (this.own ?? this.server).offsetMs;
+  }
+
+  advance(ms: number): void {
+    this.mine().advance(ms);
+  }
+
+  set(at: number): void {
+    this.mine().set(at);
+  }
+
+  pin(at: number | undefined): void {
+    this.mine().pin(at);
+  }
+
+  /** Back to the server's clock (the account's time becomes the server's). */
+  follow(): void {
+    this.own = undefined;
+  }
+
+  toJSON(): AccountClockState {
+    return this.own ? this.own.toJSON() : null;
+  }
+
+  restore(state: AccountClockState | undefined): void {
+    if (!state) this.own = undefined;
+    else this.mine().restore(state);
+  }
+
+  /** The account's own clock, made from the server's reading when first moved. */
+  private mine(): VirtualClock {
+    if (!this.own) {
+      const own = new VirtualClock(this.server.real);
+      own.restore(this.server.toJSON());
+      this.own = own;
+    }
+    return this.own;
   }
 }

@@ -21,7 +21,7 @@
 // not of the evaluation, so the outcome does not depend on how often it runs.
 import { invalid } from '../core/errors.js';
 import type { Clock } from './clock.js';
-import type { Outbox } from './outbox.js';
+import type { OutboxWriter } from './outbox.js';
 import type { Alarm, AlarmType, Maintenance, Recipient, RecipientType } from './types.js';
 import type { components } from '../generated/control.js';
 
@@ -69,7 +69,7 @@ export interface MaintenanceStart {
 /** What the monitor reads of its instance. */
 export interface MonitorHost {
   clock: Clock;
-  outbox: Outbox;
+  outbox: OutboxWriter;
   instance(): { id: number; name: string };
   alarms(): Alarm[];
   recipients(): Recipient[];

@@ -23,10 +23,20 @@ export interface OutboxEntry {
   status: 'pending' | 'sending' | 'delivered' | 'failed' | 'recorded';
   /** Last HTTP status or error text. */
   result?: string;
+  /** The account whose store queued it; its time is that account's clock (absent: the server's). */
+  account?: string;
+}
+
+/** What a store writes to: the outbox as one account sees it (Outbox.forAccount). */
+export interface OutboxWriter {
+  schedule(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; dueAt?: number }): OutboxEntry;
+  record(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; at?: number }): OutboxEntry;
 }
 
 export interface OutboxOptions {
   clock: Clock;
+  /** The clock of an account's entries (default: `clock`): entries fall due on their account's time. */
+  clockOf?: (account: string) => Clock | undefined;
   /** ms an attempt may take before it is abandoned. */
   timeoutMs?: number;
   /** attempts in all, the first included. */
@@ -64,14 +74,27 @@ const postJson = ((url: string | URL, init: RequestInit = {}) =>
     req.end(typeof init.body === 'string' ? init.body : undefined);
   })) as unknown as typeof fetch;
 
-export class Outbox {
+export class Outbox implements OutboxWriter {
   private readonly entries: OutboxEntry[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private nextId = 1;
-  private readonly opts: Required<Omit<OutboxOptions, 'fetch'>> & { fetch: typeof fetch };
+  private readonly opts: Required<Omit<OutboxOptions, 'fetch' | 'clockOf'>> & Pick<OutboxOptions, 'clockOf'> & { fetch: typeof fetch };
 
   constructor(options: OutboxOptions) {
     this.opts = { timeoutMs: 2000, maxAttempts: 3, retryDelayMs: 1000, maxEntries: 1000, concurrency: 8, fetch: postJson, ...options };
+  }
+
+  /** The clock an entry's times are on. */
+  private clockFor(account: string | undefined): Clock {
+    return (account !== undefined && this.opts.clockOf?.(account)) || this.opts.clock;
+  }
+
+  /** The outbox as the stores of account `id` write to it: entries marked with the account, on its clock. */
+  forAccount(id: string): OutboxWriter {
+    return {
+      schedule: (entry) => this.add({ kind: entry.kind ?? 'callback', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.dueAt ?? this.clockFor(id).now(), status: 'pending', account: id }),
+      record: (entry) => this.add({ kind: entry.kind ?? 'notification', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.at ?? this.clockFor(id).now(), status: 'recorded', account: id }),
+    };
   }
 
   /** Queues a POST of `body` to `target` at `dueAt` (default: now). */
@@ -96,10 +119,17 @@ export class Outbox {
 
   /** Starts every due delivery (not awaited: see settle()). */
   tick(): void {
-    const now = this.opts.clock.now();
+    const server = this.opts.clock.now();
+    const nows = new Map<string, number>(); // one reading per account and tick
+    const nowOf = (account: string | undefined) => {
+      if (account === undefined || !this.opts.clockOf) return server;
+      let now = nows.get(account);
+      if (now === undefined) nows.set(account, (now = this.clockFor(account).now()));
+      return now;
+    };
     for (const e of this.entries) {
       if (this.inFlight.size >= this.opts.concurrency) break;
-      if (e.status === 'pending' && e.dueAt <= now) this.deliver(e);
+      if (e.status === 'pending' && e.dueAt <= nowOf(e.account)) this.deliver(e);
     }
   }
 
@@ -108,13 +138,24 @@ export class Outbox {
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
-  list(): readonly OutboxEntry[] {
-    return this.entries;
+  /** The entries, or those of one account. */
+  list(account?: string): readonly OutboxEntry[] {
+    return account === undefined ? this.entries : this.entries.filter((e) => e.account === account);
   }
 
-  /** Forgets every entry (deliveries in flight finish, unlisted); ids go on. */
-  clear(): void {
-    this.entries.length = 0;
+  /** Forgets every entry, or every entry of one account (deliveries in flight finish, unlisted); ids go on. */
+  clear(account?: string): void {
+    if (account === undefined) this.entries.length = 0;
+    else for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.account === account) this.entries.splice(i, 1);
+  }
+
+  /** Takes over entries of account `id` (an account's dump): each gets a fresh id; one being sent is pending again. */
+  adopt(id: string, entries: readonly OutboxEntry[]): void {
+    for (const e of entries) {
+      const { id: _old, attempts, ...fields } = structuredClone(e);
+      this.entries.push({ ...fields, id: this.nextId++, attempts, status: e.status === 'sending' ? 'pending' : e.status, account: id });
+    }
+    this.trim();
   }
 
   /** The entries and the id sequence as plain JSON. */
@@ -154,7 +195,7 @@ export class Outbox {
       if (e.attempts >= this.opts.maxAttempts) e.status = 'failed';
       else {
         e.status = 'pending';
-        e.dueAt = this.opts.clock.now() + this.opts.retryDelayMs * e.attempts;
+        e.dueAt = this.clockFor(e.account).now() + this.opts.retryDelayMs * e.attempts;
       }
     })();
     this.inFlight.add(p);

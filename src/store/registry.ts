@@ -6,11 +6,11 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { buildFixtures, type AccountFixture, type Catalogue, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
 import { AccountStore } from './account.js';
 import type { InstanceStore } from './instance.js';
-import { VirtualClock } from './clock.js';
+import { AccountClock, VirtualClock } from './clock.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
-import { STATE_VERSION, StateError, type AccountState, type RegistryState } from './snapshot.js';
+import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
 import { SECOND_DATABASE } from './instance.js';
 import { Memo } from '../core/memo.js';
 import type { InstanceDatabases } from '../databases/databases.js';
@@ -56,13 +56,15 @@ export class Registry implements KeyIndex {
   private readonly tickListeners: (() => void)[] = [];
   /** The fixtures of the accounts added since the last reset (resetAccount() builds them anew). */
   private added = new Map<string, AccountFixture>();
+  /** Each account's clock: the server's until the account moves its own (kept across resetAccount()). */
+  private clocks = new Map<string, AccountClock>();
 
   readonly options: RegistryOptions;
 
   constructor(options: RegistryOptions) {
     this.options = { ...options };
     this.clock = options.clock ?? new VirtualClock();
-    this.outbox = new Outbox({ clock: this.clock, ...options.outbox });
+    this.outbox = new Outbox({ clock: this.clock, clockOf: (id) => this.clocks.get(id), ...options.outbox });
     this.context = {
       clock: this.clock,
       keys: this,
@@ -81,9 +83,23 @@ export class Registry implements KeyIndex {
   /** Evaluates the alarms of every instance; returns the number of notifications queued or recorded. */
   evaluateAlarms(): number {
     let sent = 0;
-    const now = this.clock.now(); // one reading for all instances (a tick visits every one)
-    for (const account of this.accounts.values()) for (const instance of account.instanceStores()) sent += instance.evaluateAlarms(now);
+    for (const account of this.accounts.values()) {
+      const now = account.ctx.clock.now(); // one reading per account (a tick visits every instance)
+      for (const instance of account.instanceStores()) sent += instance.evaluateAlarms(now);
+    }
     return sent;
+  }
+
+  /** The context of account `id`'s stores: its own clock (made on first use) and its view of the outbox. */
+  private contextFor(id: string): StoreContext {
+    let clock = this.clocks.get(id);
+    if (!clock) this.clocks.set(id, (clock = new AccountClock(this.clock)));
+    return { ...this.context, clock, outbox: this.outbox.forAccount(id) };
+  }
+
+  /** The clock of account `id` (undefined for an unknown account). */
+  accountClock(id: string): AccountClock | undefined {
+    return this.accounts.has(id) ? this.clocks.get(id) : undefined;
   }
 
   /**
@@ -100,8 +116,9 @@ export class Registry implements KeyIndex {
     this.accounts = new Map();
     this.added = new Map();
     this.keys = new Map();
+    this.clocks = new Map();
     for (const account of this.fixtures.accounts) {
-      this.accounts.set(account.id, new AccountStore(account, this.fixtures.catalogue, this.context));
+      this.accounts.set(account.id, new AccountStore(account, this.fixtures.catalogue, this.contextFor(account.id)));
     }
     this.outbox.clear();
   }
@@ -133,7 +150,7 @@ export class Registry implements KeyIndex {
     const taken = [...fixture.keys.map((k) => k.key), ...fixture.instances.map((x) => x.apikey)].filter((k) => this.keys.has(digest(k)));
     if (taken.length) throw new Error('the new account reuses API keys of another account');
     this.options.validate?.({ catalogue: this.fixtures.catalogue, accounts: [fixture] });
-    const account = new AccountStore(fixture, this.fixtures.catalogue, this.context);
+    const account = new AccountStore(fixture, this.fixtures.catalogue, this.contextFor(fixture.id));
     this.accounts.set(account.id, account);
     this.added.set(account.id, structuredClone(fixture));
     return account;
@@ -141,19 +158,21 @@ export class Registry implements KeyIndex {
 
   /**
    * Resets one account and nothing else: the seeded account to its seeded state (dated from the
-   * clock's now), an account added through the control plane to what it was when created (empty).
-   * Its keys and its instances' databases go with its old store. Throws for an unknown account, or
-   * for one that came with a loaded state (no fixture to build it from).
+   * account clock's now), an account added through the control plane to what it was when created
+   * (empty). Its keys, its outbox entries and its instances' databases go with its old store; its
+   * clock keeps its time (as reset() keeps the server's). Throws for an unknown account, or for one
+   * that came with a loaded state (no fixture to build it from).
    */
   resetAccount(id: string): AccountStore {
     const old = this.accounts.get(id);
     if (!old) throw new StateError([`no account has id ${id}`]);
     const saved = this.added.get(id);
-    const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, this.clock.now()).accounts.find((a) => a.id === id);
+    const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, old.ctx.clock.now()).accounts.find((a) => a.id === id);
     if (!fixture) throw new StateError([`account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`]);
     for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
     for (const instance of old.instanceStores()) if (instance.db) this.context.databases?.drop(instance.db);
-    const account = new AccountStore(fixture, this.fixtures.catalogue, this.context);
+    this.outbox.clear(id);
+    const account = new AccountStore(fixture, this.fixtures.catalogue, old.ctx);
     this.accounts.set(id, account);
     return account;
   }
@@ -165,8 +184,58 @@ export class Registry implements KeyIndex {
       seed: this.options.seed,
       clock: this.clock.toJSON(),
       outbox: this.outbox.toJSON(),
-      accounts: [...this.accounts.values()].map((a) => a.toJSON()),
+      accounts: [...this.accounts.values()].map((a) => {
+        const clock = this.clocks.get(a.id)?.toJSON();
+        return clock ? { ...a.toJSON(), clock } : a.toJSON();
+      }),
     };
+  }
+
+  /** One account's part of the state: the account (with its clock when it has its own) and its outbox entries. */
+  accountState(id: string): AccountDump {
+    const account = this.accounts.get(id);
+    if (!account) throw new StateError([`no account has id ${id}`]);
+    const clock = this.clocks.get(id)?.toJSON();
+    return {
+      tusk_state: STATE_VERSION,
+      account: clock ? { ...account.toJSON(), clock } : account.toJSON(),
+      outbox: { entries: this.outbox.list(id).map(({ account: _a, ...e }) => structuredClone(e)) },
+    };
+  }
+
+  /**
+   * Replaces account `id` with a dump written by accountState() (its shape already checked): the
+   * whole state with that account replaced must pass the checks restore() makes (no key of another
+   * account, ids in order, catalogue plans and regions). Every other account is untouched. Throws
+   * a StateError naming the problems and changes nothing when it cannot.
+   */
+  restoreAccount(id: string, dump: AccountDump): AccountStore {
+    const old = this.accounts.get(id);
+    if (!old) throw new StateError([`no account has id ${id}`]);
+    if (dump.account.id !== id) throw new StateError([`account.id: the dump is of account ${dump.account.id}, not ${id}`]);
+    const whole = this.toJSON();
+    whole.accounts = whole.accounts.map((a) => (a.id === id ? dump.account : a));
+    const problems = checkState(whole, this.fixtures.catalogue).map((p) => p.replace(/^accounts\.\d+/, 'account'));
+    if (problems.length) throw new StateError(problems);
+    const keys = new Map(this.keys);
+    for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
+    const clock = old.ctx.clock as AccountClock;
+    const before = clock.toJSON();
+    let account: AccountStore;
+    try {
+      clock.restore(dump.account.clock);
+      account = AccountStore.fromJSON(dump.account, this.fixtures.catalogue, old.ctx);
+    } catch (err) {
+      this.keys = keys;
+      clock.restore(before);
+      throw new StateError([(err as Error).message]);
+    }
+    this.accounts.set(id, account);
+    this.added.delete(id); // no seeded or created form to reset it to any more
+    this.outbox.clear(id);
+    this.outbox.adopt(id, dump.outbox.entries);
+    this.context.databases?.dropUnused();
+    return account;
   }
 
   /**
@@ -178,14 +247,20 @@ export class Registry implements KeyIndex {
   restore(state: RegistryState): void {
     const problems = checkState(state, this.fixtures.catalogue);
     if (problems.length) throw new StateError(problems);
-    const previous = { accounts: this.accounts, keys: this.keys };
+    const previous = { accounts: this.accounts, keys: this.keys, clocks: this.clocks };
     this.accounts = new Map();
     this.keys = new Map();
+    this.clocks = new Map();
     try {
-      for (const a of state.accounts) this.accounts.set(a.id, AccountStore.fromJSON(a, this.fixtures.catalogue, this.context));
+      for (const a of state.accounts) {
+        const ctx = this.contextFor(a.id);
+        (ctx.clock as AccountClock).restore(a.clock);
+        this.accounts.set(a.id, AccountStore.fromJSON(a, this.fixtures.catalogue, ctx));
+      }
     } catch (err) {
       this.accounts = previous.accounts;
       this.keys = previous.keys;
+      this.clocks = previous.clocks;
       throw new StateError([(err as Error).message]);
     }
     this.options.seed = state.seed;
@@ -256,6 +331,12 @@ export class Registry implements KeyIndex {
     if (!entry) return undefined;
     const given = Buffer.from(key);
     return entry.key.length === given.length && timingSafeEqual(entry.key, given) ? entry.target : undefined;
+  }
+
+  /** The id of the account a key (customer or instance) belongs to; undefined for a wrong or revoked key. */
+  accountOfKey(key: string): string | undefined {
+    const t = this.lookup(key);
+    return t && this.accounts.has(t.accountId) ? t.accountId : undefined;
   }
 
   /** The account and key record a customer key opens; undefined for a wrong, revoked or instance key. */

@@ -26,6 +26,9 @@ export type OutboxState = Omit<S['State']['outbox'], 'entries'> & { entries: Out
 
 export type { TeamMemberState } from './types.js';
 
+/** One account's part of the state (GET/PUT /__tusk/state scoped to an account). */
+export type AccountDump = Omit<S['AccountState'], 'account' | 'outbox'> & { account: AccountState; outbox: { entries: OutboxEntry[] } };
+
 export type AccountState = Omit<S['StateAccount'], 'customer' | 'keys' | 'team' | 'invoices' | 'audit' | 'instances'> & {
   /** The customer the invoices are addressed to. */
   customer: InvoiceCustomer;

@@ -3,7 +3,7 @@
 import type { components as C } from '../generated/customer.js';
 import type { components as I } from '../generated/instance.js';
 import type { Clock } from './clock.js';
-import type { Outbox } from './outbox.js';
+import type { OutboxWriter } from './outbox.js';
 import type { ContractRules } from '../openapi/rules.js';
 
 export type Role = C['schemas']['TeamRole'];
@@ -40,9 +40,11 @@ export interface KeyIndex {
 import type { InstanceDatabases } from '../databases/databases.js';
 
 export interface StoreContext {
+  /** The account's clock (store/clock.ts, AccountClock): the server's until the account moves its own. */
   clock: Clock;
   keys: KeyIndex;
-  outbox: Outbox;
+  /** The outbox as the account writes to it. */
+  outbox: OutboxWriter;
   /** ms from create-instance until ready turns true. */
   provisionDelayMs: number;
   /** ms from create-backup until the backup is ready (and its callback fires). */

@@ -421,9 +421,9 @@ describe('createApiApp: onResponse', () => {
     now.mockReturnValueOnce(3000).mockReturnValueOnce(3001);
     await send(app, 'GET', '/nowhere?x=1', { auth: false });
     expect(seen).toStrictEqual([
-      [{ method: 'GET', path: '/api/things', status: 200 }, 25],
-      [{ method: 'POST', path: '/api/things', status: 201 }, 7],
-      [{ method: 'GET', path: '/nowhere', status: 404 }, 1],
+      [{ method: 'GET', path: '/api/things', status: 200, authorization: AUTH }, 25],
+      [{ method: 'POST', path: '/api/things', status: 201, authorization: AUTH }, 7],
+      [{ method: 'GET', path: '/nowhere', status: 404, authorization: null }, 1],
     ]);
   });
 
@@ -432,6 +432,6 @@ describe('createApiApp: onResponse', () => {
     const app = build({ onResponse: (r) => seen.push(r) });
     const res = await app.fetch({ url: 'http://tusk', method: 'GET', headers: new Headers() } as unknown as Request);
     expect(res.status).toBe(404);
-    expect(seen).toStrictEqual([{ method: 'GET', path: '/', status: 404 }]);
+    expect(seen).toStrictEqual([{ method: 'GET', path: '/', status: 404, authorization: null }]);
   });
 });

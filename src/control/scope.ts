@@ -1,0 +1,60 @@
+// Which account a control request acts on (issue 18), so that many CI jobs can share one stand-in:
+//   ?account=ID                  that account (404 when no account has it);
+//   an admin key of an account   (HTTP Basic, `-u :KEY`, the key the job already has) that account;
+//   the control key, or no key   the whole server.
+// A key that opens an account but is not its admin key is a 403 (the controls of an account act on
+// all of it); a key of no account that is not the control key is a 401. A key and an ?account=
+// that disagree are a 403: a job never acts on another account. With `--control-key`, app.ts has
+// already refused every request that carries neither the control key nor an admin key.
+import type { Context } from 'hono';
+import { ApiError, unauthorized } from '../core/errors.js';
+import { Memo } from '../core/memo.js';
+import { basicCredentials } from '../http/pipeline.js';
+import type { AccountStore } from '../store/account.js';
+import type { Registry } from '../store/registry.js';
+
+export type Scope = { kind: 'server' } | { kind: 'account'; account: AccountStore };
+
+const SERVER: Scope = { kind: 'server' };
+
+/** The key an Authorization header carries (the password of HTTP Basic, else the user), '' for none. */
+export function keyOfHeader(header: string | null | undefined): string {
+  const creds = header ? basicCredentials(header) : undefined;
+  return (creds && (creds.password || creds.user)) || '';
+}
+
+/** Finds the account of a request's Authorization header, remembering the key each header carries. */
+export class AccountFinder {
+  private readonly keys = new Memo<string>({ size: 10_000 });
+
+  constructor(private readonly registry: Registry) {}
+
+  /** The id of the account whose key (customer or instance) the header carries, if any. */
+  accountOf(header: string | null | undefined): string | undefined {
+    if (!header) return undefined;
+    const key = this.keys.get(header, keyOfHeader);
+    return key ? this.registry.accountOfKey(key) : undefined;
+  }
+}
+
+export function scopeOf(c: Context, registry: Registry, controlKey: string | undefined): Scope {
+  const id = c.req.query('account');
+  const key = keyOfHeader(c.req.header('authorization'));
+  let named: AccountStore | undefined;
+  if (id !== undefined) {
+    named = registry.account(id);
+    if (!named) throw new ApiError(404, `Not found: no account with id ${id}`);
+  }
+  if (!key || (controlKey !== undefined && key === controlKey)) return named ? { kind: 'account', account: named } : SERVER;
+  const customer = registry.authenticateCustomer(key);
+  const owner = customer?.account ?? registry.authenticateInstance(key)?.account;
+  if (!owner) throw unauthorized('Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)');
+  if (customer?.key.role !== 'admin') throw new ApiError(403, `Forbidden: the controls of an account need an admin key of the account, not ${customer ? `a ${customer.key.role} key` : 'an instance key'}`);
+  if (named && named !== owner) throw new ApiError(403, `Forbidden: the key is of account ${owner.id}, not of account ${named.id}`);
+  return { kind: 'account', account: owner };
+}
+
+/** The scope of a control that acts on the whole server only: a 403 when the request is scoped to an account. */
+export function serverOnly(scope: Scope, what: string): void {
+  if (scope.kind === 'account') throw new ApiError(403, `Forbidden: ${what} acts on the whole server; it cannot be scoped to one account (use the control key, or no key without --control-key)`);
+}
