@@ -81,10 +81,31 @@ export function formEncode(body: Record<string, unknown>): string {
 }
 
 export class Client {
+  /** How far the target's clock runs ahead of this machine's (ms), as its Date headers tell. */
+  private clockOffsetMs = 0;
+
   constructor(
     readonly contract: Contract,
     readonly target: Target,
   ) {}
+
+  /**
+   * The target's time now. A test that picks a time relative to now (a point in time to recover
+   * to, a maintenance date) takes it from here, not from this machine: a stand-in whose clock was
+   * moved (Tusk's virtual clock, one per account) tells its time in the Date header of its answers.
+   * When the two agree within 2 s (a real deployment), this machine's time is used as it is.
+   */
+  now(): number {
+    return Date.now() + this.clockOffsetMs;
+  }
+
+  /** Learns the target's time from the Date header of a successful answer (second precision). */
+  private observeDate(res: Response): void {
+    const date = res.status < 400 ? Date.parse(String(res.headers.date ?? '')) : NaN;
+    if (!Number.isFinite(date)) return;
+    const diff = date + 500 - Date.now();
+    this.clockOffsetMs = Math.abs(diff) < 2000 ? 0 : diff;
+  }
 
   url(api: InterfaceName, operationId: string, params: Record<string, string | number> = {}): { base: string; method: string; path: string } {
     const op = this.contract.operation(api, operationId);
@@ -108,6 +129,7 @@ export class Client {
   async call(api: InterfaceName, operationId: string, call: Call): Promise<Response> {
     const { base, method, path } = this.url(api, operationId, call.params);
     const res = await this.send(base, method, path, call);
+    this.observeDate(res);
     sent.set(res, { api, operationId, method, path });
     if (!call.unchecked) {
       this.contract.check(api, operationId, res, { method, path });

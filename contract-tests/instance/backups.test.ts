@@ -42,7 +42,7 @@ describe('listing backups', () => {
     const times = list.map((b) => timeOf(b.backup_date));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     // 30 days back from now, with a minute of slack for clocks.
-    expect(Math.min(...times)).toBeGreaterThanOrEqual(Date.now() - 30 * DAY - 60_000);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(t.api.now() - 30 * DAY - 60_000);
     for (const b of list) {
       expect(b.url).toMatch(/^https?:\/\//);
       expect(b.file_name).toContain('/');
@@ -73,7 +73,7 @@ describe('listing backups', () => {
     const url = new URL(b!.url);
     // Reference implementation's form: ?expires=<unix seconds>&signature=<hex>.
     const expires = Number(url.searchParams.get('expires'));
-    expect(expires * 1000).toBeGreaterThan(Date.now());
+    expect(expires * 1000).toBeGreaterThan(t.api.now());
     expect(url.searchParams.get('signature')).toMatch(/^[0-9a-f]+$/);
   });
 });
@@ -85,7 +85,7 @@ describe('creating a backup', () => {
     expect([200, 204]).toContain(res.status);
     const fresh = await poll(async () => (await listBackups()).find((b) => !before.has(b.id)));
     expect((await listBackups())[0]).toEqual({ ...fresh, url: expect.any(String) });
-    expect(Date.now() - timeOf(fresh.backup_date)).toBeLessThan(10 * 60_000);
+    expect(t.api.now() - timeOf(fresh.backup_date)).toBeLessThan(10 * 60_000);
   });
 
   it('POSTs the BackupReadyCallback to the callback when the backup is ready', async () => {
@@ -154,7 +154,7 @@ describe('restoring a backup', () => {
 describe('point-in-time recovery', () => {
   it('POSTs {action: pitr, account_id} to the callback when the recovery completes', async () => {
     const callback = receiver.url();
-    const res = await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(Date.now() - 60 * 60_000), callback } });
+    const res = await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 60 * 60_000), callback } });
     expect([200, 204]).toContain(res.status);
     const got = await receiver.waitFor(callback, { timeoutMs: patience() });
     const validate = callbackValidator('PitrCompletedCallback');
@@ -167,14 +167,14 @@ describe('point-in-time recovery', () => {
     const restore = receiver.url();
     const pitr = receiver.url();
     await t.api.instance('restoreBackup', key, { body: { backup_id: b!.id, callback: restore } });
-    await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(Date.now() - 2 * DAY), callback: pitr }, form: true });
+    await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 2 * DAY), callback: pitr }, form: true });
     const [r, p] = await Promise.all([receiver.waitFor(restore, { timeoutMs: patience() }), receiver.waitFor(pitr, { timeoutMs: patience() })]);
     expect((r.body as { account_id: string }).account_id).toBe((p.body as { account_id: string }).account_id);
   }, CALLBACK_TEST_TIMEOUT);
 
   it('refuses a pit in the future, before the 30-day window, not on the calendar or in another form (400 naming pit)', async () => {
     const callback = receiver.url();
-    for (const pit of [pitOf(Date.now() + DAY), pitOf(Date.now() - 31 * DAY), '2026-02-30 10:00', '2026-11-20T14:30', '2026-11-20 14:30:00', '']) {
+    for (const pit of [pitOf(t.api.now() + DAY), pitOf(t.api.now() - 31 * DAY), '2026-02-30 10:00', '2026-11-20T14:30', '2026-11-20 14:30:00', '']) {
       expectError(await t.api.instance('recoverToPointInTime', key, { body: { pit, callback } }), 400, 'pit');
     }
     expectError(await t.api.instance('recoverToPointInTime', key, { body: { callback } }), 400, 'pit');

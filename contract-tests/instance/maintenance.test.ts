@@ -24,7 +24,7 @@ describe('maintenance', () => {
     const { items } = await withMaintenance();
     for (const m of items) {
       expect(m.status).toBe('scheduled');
-      expect(timeOf(m.scheduled_by)).toBeGreaterThan(Date.now());
+      expect(timeOf(m.scheduled_by)).toBeGreaterThan(t.api.now());
       expect(timeOf(m.scheduled_by)).toBeLessThanOrEqual(timeOf(m.required_by));
     }
   });
@@ -32,7 +32,7 @@ describe('maintenance', () => {
   it('rescheduling moves scheduled_by and keeps the item scheduled', async () => {
     const { key, items } = await withMaintenance();
     const m = items[0]!;
-    const target = Math.floor((Date.now() + timeOf(m.required_by)) / 2 / 1000) * 1000;
+    const target = Math.floor((t.api.now() + timeOf(m.required_by)) / 2 / 1000) * 1000;
     const res = await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(target) } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: m.id, status: 'scheduled', scheduled_by: maintenanceDateOf(target), required_by: m.required_by });
@@ -42,7 +42,7 @@ describe('maintenance', () => {
   it('rescheduling accepts form encoding and any UTC offset', async () => {
     const { key, items } = await withMaintenance();
     const m = items[0]!;
-    const target = Math.floor((Date.now() + 2 * DAY) / 1000) * 1000;
+    const target = Math.floor((t.api.now() + 2 * DAY) / 1000) * 1000;
     // The same moment written with +0200.
     const local = new Date(target + 2 * 60 * 60_000).toISOString().slice(0, 19).replace('T', ' ') + ' +0200';
     const res = await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: local }, form: true });
@@ -54,7 +54,7 @@ describe('maintenance', () => {
     const { key, items } = await withMaintenance();
     const m = items[0]!;
     const cases = [
-      maintenanceDateOf(Date.now() - DAY),
+      maintenanceDateOf(t.api.now() - DAY),
       maintenanceDateOf(timeOf(m.required_by) + 1000),
       '2026-02-30 02:00:00 +0000',
       '2026-12-01T02:00:00Z',
@@ -75,13 +75,13 @@ describe('maintenance', () => {
     expect(res.body).toMatchObject({ id: m.id, status: 'in_progress' });
     expect((await list(key)).find((x) => x.id === m.id)!.status).toBe('in_progress');
     expectError(await t.api.instance('runMaintenance', key, { params: { id: m.id } }), 400);
-    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(Date.now() + DAY) } }), 400, 'scheduled_by');
+    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }), 400, 'scheduled_by');
   });
 
   it('an unknown id is a 404; a non-integer id a 400', async () => {
     const { key } = await withMaintenance();
     expectError(await t.api.instance('runMaintenance', key, { params: { id: 999999 } }), 404);
-    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: 999999 }, body: { scheduled_by: maintenanceDateOf(Date.now() + DAY) } }), 404);
+    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: 999999 }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }), 404);
     expectError(await t.api.instance('runMaintenance', key, { params: { id: 'next' } }), 400, 'id');
   });
 

@@ -86,6 +86,18 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const pipelines = new WeakMap<object, OperationInfo>();
   const finishers = new WeakMap<object, Finish>();
 
+  // The Date header of an answer to an account whose clock is not real time (issue 18): the
+  // account's time, so that a client (and the conformance suite) reads the time the server keeps.
+  const clockOf = options.clockOf;
+  const date = clockOf
+    ? (c: Context, res: Response) => {
+        const principal = c.get('principal') as P | undefined;
+        if (principal === undefined) return;
+        const now = clockOf(principal).now();
+        if (Math.abs(now - Date.now()) >= 1000) res.headers.set('Date', new Date(now).toUTCString());
+      }
+    : undefined;
+
   const route: Route = (operationId) => {
     const validator = validators.get(operationId);
     if (!validator) throw new Error(`route(): the ${options.api} document has no operation ${operationId}`);
@@ -103,7 +115,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
     }));
     pipelines.set(pipeline, op);
-    finishers.set(pipeline, finisher(options.answers ? answerStep(options.doc, op, options.answers) : undefined));
+    finishers.set(pipeline, finisher(options.answers ? answerStep(options.doc, op, options.answers) : undefined, date));
     return pipeline;
   };
 
@@ -135,7 +147,11 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
     guard.check(c);
     return errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`));
   });
-  app.onError((err, c) => errorResponse(c, err));
+  app.onError((err, c) => {
+    const res = errorResponse(c, err);
+    date?.(c, res);
+    return res;
+  });
 
   // The request log and journal see every answer, errors and not-found included.
   if (options.onResponse) observeResponses(app, options.onResponse);
@@ -157,12 +173,14 @@ export function ignoredFieldsHeader(names: readonly string[]): string {
 
 /**
  * What happens to a handler's answer: the fields the request-body convention ignored are named in
- * `Tusk-Ignored-Fields`, then the success status may change (answers.ts).
+ * `Tusk-Ignored-Fields`, the Date header tells the account's time when it is not real time, then
+ * the success status may change (answers.ts).
  */
-function finisher(answer: Finish | undefined): Finish {
+function finisher(answer: Finish | undefined, date: ((c: Context, res: Response) => void) | undefined): Finish {
   return (c, res) => {
     const ignored = c.get('ignoredFields') as readonly string[] | undefined;
     if (ignored) res.headers.set('Tusk-Ignored-Fields', ignoredFieldsHeader(ignored));
+    date?.(c, res);
     return answer ? answer(c, res) : res;
   };
 }

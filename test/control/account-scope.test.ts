@@ -84,6 +84,20 @@ describe('controls scoped to one account', () => {
       expect(Math.abs(Date.parse(back.body.now) - Date.parse((await control('/clock')).body.now))).toBeLessThan(1000);
     });
 
+    it('answers to an account whose clock runs ahead carry its time in the Date header; those following the server, the server\'s', async () => {
+      expect((await control('/clock', { method: 'POST', key: a.admin_key, body: { advance: '1h' } })).status).toBe(200);
+      const ahead = await call('customer', '/api/plans', { key: a.admin_key });
+      const clock = (await control('/clock', { key: a.admin_key })).body;
+      expect(clock.follows_server).toBe(false);
+      expect(Math.abs(Date.parse(ahead.headers.get('date')!) - Date.parse(clock.now))).toBeLessThan(2000);
+      const bad = await call('customer', '/api/instances/999999', { key: a.admin_key });
+      expect(bad.status).toBe(404);
+      expect(Math.abs(Date.parse(bad.headers.get('date')!) - Date.parse(clock.now))).toBeLessThan(2000);
+      // b follows the server's clock (moved 2 minutes above): its answers tell the server's time.
+      const server = Date.parse((await control('/clock')).body.now);
+      expect(Math.abs(Date.parse((await call('customer', '/api/plans', { key: b.admin_key })).headers.get('date')!) - server)).toBeLessThan(2000);
+    });
+
     it('follow_server without an account is a 400 naming the field', async () => {
       expect(await control('/clock', { method: 'POST', body: { follow_server: true } })).toMatchObject({ status: 400, body: { field: 'follow_server', rule: 'scope' } });
     });
