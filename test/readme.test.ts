@@ -89,6 +89,27 @@ describe('the README', () => {
     }
   });
 
+  it('parallel CI jobs: a job creates its account, passes the suite with its keys, and moves, reads and resets only its own', async () => {
+    const [block] = blocks('jobs');
+    expect(block).toBeDefined();
+    // A server of its own: the other blocks move the shared one's clock.
+    const own = await startTusk({ customerPort: 0, instancePort: 0, log: 'off' });
+    let out: string[];
+    try {
+      const script = block!.replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, own.customerUrl).replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, own.instanceUrl);
+      out = (await bash(script.replace(/\bnpx tusk /g, `${process.execPath} ${BIN} `))).trim().split('\n');
+    } finally {
+      await own.close();
+    }
+    expect(out[0]).toBe('suite passed');
+    const [moved, server, outbox, reset] = out.slice(1).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(moved).toMatchObject({ follows_server: false });
+    expect(Date.parse(String(moved!.now)) - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+    expect(server).toMatchObject({ offset_ms: 0 });
+    expect((outbox!.entries as { account: string }[]).every((e) => e.account === moved!.account)).toBe(true);
+    expect(reset!.accounts).toEqual([{ account_id: moved!.account, name: 'ci job 7' }]);
+  }, 120_000);
+
   it('databases: an instance is a real database; a backup and a restore bring a table back', async () => {
     const [block] = blocks('databases');
     expect(block).toBeDefined();
