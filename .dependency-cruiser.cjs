@@ -1,7 +1,8 @@
 // The dependency rules of src/ (issue 16), checked by `npm run lint` (so by `npm test`): no import
 // cycle, and layers that point one way:
 //   core (errors, limits, memo)  ->  openapi (documents, rules, validation)  ->  store, databases  ->  http  ->  customer, instance
-//   (resource apps), control (beside them)  ->  server  ->  cli, conformance
+//   (resource apps), control (beside them)  ->  server  ->  cli, conformance; proxy (the validating
+//   proxy) uses core and openapi only, and only cli uses it
 // A module may import its own layer and the layers to its left, never one to its right.
 /** @type {import('dependency-cruiser').IConfiguration} */
 const layer = (name, path, forbidden) => ({
@@ -11,7 +12,7 @@ const layer = (name, path, forbidden) => ({
   from: { path: `^src/${path}` },
   to: { path: `^src/(${forbidden.join('|')})` },
 });
-const ABOVE_HTTP = ['customer/', 'instance/', 'control/', 'docs/', 'server\\.ts', 'cli\\.ts', 'conformance/'];
+const ABOVE_HTTP = ['customer/', 'instance/', 'control/', 'docs/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/'];
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'an import cycle', from: {}, to: { circular: true } },
@@ -20,9 +21,11 @@ module.exports = {
     layer('store', 'store/', ['http/', ...ABOVE_HTTP]),
     layer('databases', 'databases/', ['store/', 'http/', ...ABOVE_HTTP]),
     layer('http', 'http/', ABOVE_HTTP),
-    layer('resources', '(customer|instance)/', ['control/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
-    layer('control', 'control/', ['customer/', 'instance/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
-    layer('server', 'server\\.ts', ['cli\\.ts', 'conformance/']),
+    layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    // The validating proxy judges traffic with the documents alone: no store, no stand-in.
+    layer('proxy', 'proxy/', ['store/', 'databases/', 'http/', 'customer/', 'instance/', 'control/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('server', 'server\\.ts', ['proxy/', 'cli\\.ts', 'conformance/']),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

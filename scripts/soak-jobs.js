@@ -60,8 +60,12 @@ function runSuite(job, keys) {
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('exit', (code) => {
+      if (code !== 0) {
+        mkdirSync(join(dirname(flags.out), 'soak-jobs'), { recursive: true });
+        writeFileSync(join(dirname(flags.out), 'soak-jobs', `job-${job}.log`), out);
+      }
       const total = /total\s+\d+ files: (\d+) passed, (\d+) failed, (\d+) skipped/.exec(out);
-      resolve({ code, passed: Number(total?.[1] ?? 0), failed: Number(total?.[2] ?? 0), skipped: Number(total?.[3] ?? 0), tail: code === 0 ? '' : out.split('\n').filter((l) => /FAIL|violation|Error/.test(l)).slice(0, 12).join('\n') });
+      resolve({ code, passed: Number(total?.[1] ?? 0), failed: Number(total?.[2] ?? 0), skipped: Number(total?.[3] ?? 0), tail: code === 0 ? '' : out.slice(out.indexOf('Conformance summary')).split('\n').slice(0, 30).join('\n') });
     });
   });
 }

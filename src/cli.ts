@@ -2,6 +2,8 @@
 // `tusk --help` lists commands and flags, each with its default.
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
+import type { CoverageReport } from './openapi/coverage.js';
+import { coverageTable, writeCoverageFiles } from './openapi/coverage-render.js';
 import { DEFAULTS, startTusk } from './server.js';
 import { DOCS_PATH } from './docs/routes.js';
 import { INTERFACES } from './openapi/documents.js';
@@ -34,10 +36,29 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'answers', arg: 'default|production', help: "success codes where the documents allow several: the reference implementation's, or production's (201 on creates, 204 on deletes; env TUSK_ANSWERS; per request: header Tusk-Answers)", default: 'default' },
   { name: 'vary-success', help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)', default: 'off' },
   { name: 'strict-fields', help: 'refuse body fields the schema does not name with a 400 instead of ignoring them (env TUSK_STRICT_FIELDS=1; per request: header Tusk-Strict-Fields: true)', default: 'off' },
+  { name: 'coverage', arg: 'FILE', help: 'on shutdown, write the API coverage of the traffic served (GET /__tusk/coverage) to FILE as JSON and beside it as HTML (FILE.html, or FILE with .json replaced)', default: 'none' },
   { name: 'log', arg: 'text|json', help: 'request log format, one line per request', default: DEFAULTS.log },
   { name: 'quiet', help: 'no request log', default: 'off' },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
 ];
+
+const COVERAGE_FLAGS: Flag[] = [
+  { name: 'url', arg: 'URL', help: 'base URL of a running tusk serve (either port) or tusk proxy (its customer port)', default: 'http://127.0.0.1:4010' },
+  { name: 'key', arg: 'KEY', help: "an account's admin key: that account's coverage (or the control key, with --control-key)", default: 'none: all traffic' },
+  { name: 'account', arg: 'ID', help: 'that account\'s coverage', default: 'none: all traffic' },
+  { name: 'json', help: 'print the JSON report instead of the table', default: 'off' },
+  { name: 'help', short: 'h', help: 'this help', default: 'off' },
+];
+
+export const COVERAGE_HELP = `Usage: tusk coverage [flags]
+
+Prints what the clients' requests exercised on a running stand-in: per interface the share of
+operations and documented statuses seen, then per operation the statuses seen and never seen
+(e.g. \`getAlarm  200 ok (3), 401 ok (1), 404 never\`), never-exercised operations first, and the
+traffic outside the contract. Reads GET /__tusk/coverage.
+
+Flags:
+${flagLines(COVERAGE_FLAGS)}`;
 
 const DOCS_FLAGS: Flag[] = [
   { name: 'out', arg: 'DIR', help: 'folder to write (emptied first), relative to the current one', default: 'dist/docs' },
@@ -80,6 +101,8 @@ Commands:
   serve     run the stateful stand-in of both interfaces (tusk serve --help)
   test      run the conformance suite against a deployment or in-process (tusk test --help)
   docs      write the API reference as static HTML (tusk docs --help)
+  proxy     forward to a deployment, checking every exchange against the documents (tusk proxy --help)
+  coverage  print what the clients' requests exercised on a running stand-in (tusk coverage --help)
 
 Flags:
   -h, --help   this help (default off)
@@ -150,6 +173,8 @@ async function serveCommand(args: string[]): Promise<void> {
     strictFields: values['strict-fields'] || envFlag('TUSK_STRICT_FIELDS') ? true : undefined,
     log: values.quiet ? ('off' as const) : (log as 'text' | 'json' | undefined),
   };
+  const coverageFile = str('coverage');
+  if (coverageFile === '') fail('--coverage needs a file name');
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
   let tusk;
   try {
@@ -186,11 +211,50 @@ async function serveCommand(args: string[]): Promise<void> {
     if (closing) return;
     closing = true;
     console.log(`tusk: ${signal}, shutting down`);
+    if (coverageFile) {
+      try {
+        for (const file of writeCoverageFiles(coverageFile, tusk.deps.coverage.report())) console.log(`tusk: coverage       ${file}`);
+      } catch (err) {
+        console.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
+      }
+    }
     void tusk.close().then(() => process.exit(0));
     setTimeout(() => process.exit(0), 10_000).unref(); // close() stops the database engine too
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+async function coverageCommand(args: string[]): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, strict: true, options: parseOptions(COVERAGE_FLAGS) }));
+  } catch (err) {
+    fail(`${(err as Error).message}\n\n${COVERAGE_HELP}`);
+  }
+  if (values.help) {
+    process.stdout.write(COVERAGE_HELP);
+    return;
+  }
+  const base = ((values.url as string | undefined) ?? 'http://127.0.0.1:4010').replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(`${base}/__tusk/coverage`);
+  } catch {
+    fail(`--url must be an http(s) URL, got "${base}"`);
+  }
+  if (values.account) url.searchParams.set('account', values.account as string);
+  const headers: Record<string, string> = values.key ? { authorization: `Basic ${Buffer.from(`:${values.key as string}`).toString('base64')}` } : {};
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+  } catch (err) {
+    fail(`cannot reach ${url.origin}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+  }
+  const text = await res.text();
+  if (!res.ok) fail(`${url.href} answered ${res.status}: ${text.slice(0, 300)}`);
+  const report = JSON.parse(text) as CoverageReport;
+  process.stdout.write(values.json ? JSON.stringify(report, null, 2) + '\n' : coverageTable(report));
 }
 
 async function docsCommand(args: string[]): Promise<void> {
@@ -226,6 +290,10 @@ export async function main(argv: string[]): Promise<void> {
       return (await import('./conformance/run.js')).testCommand(rest);
     case 'docs':
       return docsCommand(rest);
+    case 'coverage':
+      return coverageCommand(rest);
+    case 'proxy':
+      return (await import('./proxy/cli.js')).proxyCommand(rest);
     case undefined:
     case '-h':
     case '--help':

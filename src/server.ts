@@ -18,6 +18,7 @@ import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
 import { validateFixtures } from '../fixtures/validate.js';
 import { AccountFaults, Faults, type FaultRule } from './http/faults.js';
 import { AccountFinder } from './control/scope.js';
+import { CoverageRecorder } from './openapi/coverage.js';
 import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
@@ -126,6 +127,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
     faults: new Faults(documents, allOperations, o.seed, o.faults ?? []),
     accountFaults: new AccountFaults(() => new Faults(documents, allOperations, o.seed)),
+    coverage: new CoverageRecorder(documents),
     ...(databases ? { databases } : {}),
   };
   // Outside the contract, in every operation's pipeline: injected faults (the server's, and those of
@@ -143,12 +145,17 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const control = new ControlPlane({ app: deps, registry, ...(o.state ? { stateFile: o.state } : {}), ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}) });
   const extensions: NonNullable<ApiAppOptions<unknown>['extensions']> = [docsRoutes(documents), control.extension];
   const onResponse = (api: InterfaceName) => control.observer(api, log ? requestLogger(log, api) : undefined);
+  // API coverage: every answer, by the operation that took the request (if any), its status and account.
+  const onAnswer = (api: InterfaceName) => (c: Context, res: Response) => {
+    const principal = c.get('principal') as { account: { id: string } } | undefined;
+    deps.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.account.id, { method: c.req.method, path: c.req.path });
+  };
   return {
     deps,
     registry,
     control,
-    customer: createCustomerApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('customer') }),
-    instance: createInstanceApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('instance') }),
+    customer: createCustomerApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('customer'), onAnswer: onAnswer('customer') }),
+    instance: createInstanceApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('instance'), onAnswer: onAnswer('instance') }),
   };
 }
 

@@ -2,15 +2,12 @@
 // that any HTTP response honours the document for its operation (declared status, content type,
 // body schema, required headers).
 import { loadDocuments, type InterfaceName, type OpenApiDocument } from '../../src/openapi/documents.js';
-import { readOperations, declaredResponse, type OperationInfo } from '../../src/openapi/operations.js';
-import { SchemaSet, describeError } from '../../src/openapi/ajv.js';
+import { readOperations, type OperationInfo } from '../../src/openapi/operations.js';
+import { SchemaSet } from '../../src/openapi/ajv.js';
 
 /** The parts of an HTTP response the check reads (supertest's Response fits). */
-export interface ResponseLike {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  text?: string;
-}
+export type { ResponseLike } from '../../src/openapi/exchange.js';
+import { responseDepartures, type ResponseLike } from '../../src/openapi/exchange.js';
 
 /** The request a response answered, as the summary of a run names it. */
 export interface RequestLine {
@@ -85,53 +82,9 @@ export class Contract {
     return op;
   }
 
-  /** Every way the response departs from the document; empty when it conforms. */
+  /** Every way the response departs from the document; empty when it conforms (src/openapi/exchange.ts, shared with the proxy). */
   violations(api: InterfaceName, operationId: string, res: ResponseLike): string[] {
-    const op = this.operation(api, operationId);
-    const out: string[] = [];
-    const declared = declaredResponse(op, res.status);
-    if (!declared) {
-      return [`status ${res.status} is not declared (declared: ${[...op.responses.keys()].join(', ')})`];
-    }
-    const header = (name: string) => {
-      const v = res.headers[name.toLowerCase()];
-      return Array.isArray(v) ? v.join(', ') : v;
-    };
-    for (const h of declared.headers) {
-      const value = header(h.name);
-      if (value === undefined) {
-        if (h.required) out.push(`header ${h.name} is required on ${res.status} but absent`);
-        continue;
-      }
-      const validate = this.schemas.validator(api, h.schemaRef);
-      if (!validate(value)) out.push(`header ${h.name} ${JSON.stringify(value)}: ${describeError(validate.errors![0]!)}`);
-    }
-    const text = res.text ?? '';
-    const contentType = (header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (declared.content.length === 0) {
-      if (text.length > 0) out.push(`status ${res.status} declares no body, but one was sent (${contentType || 'no content type'})`);
-      return out;
-    }
-    const media = declared.content.find((m) => m.mediaType.toLowerCase() === contentType);
-    if (!media) {
-      out.push(`content type ${JSON.stringify(contentType)} is not declared for ${res.status} (declared: ${declared.content.map((m) => m.mediaType).join(', ')})`);
-      return out;
-    }
-    if (!media.schemaRef) return out;
-    let body: unknown = text;
-    if (/json/.test(media.mediaType)) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        out.push(`body is not valid JSON: ${JSON.stringify(text.slice(0, 80))}`);
-        return out;
-      }
-    }
-    const validate = this.schemas.validator(api, media.schemaRef);
-    if (!validate(body)) {
-      out.push(`body does not match the ${res.status} schema: ${describeError(validate.errors![0]!, 'body')}`);
-    }
-    return out;
+    return responseDepartures(this.schemas, this.operation(api, operationId), res).map((d) => d.message);
   }
 
   /** Throws a ContractViolation naming every departure; returns the response for chaining. */

@@ -30,10 +30,10 @@ export function controlApp(deps: ControlDeps): Hono {
 
 /**
  * Controls one account may call with its own admin key, acting on that account only (scope.ts):
- * reset, state, clock, outbox, request journal, faults, and its instances' metrics and events.
+ * reset, state, clock, outbox, request journal, faults, coverage, and its instances' metrics and events.
  * Not: re-seeding and creating accounts, which act on the whole server.
  */
-const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|state|clock|outbox|requests|faults)\/?$/;
+const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|state|clock|outbox|requests|faults|coverage)\/?$/;
 
 const same = (a: string, b: string) => {
   const x = Buffer.from(a);

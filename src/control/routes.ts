@@ -6,6 +6,7 @@ import type { ControlDeps } from './deps.js';
 import { coreRoutes } from './core.js';
 import { metricsRoutes } from './metrics.js';
 import { faultRoutes } from './faults.js';
+import { coverageRoutes } from './coverage.js';
 
 export interface ControlRoute {
   /** Mount path below /__tusk ('/' for the root). */
@@ -18,4 +19,5 @@ export const CONTROL_ROUTES: ControlRoute[] = [
   { path: '/', routes: coreRoutes },
   { path: '/instances', routes: metricsRoutes }, // metrics and events: alarms that fire
   { path: '/faults', routes: faultRoutes }, // fault injection
+  { path: '/coverage', routes: coverageRoutes }, // what the clients' requests exercised
 ];

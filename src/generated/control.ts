@@ -139,6 +139,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__tusk/coverage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the clients' requests exercised
+         * @description Per operation of both documents and per documented response status, how often the server
+         *     answered it (the documents' operations and statuses are the denominator); statuses an
+         *     operation does not declare, and requests no operation took (unknown paths, methods a path
+         *     does not take), are listed apart. Operations never exercised come first. Scoped to an
+         *     account (`?account=ID` or its admin key), the requests made with that account's keys only.
+         *     `tusk coverage --url URL` prints it as a table; `tusk serve --coverage FILE` writes it as JSON
+         *     and HTML on shutdown.
+         */
+        get: operations["getCoverage"];
+        put?: never;
+        post?: never;
+        /** Forget the coverage counts (of the scoped account only, when scoped) */
+        delete: operations["clearCoverage"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__tusk/accounts": {
         parameters: {
             query?: never;
@@ -531,6 +558,42 @@ export interface components {
             };
             accounts: components["schemas"]["StateAccount"][];
         };
+        StatusCount: {
+            /** @description a documented response key (`200`, `404`, `4XX`, `default`) or, under undocumented, the status */
+            status: string;
+            count: number;
+        };
+        Coverage: {
+            /** @description the account the report is scoped to */
+            account?: string;
+            requests: number;
+            interfaces: {
+                [key: string]: components["schemas"]["InterfaceCoverage"];
+            };
+            outside: {
+                /** @enum {string} */
+                api: "customer" | "instance";
+                method: string;
+                path: string;
+                status: number;
+                count: number;
+            }[];
+        };
+        InterfaceCoverage: {
+            operations: number;
+            operations_exercised: number;
+            statuses: number;
+            statuses_exercised: number;
+            operations_percent: number;
+            statuses_percent: number;
+            by_operation: {
+                operation_id: string;
+                method: string;
+                path: string;
+                statuses: components["schemas"]["StatusCount"][];
+                undocumented: components["schemas"]["StatusCount"][];
+            }[];
+        };
         /** @description One account's part of the state (`GET /__tusk/state` scoped to an account; `PUT` takes it back). */
         AccountState: {
             /**
@@ -904,6 +967,51 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The journal is empty. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getCoverage: {
+        parameters: {
+            query?: {
+                /** @description The account the control acts on (an instance's controls: needed when several accounts have an instance with that id and the request carries no key; reset: that account only). */
+                account?: components["parameters"]["Account"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coverage"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+        };
+    };
+    clearCoverage: {
+        parameters: {
+            query?: {
+                /** @description The account the control acts on (an instance's controls: needed when several accounts have an instance with that id and the request carries no key; reset: that account only). */
+                account?: components["parameters"]["Account"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts are forgotten. */
             204: {
                 headers: {
                     [name: string]: unknown;

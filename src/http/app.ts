@@ -46,6 +46,12 @@ export interface ApiAppOptions<P> {
    * absent: the limiter's own clock.
    */
   clockOf?: (principal: P) => Clock;
+  /**
+   * Told of every answer of an operation's route, the not-found handler and the error handler,
+   * with the request's context (its operationId, when an operation took it, and principal): API
+   * coverage (src/openapi/coverage.ts).
+   */
+  onAnswer?: (c: Context, res: Response) => void;
   /** Which success code to answer where the documents allow several (answers.ts); default: the implementation's own. */
   answers?: AnswerOptions;
   /** `--strict-fields`: refuse body fields the schema does not name instead of ignoring them. */
@@ -133,7 +139,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const app = new Hono<PipelineEnv<P>>({ router: new MemoRouter() });
   moveFused(staging, app, (pipeline) => {
     const op = pipelines.get(pipeline);
-    return op && { guard: guard.forRoute(op), finish: finishers.get(pipeline)! };
+    return op && { guard: guard.forRoute(op), finish: finishers.get(pipeline)!, answered: options.onAnswer };
   });
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
@@ -145,11 +151,14 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
 
   app.notFound((c) => {
     guard.check(c);
-    return errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`));
+    const res = errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`));
+    options.onAnswer?.(c, res);
+    return res;
   });
   app.onError((err, c) => {
     const res = errorResponse(c, err);
     date?.(c, res);
+    options.onAnswer?.(c, res);
     return res;
   });
 

@@ -7,6 +7,7 @@ import type { Registry } from '../store/registry.js';
 import type { Databases } from '../databases/databases.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { AccountFaults, Faults } from './faults.js';
+import type { CoverageRecorder } from '../openapi/coverage.js';
 
 export interface AppDependencies {
   documents: Record<InterfaceName, OpenApiDocument>;
@@ -17,6 +18,8 @@ export interface AppDependencies {
   faults: Faults;
   /** Injected faults of single accounts (the same controls, scoped to an account). */
   accountFaults: AccountFaults;
+  /** What the clients' requests exercised, per operation and status (GET /__tusk/coverage). */
+  coverage: CoverageRecorder;
   /** The real databases behind the instances, when a database engine is on. */
   databases?: Databases;
 }

@@ -22,6 +22,8 @@ export type Finish = (c: Context, res: Response) => Response;
 export interface Fusable {
   guard: ((c: Context) => void) | undefined;
   finish: Finish;
+  /** Told of every answer the route gives itself (a thrown error is told by app.onError instead). */
+  answered?: ((c: Context, res: Response) => void) | undefined;
 }
 
 /**
@@ -46,15 +48,24 @@ export function moveFused(from: Hono<any>, to: Hono<any>, fusable: (handler: obj
 
 /** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
-function fuse(pipeline: MiddlewareHandler<any>, handler: object, { guard, finish }: Fusable): MiddlewareHandler<any> {
+function fuse(pipeline: MiddlewareHandler<any>, handler: object, { guard, finish, answered }: Fusable): MiddlewareHandler<any> {
   const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
   const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
-  return ((c: Context, next: Next) => {
+  const run = (c: Context, next: Next) => {
     guard?.(c);
     return pipeline(c, (() => {
       const res = h(c, next);
       return res instanceof Promise ? res.then((r) => done(c, r)) : done(c, res);
     }) as Next);
+  };
+  if (!answered) return run as MiddlewareHandler;
+  const tell = (c: Context, res: Response | void) => {
+    if (res instanceof Response) answered(c, res);
+    return res;
+  };
+  return ((c: Context, next: Next) => {
+    const res = run(c, next);
+    return res instanceof Promise ? res.then((r) => tell(c, r)) : tell(c, res);
   }) as MiddlewareHandler;
 }
 

@@ -9,7 +9,7 @@
 // its handler in one call, without a promise, and Hono answers it on its synchronous path.
 import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError, unauthorized } from '../core/errors.js';
-import type { OperationValidator, RawBody, ValidatedRequest } from '../openapi/requests.js';
+import { rawBodyOf, type OperationValidator, type RawBody, type ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../store/clock.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
@@ -150,30 +150,9 @@ export async function readLimitedBody(req: Request): Promise<Uint8Array> {
 }
 
 /** One decoder for every body: decode() without `stream` keeps nothing between calls. */
-const UTF8 = new TextDecoder();
 
 async function readBody(c: Context): Promise<RawBody> {
-  const header = c.req.header('content-type') ?? '';
-  const type = header.split(';')[0]!.trim().toLowerCase();
-  const bytes = await readLimitedBody(c.req.raw);
-  if (type === 'multipart/form-data') {
-    const form = await new Response(bytes, { headers: { 'content-type': header } }).formData().catch(() => {
-      throw new ApiError(400, 'body: malformed multipart form data', { field: 'body', rule: 'multipart' });
-    });
-    return { kind: 'form', fields: [...form.entries()].map(([k, v]) => [k, typeof v === 'string' ? v : '']) };
-  }
-  // UTF-8, as Request.text() reads it (a leading byte order mark is dropped).
-  const text = UTF8.decode(bytes);
-  if (type === 'application/json') {
-    if (text.trim() === '') return { kind: 'none' };
-    try {
-      return { kind: 'json', value: JSON.parse(text) };
-    } catch (err) {
-      throw new ApiError(400, `body: malformed JSON (${(err as Error).message})`, { field: 'body', rule: 'json' });
-    }
-  }
-  if (text === '') return { kind: 'none' };
-  return { kind: 'form', fields: [...new URLSearchParams(text)] };
+  return rawBodyOf(await readLimitedBody(c.req.raw), c.req.header('content-type') ?? '');
 }
 
 export interface ValidateOptions {

@@ -17,6 +17,35 @@ export type RawBody =
   | { kind: 'json'; value: unknown }
   | { kind: 'form'; fields: [string, string][] };
 
+const UTF8 = new TextDecoder();
+
+/**
+ * A request body's bytes as the request-body convention reads them (CONVENTIONS.md): JSON with
+ * Content-Type application/json (empty: no body), multipart form data, anything else as URL-encoded
+ * form data. Throws a 400 ApiError for malformed JSON or multipart.
+ */
+export async function rawBodyOf(bytes: Uint8Array, contentType: string): Promise<RawBody> {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'multipart/form-data') {
+    const form = await new Response(bytes, { headers: { 'content-type': contentType } }).formData().catch(() => {
+      throw new ApiError(400, 'body: malformed multipart form data', { field: 'body', rule: 'multipart' });
+    });
+    return { kind: 'form', fields: [...form.entries()].map(([k, v]) => [k, typeof v === 'string' ? v : '']) };
+  }
+  // UTF-8, as Request.text() reads it (a leading byte order mark is dropped).
+  const text = UTF8.decode(bytes);
+  if (type === 'application/json') {
+    if (text.trim() === '') return { kind: 'none' };
+    try {
+      return { kind: 'json', value: JSON.parse(text) };
+    } catch (err) {
+      throw new ApiError(400, `body: malformed JSON (${(err as Error).message})`, { field: 'body', rule: 'json' });
+    }
+  }
+  if (text === '') return { kind: 'none' };
+  return { kind: 'form', fields: [...new URLSearchParams(text)] };
+}
+
 export interface ValidatedRequest {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
