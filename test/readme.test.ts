@@ -110,6 +110,27 @@ describe('the README', () => {
     expect(reset!.accounts).toEqual([{ account_id: moved!.account, name: 'ci job 7' }]);
   }, 120_000);
 
+  it('proxy: forwards, reports the client\'s departure, writes the reports and exits 1', async () => {
+    const [block] = blocks('proxy');
+    expect(block).toBeDefined();
+    const [c, i] = [await freePort(), await freePort()];
+    const script = localise(block!).replace(/\btusk proxy /g, `${process.execPath} ${BIN} proxy `).replace(/4020/g, String(c)).replace(/4021/g, String(i)).replace(/tusk-admin-key/g, tusk.registry.adminKey);
+    const out = (await bash(script)).trim().split('\n');
+    expect(out[0]).toBe('400');
+    const listed = JSON.parse(out[1]!) as { count: number; departures: { operation_id: string; side: string; field: string; rule: string }[] };
+    expect(listed.departures).toEqual([expect.objectContaining({ operation_id: 'createInstance', side: 'request', rule: 'required' })]);
+    expect(out.at(-1)).toBe('exit 1');
+  }, 60_000);
+
+  it('coverage: the JSON report and the table of tusk coverage', async () => {
+    const [block] = blocks('coverage');
+    expect(block).toBeDefined();
+    const script = localise(block!).replace(/\bnpx tusk /g, `${process.execPath} ${BIN} `).replace(/tusk-admin-key/g, tusk.registry.adminKey);
+    const out = await bash(script);
+    expect(out).toMatch(/^customer interface: \d+ of \d+ operations/m);
+    expect(out).toMatch(/^ {2}listPlans +200 ok \(\d+\)/m);
+  }, 60_000);
+
   it('databases: an instance is a real database; a backup and a restore bring a table back', async () => {
     const [block] = blocks('databases');
     expect(block).toBeDefined();
