@@ -3,6 +3,7 @@ import type { AppDependencies } from '../http/deps.js';
 import type { Registry } from '../store/registry.js';
 import type { RequestJournal } from './journal.js';
 import type { ControlDocument } from './document.js';
+import type { IntervalHistogram } from 'node:perf_hooks';
 
 export interface ControlDeps {
   /** The server's registry (the same one the API apps read). */
@@ -18,6 +19,8 @@ export interface ControlDeps {
    * every listener registered with registry.onTick(), e.g. alarm evaluation).
    */
   clockMoved: () => void;
+  /** The event-loop delay of this process (GET /__tusk/runtime). */
+  eventLoopDelay: IntervalHistogram;
   /** `--control-key`: when set, the control plane needs it (or, for an account's own controls, that account's admin key). */
   controlKey?: string;
 }

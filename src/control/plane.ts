@@ -10,6 +10,7 @@ import { RequestJournal } from './journal.js';
 import { StateFile } from './persist.js';
 import { ControlDocument } from './document.js';
 import { AccountFinder } from './scope.js';
+import { eventLoopMonitor } from './runtime.js';
 
 export interface ControlPlaneOptions {
   app: AppDependencies;
@@ -48,6 +49,7 @@ export class ControlPlane {
       registry,
       app: options.app,
       journal: this.journal,
+      eventLoopDelay: eventLoopMonitor(),
       clockMoved: () => registry.tick(),
       ...(options.controlKey !== undefined ? { controlKey: options.controlKey } : {}),
     };
@@ -70,8 +72,9 @@ export class ControlPlane {
     };
   }
 
-  /** Writes a pending state change. */
+  /** Writes a pending state change, stops the event-loop monitor. */
   async close(): Promise<void> {
+    this.deps.eventLoopDelay.disable();
     await this.state?.close();
   }
 }

@@ -7,6 +7,7 @@ import { coreRoutes } from './core.js';
 import { metricsRoutes } from './metrics.js';
 import { faultRoutes } from './faults.js';
 import { coverageRoutes } from './coverage.js';
+import { runtimeRoutes } from './runtime.js';
 
 export interface ControlRoute {
   /** Mount path below /__tusk ('/' for the root). */
@@ -20,4 +21,5 @@ export const CONTROL_ROUTES: ControlRoute[] = [
   { path: '/instances', routes: metricsRoutes }, // metrics and events: alarms that fire
   { path: '/faults', routes: faultRoutes }, // fault injection
   { path: '/coverage', routes: coverageRoutes }, // what the clients' requests exercised
+  { path: '/runtime', routes: runtimeRoutes }, // event-loop delay, memory
 ];

@@ -166,6 +166,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/__tusk/runtime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How the server process is doing
+         * @description The event-loop delay since the last reset (`perf_hooks.monitorEventLoopDelay`, 10 ms
+         *     resolution): while one request runs, every other client of the process waits, and the delay
+         *     shows how long. Also the resident memory and the uptime. `npm run bench` reads it around each
+         *     heavy workload.
+         */
+        get: operations["getRuntime"];
+        put?: never;
+        post?: never;
+        /** Restart the event-loop delay histogram */
+        delete: operations["resetRuntime"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/__tusk/accounts": {
         parameters: {
             query?: never;
@@ -1012,6 +1036,53 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The counts are forgotten. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getRuntime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event_loop_delay_ms: {
+                            p50: number;
+                            p99: number;
+                            max: number;
+                            samples: number;
+                        };
+                        rss_mb: number;
+                        uptime_s: number;
+                    };
+                };
+            };
+        };
+    };
+    resetRuntime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Restarted. */
             204: {
                 headers: {
                     [name: string]: unknown;

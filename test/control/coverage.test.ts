@@ -103,3 +103,21 @@ describe('tusk coverage', () => {
     expect(err).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot reach http:\/\/127\.0\.0\.1:9/) });
   });
 });
+
+describe('GET /__tusk/runtime', () => {
+  it('reports the event-loop delay, the resident memory and the uptime; DELETE restarts the histogram', async () => {
+    await new Promise((r) => setTimeout(r, 120));
+    const before = JSON.parse((await call(tusk.customerUrl, 'GET', '/__tusk/runtime')).body!);
+    expect(before).toMatchObject({ event_loop_delay_ms: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number), samples: expect.any(Number) }, rss_mb: expect.any(Number), uptime_s: expect.any(Number) });
+    expect(before.event_loop_delay_ms.samples).toBeGreaterThan(0);
+    // A blocked event loop shows in the maximum.
+    const until = Date.now() + 120;
+    while (Date.now() < until);
+    await new Promise((r) => setTimeout(r, 30));
+    const blocked = JSON.parse((await call(tusk.customerUrl, 'GET', '/__tusk/runtime')).body!);
+    expect(blocked.event_loop_delay_ms.max).toBeGreaterThanOrEqual(100);
+    expect((await call(tusk.customerUrl, 'DELETE', '/__tusk/runtime')).status).toBe(204);
+    const reset = JSON.parse((await call(tusk.customerUrl, 'GET', '/__tusk/runtime')).body!);
+    expect(reset.event_loop_delay_ms.max).toBeLessThan(100);
+  });
+});
