@@ -369,6 +369,20 @@ describe('AccountStore: audit log', () => {
     expect(account.auditLogCsv('2026-12')).toBe(account.auditLogCsv());
   });
 
+  it('a CSV read before a change is never served after it: each new row shows at once, the month asked for too', () => {
+    clock.pin(Date.UTC(2026, 11, 3, 9, 0, 0));
+    account.createInstance(dedicated({ name: 'csv-1' }), admin);
+    const first = account.auditLogCsv();
+    expect(account.auditLogCsv()).toBe(first);
+    account.createInstance(dedicated({ name: 'csv-2' }), admin);
+    const second = account.auditLogCsv();
+    expect(lines(second).length).toBe(lines(first).length + 1);
+    expect(second).toMatch(/name = csv-2/);
+    expect(account.auditLogCsv('2026-12')).toBe(second);
+    expect(account.auditLogCsv('2001-01')).toBe('Timestamp,Event,Source,User,Extras\r\n');
+    expect(account.auditLogCsv()).toBe(second);
+  });
+
   it('records nothing for a refused call or a read', () => {
     const before = account.auditEvents().length;
     refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan');
