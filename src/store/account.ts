@@ -64,6 +64,15 @@ const monthIndexOfTime = (ms: number): number => {
 const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 const splitTags = (tags: string) => tags.split(',').map((t) => t.trim()).filter(Boolean);
 
+/** An instance summary as JSON, with the fields it was made from (see listInstancesJson). */
+interface SummaryJson {
+  name: string;
+  tags: readonly string[];
+  plan: Plan;
+  url: string;
+  text: string;
+}
+
 export class AccountStore {
   readonly id: string;
   readonly name: string;
@@ -75,6 +84,9 @@ export class AccountStore {
   private readonly team: TeamMemberState[];
   private readonly invoices: InvoiceFixture[];
   private readonly audit: AuditEvent[];
+  /** listInstancesJson(): each instance's summary as JSON with what it was made from, and the last answer. */
+  private readonly summaryJson = new WeakMap<InstanceStore, SummaryJson>();
+  private listCache: { items: SummaryJson[]; bytes: Uint8Array } | undefined;
   /** The latest time among the audit rows (the month the CSV shows by default). */
   private auditLatest: number;
   /** Changes with every audit row; the CSV last made, for the version and month it was made for. */
@@ -197,6 +209,35 @@ export class AccountStore {
   // ---- instances ----
   listInstances(): InstanceSummary[] {
     return [...this.instances.values()].sort((a, b) => a.id - b.id).map((i) => this.summary(i));
+  }
+
+  /**
+   * listInstances() as the JSON bytes of the answer, the same text JSON.stringify gives. With
+   * thousands of instances, serialising every summary on every request was most of the request's
+   * cost (BENCHMARKS.md, issue 20): each instance's JSON is kept with what it was made from (name,
+   * tags, plan, url: every field of a summary that can change), and the whole answer with the list
+   * of those, so an unchanged list is answered with the bytes made last time.
+   */
+  listInstancesJson(): Uint8Array {
+    const list = [...this.instances.values()].sort((a, b) => a.id - b.id);
+    const cache = this.listCache;
+    let same = cache !== undefined && cache.items.length === list.length;
+    const items: SummaryJson[] = new Array(list.length);
+    for (let k = 0; k < list.length; k++) {
+      const i = list[k]!;
+      const url = i.url;
+      let item = this.summaryJson.get(i);
+      if (!item || item.name !== i.name || item.tags !== i.tags || item.plan !== i.plan || item.url !== url) {
+        item = { name: i.name, tags: i.tags, plan: i.plan, url, text: JSON.stringify(this.summary(i)) };
+        this.summaryJson.set(i, item);
+      }
+      if (same && cache!.items[k] !== item) same = false;
+      items[k] = item;
+    }
+    if (same) return cache!.bytes;
+    const bytes = Buffer.from(`[${items.map((x) => x.text).join(',')}]`);
+    this.listCache = { items, bytes };
+    return bytes;
   }
 
   getInstance(id: number): InstanceRecord {

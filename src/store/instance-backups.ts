@@ -219,20 +219,34 @@ export class Backups {
   }
 
   private record(b: BackupState, now: number): Backup {
-    const [, regionName = 'local'] = this.who.region.split('::');
-    const fileName = `backups/${this.who.providerid.slice(0, 8)}/${b.databaseName}/${fileStamp(b.takenAt)}-${b.id}.tar.gz`;
+    // What never changes for a backup is made once; the signed URL once per second of expiry (the
+    // HMAC and the date formatting were most of a list's cost, BENCHMARKS.md, issue 20).
+    let made = this.made.get(b);
+    if (!made) {
+      const [, regionName = 'local'] = this.who.region.split('::');
+      const fileName = `backups/${this.who.providerid.slice(0, 8)}/${b.databaseName}/${fileStamp(b.takenAt)}-${b.id}.tar.gz`;
+      made = { fileName, bucket: `tusk-backups-${regionName}`, databaseId: uuidOf(`${this.who.providerid}:${b.databaseName}`), backupDate: formatBackupDate(b.takenAt), expires: NaN, url: '' };
+      this.made.set(b, made);
+    }
     const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
-    const signature = createHmac('sha256', this.signingKey).update(`/${fileName}\n${expires}`).digest('hex');
+    if (made.expires !== expires) {
+      const signature = createHmac('sha256', this.signingKey).update(`/${made.fileName}\n${expires}`).digest('hex');
+      made.expires = expires;
+      made.url = `${BACKUP_HOST}/${made.fileName}?expires=${expires}&signature=${signature}`;
+    }
     return {
       id: b.id,
-      database_id: uuidOf(`${this.who.providerid}:${b.databaseName}`),
-      backup_date: formatBackupDate(b.takenAt),
+      database_id: made.databaseId,
+      backup_date: made.backupDate,
       size: b.size,
-      bucket: `tusk-backups-${regionName}`,
-      file_name: fileName,
+      bucket: made.bucket,
+      file_name: made.fileName,
       region: this.who.region,
       database_name: b.databaseName,
-      url: `${BACKUP_HOST}/${fileName}?expires=${expires}&signature=${signature}`,
+      url: made.url,
     };
   }
+
+  /** Per backup: the parts of its record that never change, and its URL signed for one second of expiry. */
+  private readonly made = new WeakMap<BackupState, { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }>();
 }

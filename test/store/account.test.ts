@@ -369,6 +369,28 @@ describe('AccountStore: audit log', () => {
     expect(account.auditLogCsv('2026-12')).toBe(account.auditLogCsv());
   });
 
+  it('listInstancesJson() is always the JSON of listInstances(): after creates, renames, tags, a plan change, a new password and a delete', () => {
+    const json = () => Buffer.from(account.listInstancesJson()).toString();
+    const same = () => expect(json()).toBe(JSON.stringify(account.listInstances()));
+    same();
+    const a = account.createInstance(dedicated({ name: 'json-a' }), admin);
+    const b = account.createInstance(dedicated({ name: 'json-b' }), admin);
+    same();
+    expect(account.listInstancesJson()).toBe(account.listInstancesJson());
+    account.updateInstance(a.id, { name: 'json-a2' }, admin);
+    same();
+    account.updateInstance(a.id, { tags: ['x', 'y'] }, admin);
+    same();
+    const other = account.catalogue.plans.find((p) => !p.shared && p.name !== 'hippo')!;
+    account.updateInstance(b.id, { plan: other.name }, admin);
+    same();
+    account.instanceStore(b.id)!.rotatePassword();
+    same();
+    account.deleteInstance(a.id, admin);
+    same();
+    expect(json()).not.toMatch(/json-a2/);
+  });
+
   it('a CSV read before a change is never served after it: each new row shows at once, the month asked for too', () => {
     clock.pin(Date.UTC(2026, 11, 3, 9, 0, 0));
     account.createInstance(dedicated({ name: 'csv-1' }), admin);
