@@ -79,11 +79,12 @@ describe('listing backups', () => {
 });
 
 describe('creating a backup', () => {
-  it('answers at once and lists the backup once it is ready, first', async () => {
+  it('answers at once and lists the backup once it is ready, first', { timeout: CALLBACK_TEST_TIMEOUT }, async () => {
     const before = new Set((await listBackups()).map((b) => b.id));
     const res = await t.api.instance('createBackup', key);
     expect([200, 204]).toContain(res.status);
-    const fresh = await poll(async () => (await listBackups()).find((b) => !before.has(b.id)));
+    // A deployment takes its time to make a backup (Tusk: 5 s): wait as for its callback.
+    const fresh = await poll(async () => (await listBackups()).find((b) => !before.has(b.id)), patience() + 5_000);
     expect((await listBackups())[0]).toEqual({ ...fresh, url: expect.any(String) });
     expect(t.api.now() - timeOf(fresh.backup_date)).toBeLessThan(10 * 60_000);
   });
