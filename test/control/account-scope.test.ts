@@ -219,4 +219,40 @@ describe('controls scoped to one account', () => {
       expect((await control('/accounts', { method: 'POST', key: a.admin_key, body: {} })).status).toBe(403);
     });
   });
+
+  describe('twenty jobs at once', () => {
+    it('each moves its clock, injects its fault, reads its outbox and journal and resets its account while the others do the same: none sees another\'s', async () => {
+      const jobs = await Promise.all(Array.from({ length: 20 }, (_, i) => newJob(`parallel ${i}`)));
+      const serverBefore = (await control('/clock')).body.offset_ms;
+      const results = await Promise.all(
+        jobs.map(async (job, i) => {
+          const seen: string[] = [];
+          const check = (ok: boolean, what: string) => ok || seen.push(what);
+          const x = await createInstance(job, `job-${i}`);
+          // Each job moves its clock by its own number of hours: its instance's provisioning (60 s) is over.
+          const moved = await control('/clock', { method: 'POST', key: job.admin_key, body: { advance: `${i + 1}h` } });
+          check(moved.body.account === job.account_id, 'its clock answer names it');
+          check(await ready(job, x.id), 'its instance is ready on its clock');
+          await call('instance', '/api/backup', { method: 'POST', key: x.apikey, body: { callback: `http://127.0.0.1:9/job-${i}` } });
+          check((await control('/faults', { method: 'PUT', key: job.admin_key, body: { rules: ['customer/listRegions:error=429'] } })).status === 200, 'its fault is set');
+          check((await call('customer', '/api/regions', { key: job.admin_key })).status === 429, 'it meets its own fault');
+          const outbox = (await control('/outbox', { key: job.admin_key })).body.entries as { target: string; account: string }[];
+          check(outbox.length === 1 && outbox[0]!.target === `http://127.0.0.1:9/job-${i}` && outbox[0]!.account === job.account_id, `its outbox holds its callback only: ${JSON.stringify(outbox)}`);
+          const journal = (await control('/requests?limit=1000', { key: job.admin_key })).body.entries as { account: string }[];
+          check(journal.length > 0 && journal.every((e) => e.account === job.account_id), 'its journal holds its requests only');
+          const names = ((await call('customer', '/api/instances', { key: job.admin_key })).body as { name: string }[]).map((n) => n.name);
+          check(names.length === 1 && names[0] === `job-${i}`, `its instances are its own: ${names.join(', ')}`);
+          const clock = (await control('/clock', { key: job.admin_key })).body;
+          check(Math.abs(Date.parse(clock.now) - Date.now() - (i + 1) * 3_600_000 - serverBefore) < 60_000, 'its clock is its own hours ahead');
+          await control('/faults', { method: 'DELETE', key: job.admin_key });
+          check((await control('/reset', { method: 'POST', key: job.admin_key })).status === 200, 'it resets its account');
+          return seen;
+        }),
+      );
+      expect(results).toEqual(jobs.map(() => []));
+      expect((await control('/clock')).body.offset_ms).toBe(serverBefore);
+      // The others' faults never reached the accounts made before (a 429 there is the rate limit, not a fault).
+      expect((await call('customer', '/api/regions', { key: b.keys.devops! })).headers.get('tusk-fault')).toBeNull();
+    });
+  });
 });
