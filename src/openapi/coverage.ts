@@ -6,49 +6,16 @@
 // stand-in records what it answered; the proxy (src/proxy/) what the target answered.
 import type { InterfaceName, OpenApiDocument } from './documents.js';
 import { readOperations, type OperationInfo } from './operations.js';
+import type { components } from '../generated/control.js';
 
+// The report's shapes are the control document's (GET /__tusk/coverage), generated from it.
+type S = components['schemas'];
 /** One documented status of an operation and how often it was answered. */
-export interface StatusCoverage {
-  status: string;
-  count: number;
-}
-
-export interface OperationCoverage {
-  operation_id: string;
-  method: string;
-  path: string;
-  statuses: StatusCoverage[];
-  /** Statuses answered that the operation does not declare. */
-  undocumented: StatusCoverage[];
-}
-
-export interface InterfaceCoverage {
-  operations: number;
-  operations_exercised: number;
-  statuses: number;
-  statuses_exercised: number;
-  /** Percent, one decimal. */
-  operations_percent: number;
-  statuses_percent: number;
-  /** Never-exercised operations first, then those with statuses never seen, then the rest (document order within each). */
-  by_operation: OperationCoverage[];
-}
-
-export interface OutsideTraffic {
-  api: InterfaceName;
-  method: string;
-  path: string;
-  status: number;
-  count: number;
-}
-
-export interface CoverageReport {
-  /** The account the report is scoped to (absent: all traffic). */
-  account?: string;
-  requests: number;
-  interfaces: Record<InterfaceName, InterfaceCoverage>;
-  outside: OutsideTraffic[];
-}
+export type StatusCoverage = S['StatusCount'];
+export type InterfaceCoverage = S['InterfaceCoverage'];
+export type OperationCoverage = InterfaceCoverage['by_operation'][number];
+export type OutsideTraffic = S['Coverage']['outside'][number];
+export type CoverageReport = Omit<S['Coverage'], 'interfaces'> & { interfaces: Record<InterfaceName, InterfaceCoverage> };
 
 /** The documented response key (`404`, `4XX`, `default`) a status falls under, if any. */
 export function documentedKey(op: OperationInfo, status: number): string | undefined {
