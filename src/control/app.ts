@@ -7,12 +7,12 @@
 // one error handler).
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
-import { timingSafeEqual } from 'node:crypto';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { errorResponse } from '../http/app.js';
 import { basicCredentials } from '../http/pipeline.js';
 import type { ControlDeps } from './deps.js';
 import { CONTROL_ROUTES } from './routes.js';
+import { sameKey } from './scope.js';
 
 export const CONTROL_PREFIX = '/__tusk';
 
@@ -35,11 +35,6 @@ export function controlApp(deps: ControlDeps): Hono {
  */
 const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|state|clock|outbox|requests|faults|coverage)\/?$/;
 
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 /** `--control-key`: the control key, or an admin key of the account for the account's own controls; else 401. */
 function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
@@ -47,7 +42,7 @@ function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
     if (c.req.path === `${CONTROL_PREFIX}/openapi.json`) return next();
     const creds = basicCredentials(c.req.header('authorization'));
     const key = creds?.password || creds?.user || '';
-    if (key && same(key, controlKey)) return next();
+    if (key && sameKey(key, controlKey)) return next();
     if (key && ACCOUNT_SCOPED.test(c.req.path)) {
       const principal = deps.registry.authenticateCustomer(key);
       // Its own account only: ?account= may name nothing else.

@@ -7,6 +7,7 @@
 // that disagree are a 403: a job never acts on another account. With `--control-key`, app.ts has
 // already refused every request that carries neither the control key nor an admin key.
 import type { Context } from 'hono';
+import { timingSafeEqual } from 'node:crypto';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { Memo } from '../core/memo.js';
 import { basicCredentials } from '../http/pipeline.js';
@@ -16,6 +17,13 @@ import type { Registry } from '../store/registry.js';
 export type Scope = { kind: 'server' } | { kind: 'account'; account: AccountStore };
 
 const SERVER: Scope = { kind: 'server' };
+
+/** Two keys compared in constant time. */
+export function sameKey(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
 
 /** The key an Authorization header carries (the password of HTTP Basic, else the user), '' for none. */
 export function keyOfHeader(header: string | null | undefined): string {
@@ -45,7 +53,7 @@ export function scopeOf(c: Context, registry: Registry, controlKey: string | und
     named = registry.account(id);
     if (!named) throw new ApiError(404, `Not found: no account with id ${id}`);
   }
-  if (!key || (controlKey !== undefined && key === controlKey)) return named ? { kind: 'account', account: named } : SERVER;
+  if (!key || (controlKey !== undefined && sameKey(key, controlKey))) return named ? { kind: 'account', account: named } : SERVER;
   const customer = registry.authenticateCustomer(key);
   const owner = customer?.account ?? registry.authenticateInstance(key)?.account;
   if (!owner) throw unauthorized('Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)');
