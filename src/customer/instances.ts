@@ -9,10 +9,18 @@ export function instancesApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
   // The bytes of the list as the store keeps them (AccountStore.listInstancesJson: the same JSON as listInstances()).
-  app.get('/', ...op('listInstances', (c) => c.body(c.get('principal').account.listInstancesJson() as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' })));
-  app.post('/', ...op('createInstance', (c, { body }) => c.get('principal').account.createInstance(body, c.get('principal').key)));
-  app.get('/:id', ...op('getInstance', (c, { params }) => c.get('principal').account.getInstance(params.id)));
-  app.put('/:id', ...op('updateInstance', (c, { params, body }) => c.get('principal').account.updateInstance(params.id, body, c.get('principal').key)));
+  app.get('/', ...op('listInstances', (c) => {
+    return c.body(c.get('principal').account.listInstancesJson() as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+  }));
+  app.post('/', ...op('createInstance', (c, { body }) => {
+    return c.get('principal').account.createInstance(body, c.get('principal').key);
+  }));
+  app.get('/:id', ...op('getInstance', (c, { params }) => {
+    return c.get('principal').account.getInstance(params.id);
+  }));
+  app.put('/:id', ...op('updateInstance', (c, { params, body }) => {
+    return c.get('principal').account.updateInstance(params.id, body, c.get('principal').key);
+  }));
   app.delete('/:id', ...op('deleteInstance', (c, { params }) => {
     c.get('principal').account.deleteInstance(params.id, c.get('principal').key);
     return NO_CONTENT;

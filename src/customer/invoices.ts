@@ -8,9 +8,15 @@ type Ops = CustomerOperations;
 export function invoicesApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
-  app.get('/', ...op('listInvoices', (c, { query }) => c.get('principal').account.listInvoices(query.from, query.to)));
+  app.get('/', ...op('listInvoices', (c, { query }) => {
+    return c.get('principal').account.listInvoices(query.from, query.to);
+  }));
   // The fixed segment before the {id} route.
-  app.get('/period', ...op('getInvoiceForPeriod', (c, { query }) => c.get('principal').account.getInvoiceForPeriod(query.year, query.month)));
-  app.get('/:id', ...op('getInvoice', (c, { params }) => c.get('principal').account.getInvoice(params.id)));
+  app.get('/period', ...op('getInvoiceForPeriod', (c, { query }) => {
+    return c.get('principal').account.getInvoiceForPeriod(query.year, query.month);
+  }));
+  app.get('/:id', ...op('getInvoice', (c, { params }) => {
+    return c.get('principal').account.getInvoice(params.id);
+  }));
   return app;
 }

@@ -6,6 +6,8 @@ import type { CustomerEnv, CustomerOperations } from './env.js';
 export function plansApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
-  app.get('/', ...op('listPlans', (c, { query }) => c.get('principal').account.listPlans(query.backend)));
+  app.get('/', ...op('listPlans', (c, { query }) => {
+    return c.get('principal').account.listPlans(query.backend);
+  }));
   return app;
 }

@@ -6,6 +6,8 @@ import type { CustomerEnv, CustomerOperations } from './env.js';
 export function regionsApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
-  app.get('/', ...op('listRegions', (c, { query }) => c.get('principal').account.listRegions(query.provider)));
+  app.get('/', ...op('listRegions', (c, { query }) => {
+    return c.get('principal').account.listRegions(query.provider);
+  }));
   return app;
 }

@@ -8,9 +8,17 @@ type Ops = CustomerOperations;
 export function teamApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
-  app.get('/', ...op('listTeamMembers', (c) => c.get('principal').account.listTeamMembers()));
-  app.post('/invite', ...op('inviteTeamMember', (c, { body }) => c.get('principal').account.inviteTeamMember(body, c.get('principal').key)));
-  app.post('/remove', ...op('removeTeamMember', (c, { body }) => c.get('principal').account.removeTeamMember(body.email, c.get('principal').key)));
-  app.put('/:user_id', ...op('updateTeamMember', (c, { params, body }) => c.get('principal').account.updateTeamMember(params.user_id, body, c.get('principal').key)));
+  app.get('/', ...op('listTeamMembers', (c) => {
+    return c.get('principal').account.listTeamMembers();
+  }));
+  app.post('/invite', ...op('inviteTeamMember', (c, { body }) => {
+    return c.get('principal').account.inviteTeamMember(body, c.get('principal').key);
+  }));
+  app.post('/remove', ...op('removeTeamMember', (c, { body }) => {
+    return c.get('principal').account.removeTeamMember(body.email, c.get('principal').key);
+  }));
+  app.put('/:user_id', ...op('updateTeamMember', (c, { params, body }) => {
+    return c.get('principal').account.updateTeamMember(params.user_id, body, c.get('principal').key);
+  }));
   return app;
 }

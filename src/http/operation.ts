@@ -1,10 +1,14 @@
 // How a resource sub-app routes one operation, naming its operationId once:
 //   const op = operationsOf<Ops, InstanceEnv>(route);
-//   app.get('/:id', ...op('getAlarm', (c, { params }) => c.get('principal').instance.getAlarm(params.id)));
+//   app.get('/:id', ...op('getAlarm', (c, { params }) => {
+//     return c.get('principal').instance.getAlarm(params.id);
+//   }));
 // gives the operation's pipeline (route(id): auth, parse, validate, rate limit) and its handler. The
 // handler receives the validated input typed by that operation (from the generated types) and
 // returns the operation's 200 body, typed by the document (sent as JSON), NO_CONTENT (204, no body),
-// or a Response of its own (the audit log's CSV).
+// or a Response of its own (the audit log's CSV). Handlers have block bodies: a mutation of an
+// expression-bodied arrow would take effect when the route is registered, where the mutation tests
+// (Stryker's mutant switching) cannot see it, and survive for no fault of the tests.
 import type { Context, Env, MiddlewareHandler } from 'hono';
 import { input, type Route } from './app.js';
 import type { Input, ResponseBody } from './types.js';

@@ -12,6 +12,8 @@ export function accountApp(route: Route) {
     c.get('principal').instance.rotatePassword();
     return NO_CONTENT;
   }));
-  app.post('/rotate-apikey', ...op('rotateInstanceApiKey', (c) => ({ apikey: c.get('principal').instance.rotateApiKey() })));
+  app.post('/rotate-apikey', ...op('rotateInstanceApiKey', (c) => {
+    return { apikey: c.get('principal').instance.rotateApiKey() };
+  }));
   return app;
 }

@@ -10,10 +10,18 @@ type Ops = InstanceOperations;
 export function alarmsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
-  app.get('/', ...op('listAlarms', (c) => c.get('principal').instance.listAlarms()));
-  app.post('/', ...op('createAlarm', (c, { body }) => c.get('principal').instance.createAlarm(body)));
-  app.get('/:id', ...op('getAlarm', (c, { params }) => c.get('principal').instance.getAlarm(params.id)));
-  app.put('/:id', ...op('updateAlarm', (c, { params, body }) => c.get('principal').instance.updateAlarm(params.id, body)));
+  app.get('/', ...op('listAlarms', (c) => {
+    return c.get('principal').instance.listAlarms();
+  }));
+  app.post('/', ...op('createAlarm', (c, { body }) => {
+    return c.get('principal').instance.createAlarm(body);
+  }));
+  app.get('/:id', ...op('getAlarm', (c, { params }) => {
+    return c.get('principal').instance.getAlarm(params.id);
+  }));
+  app.put('/:id', ...op('updateAlarm', (c, { params, body }) => {
+    return c.get('principal').instance.updateAlarm(params.id, body);
+  }));
   app.delete('/:id', ...op('deleteAlarm', (c, { params }) => {
     c.get('principal').instance.deleteAlarm(params.id);
     return NO_CONTENT;

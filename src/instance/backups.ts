@@ -10,7 +10,9 @@ type Ops = InstanceOperations;
 export function backupsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
-  app.get('/', ...op('listBackups', (c, { query }) => c.get('principal').instance.listBackups(query.db)));
+  app.get('/', ...op('listBackups', (c, { query }) => {
+    return c.get('principal').instance.listBackups(query.db);
+  }));
   app.post('/', ...op('createBackup', (c, { body }) => {
     c.get('principal').instance.createBackup(body ?? {});
     return NO_CONTENT;
