@@ -24,8 +24,12 @@ export interface Departure {
   message: string;
 }
 
-/** The departures of a response from what the document declares for its operation (none: it conforms). */
-export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: ResponseLike): Departure[] {
+/**
+ * The departures of a response from what the document declares for its operation (none: it
+ * conforms). `head`: the answer to a HEAD request, which has the GET's status and headers but no
+ * body, so its body is not checked.
+ */
+export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: ResponseLike, options: { head?: boolean } = {}): Departure[] {
   const api = op.api;
   const out: Departure[] = [];
   const depart = (rule: string, message: string, field?: string) => out.push({ side: 'response', rule, message, ...(field !== undefined ? { field } : {}) });
@@ -47,6 +51,7 @@ export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: R
     const validate = schemas.validator(api, h.schemaRef);
     if (!validate(value)) depart('header', `header ${h.name} ${JSON.stringify(value)}: ${describeError(validate.errors![0]!)}`, h.name);
   }
+  if (options.head) return out;
   const text = res.text ?? '';
   const contentType = (header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (declared.content.length === 0) {
@@ -114,13 +119,16 @@ export class ExchangeChecker {
   }
 
   /** The departures of a response to operation `op` (responseDepartures with these validators). */
-  responseDepartures(op: OperationInfo, res: ResponseLike): Departure[] {
-    return responseDepartures(this.schemas, op, res);
+  responseDepartures(op: OperationInfo, res: ResponseLike, options: { head?: boolean } = {}): Departure[] {
+    return responseDepartures(this.schemas, op, res, options);
   }
 
-  /** The operation a method and path are for, with the path's parameters (decoded); undefined when none. */
+  /**
+   * The operation a method and path are for, with the path's parameters (decoded); undefined when
+   * none. A HEAD request is the GET of its path (HTTP: the same answer without the body).
+   */
   match(api: InterfaceName, method: string, path: string): { op: OperationInfo; params: Record<string, string>; validator: OperationValidator } | undefined {
-    const m = method.toLowerCase();
+    const m = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     for (const r of this.routes[api]) {
       if (r.op.method !== m) continue;
       const found = r.regex.exec(path);

@@ -165,7 +165,7 @@ export class ValidatingProxy {
         const text = size <= MAX_CHECKED_RESPONSE_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
         const status = answer.statusCode ?? 502;
         const found = [...checked.departures];
-        if (checked.op && text !== undefined) found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }));
+        if (checked.op && text !== undefined) found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }, { head: method === 'HEAD' }));
         this.note(api, operationId, method, url.pathname, status, found);
         this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
         return found;

@@ -101,6 +101,16 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
     expect(got.headers.authorization).toBe(basic(KEY));
   });
 
+  it('a HEAD request is the GET of its path: checked for status and headers, not for a body it cannot have', async () => {
+    target.answers.set('HEAD /api/maintenance', (res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '2' });
+      res.end();
+    });
+    const res = await send('instance', 'HEAD', '/api/maintenance');
+    expect(res.status).toBe(200);
+    expect(departuresOf('/api/maintenance')).toEqual([]);
+  });
+
   it('a status the operation does not declare: a response departure naming the operation, rule status', async () => {
     target.json('GET', '/api/regions', 418, { error: 'teapot' });
     const res = await send('customer', 'GET', '/api/regions');
