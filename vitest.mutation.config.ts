@@ -18,6 +18,8 @@ export default defineConfig({
       'test/conformance-runner.test.ts',
       'test/contract-coverage.test.ts',
       'test/readme.test.ts',
+      'test/proxy/proxy-cli.test.ts',
+      'test/coverage.browser.test.ts',
       'test/reliability/**',
       'test/security/constant-time.test.ts',
       'test/fuzz/**',

@@ -15,7 +15,9 @@ const dir = mkdtempSync(join(tmpdir(), 'tusk-proxy-'));
 let tusk: RunningTusk;
 
 beforeAll(async () => {
-  tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0 });
+  // A rate limit the suite's rate-limit test reaches through the proxy even on a loaded machine
+  // (the default 1000/1 needs 1,000 requests within one second through two processes).
+  tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '500/1' });
 });
 afterAll(async () => {
   await tusk.close();
