@@ -11,7 +11,8 @@ export function backupsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
   app.get('/', ...op('listBackups', (c, { query }) => {
-    return c.get('principal').instance.listBackups(query.db);
+    // The bytes of the list as the store keeps them (InstanceBackups.listJson: the same JSON as listBackups()).
+    return c.body(c.get('principal').instance.listBackupsJson(query.db) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
   }));
   app.post('/', ...op('createBackup', (c, { body }) => {
     c.get('principal').instance.createBackup(body ?? {});

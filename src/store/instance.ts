@@ -275,6 +275,11 @@ export class InstanceStore {
     return this.backups.list(db);
   }
 
+  /** listBackups(db) as the JSON bytes of the answer (see InstanceBackups.listJson). */
+  listBackupsJson(db?: string): Uint8Array {
+    return this.backups.listJson(db);
+  }
+
   createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
     const made = this.backups.create(body);
     // The real database is the instance's default one: its backups are snapshots made by the server.

@@ -76,6 +76,27 @@ describe('listing backups', () => {
   });
 });
 
+describe('the list as bytes', () => {
+  it('listBackupsJson() is always the JSON of listBackups(): as time moves the window and the URLs\' expiry, after a backup, a size, per database', () => {
+    const same = (db?: string) => expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
+    same();
+    same('analytics');
+    same();
+    expect(i.listBackupsJson()).toBe(i.listBackupsJson()); // the same second, the same bytes
+    s.clock.advance(1000);
+    same();
+    const { id } = i.createBackup({ db: 'analytics' });
+    same();
+    s.clock.advance(BACKUP_DELAY_MS);
+    same();
+    same('analytics');
+    (i as unknown as { backups: { setSize(id: number, bytes: number): void } }).backups.setSize(id, 12345);
+    same('analytics');
+    s.clock.advance(3 * DAY);
+    same();
+  });
+});
+
 describe('creating a backup', () => {
   it('lists the backup only once it is ready, then first', () => {
     i.createBackup({});
