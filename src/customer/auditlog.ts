@@ -7,7 +7,7 @@ export function auditLogApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
   app.get('/csv', ...op('getAuditLogCsv', (c, { query }) => {
-    const csv = c.get('principal').account.auditLogCsv(query.timestamp);
+    const csv = c.get('principal').account.auditLogCsvBytes(query.timestamp) as Uint8Array<ArrayBuffer>;
     return c.body(csv, 200, { 'Content-Type': 'text/csv; charset=utf-8' });
   }));
   return app;

@@ -64,13 +64,21 @@ const monthIndexOfTime = (ms: number): number => {
 const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 const splitTags = (tags: string) => tags.split(',').map((t) => t.trim()).filter(Boolean);
 
-/** An instance summary as JSON, with the fields it was made from (see listInstancesJson). */
+/** An instance summary as JSON, with the instance's revision and the url epoch it was made for (see listInstancesJson). */
 interface SummaryJson {
-  name: string;
-  tags: readonly string[];
-  plan: Plan;
-  url: string;
+  revision: number;
+  epoch: string;
   text: string;
+}
+
+/** The last answer of listInstancesJson and what it was made from. */
+interface ListCache {
+  instancesVersion: number;
+  epoch: string;
+  /** The instances in id order, and the revision of each when the bytes were made. */
+  list: InstanceStore[];
+  revisions: number[];
+  bytes: Uint8Array;
 }
 
 export class AccountStore {
@@ -86,12 +94,14 @@ export class AccountStore {
   private readonly audit: AuditEvent[];
   /** listInstancesJson(): each instance's summary as JSON with what it was made from, and the last answer. */
   private readonly summaryJson = new WeakMap<InstanceStore, SummaryJson>();
-  private listCache: { items: SummaryJson[]; bytes: Uint8Array } | undefined;
+  private listCache: ListCache | undefined;
+  /** Changes whenever an instance is added or removed. */
+  private instancesVersion = 0;
   /** The latest time among the audit rows (the month the CSV shows by default). */
   private auditLatest: number;
   /** Changes with every audit row; the CSV last made, for the version and month it was made for. */
   private auditVersion = 0;
-  private auditCsv: { version: number; index: number; text: string } | undefined;
+  private auditCsv: { version: number; index: number; text: string; bytes?: Uint8Array } | undefined;
 
   /** @param state the instances and id sequences to take over (AccountStore.fromJSON) */
   constructor(
@@ -214,30 +224,35 @@ export class AccountStore {
   /**
    * listInstances() as the JSON bytes of the answer, the same text JSON.stringify gives. With
    * thousands of instances, serialising every summary on every request was most of the request's
-   * cost (BENCHMARKS.md, issue 20): each instance's JSON is kept with what it was made from (name,
-   * tags, plan, url: every field of a summary that can change), and the whole answer with the list
-   * of those, so an unchanged list is answered with the bytes made last time.
+   * cost (BENCHMARKS.md, issue 20): each instance's JSON is kept with the instance's revision (which
+   * changes with its name, tags, plan and password: every field of a summary that can change) and
+   * the engine's address in its url, and the whole answer with the instances and their revisions,
+   * so an unchanged list costs a comparison of numbers per instance and is answered with the bytes
+   * made last time.
    */
   listInstancesJson(): Uint8Array {
-    const list = [...this.instances.values()].sort((a, b) => a.id - b.id);
+    const epoch = this.urlEpoch();
     const cache = this.listCache;
-    let same = cache !== undefined && cache.items.length === list.length;
-    const items: SummaryJson[] = new Array(list.length);
-    for (let k = 0; k < list.length; k++) {
-      const i = list[k]!;
-      const url = i.url;
+    const sameSet = cache !== undefined && cache.instancesVersion === this.instancesVersion;
+    if (sameSet && cache.epoch === epoch && cache.list.every((i, k) => i.revision === cache.revisions[k])) return cache.bytes;
+    const list = sameSet ? cache.list : [...this.instances.values()].sort((a, b) => a.id - b.id);
+    const texts = list.map((i) => {
       let item = this.summaryJson.get(i);
-      if (!item || item.name !== i.name || item.tags !== i.tags || item.plan !== i.plan || item.url !== url) {
-        item = { name: i.name, tags: i.tags, plan: i.plan, url, text: JSON.stringify(this.summary(i)) };
+      if (!item || item.revision !== i.revision || item.epoch !== epoch) {
+        item = { revision: i.revision, epoch, text: JSON.stringify(this.summary(i)) };
         this.summaryJson.set(i, item);
       }
-      if (same && cache!.items[k] !== item) same = false;
-      items[k] = item;
-    }
-    if (same) return cache!.bytes;
-    const bytes = Buffer.from(`[${items.map((x) => x.text).join(',')}]`);
-    this.listCache = { items, bytes };
+      return item.text;
+    });
+    const bytes = Buffer.from(`[${texts.join(',')}]`);
+    this.listCache = { instancesVersion: this.instancesVersion, epoch, list, revisions: list.map((i) => i.revision), bytes };
     return bytes;
+  }
+
+  /** What every instance's url has in common and can change: the database engine's address, once it has one. */
+  private urlEpoch(): string {
+    const dbs = this.ctx.databases;
+    return dbs ? `${dbs.host}:${dbs.port}` : '';
   }
 
   getInstance(id: number): InstanceRecord {
@@ -289,6 +304,7 @@ export class AccountStore {
       this.ctx,
     );
     this.instances.set(id, instance);
+    this.instancesVersion++;
     this.log(actor, 'instance.create', [
       ['instance_id', id],
       ['name', body.name],
@@ -325,6 +341,7 @@ export class AccountStore {
     const instance = this.instance(id);
     instance.destroy();
     this.instances.delete(id);
+    this.instancesVersion++;
     this.log(actor, 'instance.delete', [
       ['instance_id', id],
       ['name', instance.name],
@@ -383,6 +400,13 @@ export class AccountStore {
     const text = stringify(rows, { header: true, columns: [...AUDIT_COLUMNS], record_delimiter: 'windows' });
     this.auditCsv = { version: this.auditVersion, index, text };
     return text;
+  }
+
+  /** auditLogCsv() as the bytes of the answer, kept with the text (encoding 300 KB of a busy month per request cost as much as the rest of it). */
+  auditLogCsvBytes(month?: string): Uint8Array {
+    const text = this.auditLogCsv(month);
+    const cache = this.auditCsv!;
+    return (cache.bytes ??= Buffer.from(text));
   }
 
   /** The audit rows as kept (oldest first). */

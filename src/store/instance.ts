@@ -69,11 +69,15 @@ export class InstanceStore {
   readonly createdAt: number;
   readonly readyAt: number;
   readonly teamEmail: string;
-  name: string;
-  plan: Plan;
+  private _name: string;
+  private _plan: Plan;
   backend: Backend;
-  /** Replaced whole by an update that gives them. */
-  tags: string[];
+  private _tags: string[];
+  /**
+   * Changes whenever a field of the instance's summary changes (name, tags, plan, the password in
+   * its url): AccountStore.listInstancesJson keeps each summary's JSON until then.
+   */
+  private _revision = 0;
   private key: string;
   private password: string;
   private readonly user: string;
@@ -99,9 +103,9 @@ export class InstanceStore {
   ) {
     this.id = init.id;
     this.accountId = init.accountId;
-    this.name = init.name;
-    this.tags = [...(init.tags ?? [])];
-    this.plan = init.plan;
+    this._name = init.name;
+    this._tags = [...(init.tags ?? [])];
+    this._plan = init.plan;
     this.backend = init.backend;
     this.region = init.region;
     this.pgVersion = init.pgVersion;
@@ -235,10 +239,38 @@ export class InstanceStore {
     return major > 4 || (major === 4 && minor >= 2) ? 'primary_from_4_2' : 'primary_below_4_2';
   }
 
+  get revision(): number {
+    return this._revision;
+  }
+
+  get name(): string {
+    return this._name;
+  }
+
+  set name(name: string) {
+    this._name = name;
+    this._revision++;
+  }
+
+  get plan(): Plan {
+    return this._plan;
+  }
+
+  /** Replaced whole by an update that gives them. */
+  get tags(): readonly string[] {
+    return this._tags;
+  }
+
+  set tags(tags: readonly string[]) {
+    this._tags = [...tags];
+    this._revision++;
+  }
+
   /** Moves the instance to another plan (and that plan's backend). */
   changePlan(plan: Plan, backend: Backend): void {
-    this.plan = plan;
+    this._plan = plan;
     this.backend = backend;
+    this._revision++;
   }
 
   /** Issues a new instance key; the old one is revoked at once. */
@@ -252,6 +284,7 @@ export class InstanceStore {
   /** Gives the instance user a new password (visible in `url`). */
   rotatePassword(): void {
     this.password = randomSecret(24);
+    this._revision++;
     if (this.db) this.ctx.databases!.setPassword(this.db, this.password);
   }
 

@@ -396,7 +396,11 @@ describe('AccountStore: audit log', () => {
     account.createInstance(dedicated({ name: 'csv-1' }), admin);
     const first = account.auditLogCsv();
     expect(account.auditLogCsv()).toBe(first);
+    const text = (month?: string) => Buffer.from(account.auditLogCsvBytes(month)).toString();
+    expect(text()).toBe(first);
     account.createInstance(dedicated({ name: 'csv-2' }), admin);
+    expect(text()).toMatch(/name = csv-2/);
+    expect(text('2001-01')).toBe('Timestamp,Event,Source,User,Extras\r\n');
     const second = account.auditLogCsv();
     expect(lines(second).length).toBe(lines(first).length + 1);
     expect(second).toMatch(/name = csv-2/);
