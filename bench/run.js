@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { autocannonLoad, hasWrk, wrkLoad } from './load.js';
 import { operationsBench } from './operations.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -55,6 +56,8 @@ const { values: flags } = parseArgs({
     'prism-quiet': { type: 'boolean', default: false },
     'scale-instances': { type: 'string', default: '10000' },
     'op-requests': { type: 'string', default: '2000' },
+    'op-seconds': { type: 'string' },
+    'op-warmup': { type: 'string' },
     operation: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -73,8 +76,9 @@ const opts = {
   scaleInstances: Number(flags['scale-instances']),
   parts: new Set((flags.only ?? 'throughput,startup,scale,contract,heavy,operations').split(',').map((s) => s.trim())),
   opRequests: Number(flags['op-requests']),
+  opSeconds: Number(flags['op-seconds'] ?? (quick ? 1 : 3)),
+  opWarmup: Number(flags['op-warmup'] ?? 1),
 };
-const hasWrk = spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
 const tool = flags.tool ?? (hasWrk ? 'wrk' : 'autocannon');
 if (tool === 'wrk' && !hasWrk) throw new Error('--tool wrk: wrk is not on PATH');
 
@@ -264,77 +268,16 @@ async function preparePosts(t) {
 // ---------------------------------------------------------------------------------------------
 // load generators: { url, method, headers, body, auths (rotated Authorization values) } -> figures
 
-async function loadAutocannon(w, seconds) {
-  const { default: autocannon } = await import('autocannon');
-  let i = 0;
-  const auths = w.auths;
-  const req = {
-    method: w.method,
-    path: new URL(w.url).pathname,
-    headers: { ...w.headers },
-    ...(w.body !== undefined ? { body: w.body } : {}),
-    ...(auths ? { setupRequest: (r) => ({ ...r, headers: { ...r.headers, authorization: auths[i++ % auths.length] } }) } : {}),
-  };
-  const r = await autocannon({ url: new URL(w.url).origin, connections: opts.connections, duration: seconds, requests: [req], timeout: 10 });
-  const total = r.requests.total;
-  return { rps: (total - r.non2xx) / r.duration, p50: r.latency.p50, p99: r.latency.p99, total, non2xx: r.non2xx, errors: r.errors + r.timeouts };
-}
-
-function luaString(s) {
-  return `[==[${s}]==]`;
-}
-
-async function loadWrk(w, seconds) {
-  const dir = mkdtempSync(join(tmpdir(), 'tusk-bench-'));
-  const script = join(dir, 'w.lua');
-  const headerLines = Object.entries(w.headers).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`);
-  // Rotated keys: every request is formatted once in init(), request() only picks the next one.
-  const rotate = w.auths
-    ? `local auths = { ${w.auths.map(luaString).join(', ')} }
-local reqs = {}
-local i = 0
-init = function(args)
-  for k, a in ipairs(auths) do
-    wrk.headers["Authorization"] = a
-    reqs[k] = wrk.format()
-  end
-end
-request = function()
-  i = i + 1
-  return reqs[(i % #reqs) + 1]
-end`
-    : '';
-  writeFileSync(
-    script,
-    `wrk.method = ${luaString(w.method)}
-${w.body !== undefined ? `wrk.body = ${luaString(w.body)}` : ''}
-${headerLines.join('\n')}
-${rotate}
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format('\\nBENCH {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
-end
-`,
-  );
-  const out = await new Promise((resolve, reject) => {
-    const p = spawn('wrk', ['-t1', `-c${opts.connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, w.url], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    p.stdout.on('data', (d) => (text += d));
-    p.stderr.on('data', (d) => (text += d));
-    p.on('error', reject);
-    p.on('exit', () => resolve(text));
-  });
-  rmSync(dir, { recursive: true, force: true });
-  const m = /BENCH (\{.*\})/.exec(out);
-  if (!m) throw new Error(`wrk printed no result:\n${out}`);
-  const r = JSON.parse(m[1]);
-  const secs = r.duration_us / 1e6;
-  return { rps: (r.requests - r.non2xx) / secs, p50: r.p50_us / 1000, p99: r.p99_us / 1000, total: r.requests, non2xx: r.non2xx, errors: r.errors };
+/** A workload as the list of requests load.js sends: one, or one per rotated Authorization value. */
+function requestsOf(w) {
+  const url = new URL(w.url);
+  const one = { method: w.method, path: url.pathname + url.search, headers: { ...w.headers }, ...(w.body !== undefined ? { body: w.body } : {}) };
+  return w.auths ? w.auths.map((a) => ({ ...one, headers: { ...one.headers, authorization: a } })) : [one];
 }
 
 async function load(w, seconds) {
-  return tool === 'wrk' ? loadWrk(w, seconds) : loadAutocannon(w, seconds);
+  const spec = { origin: new URL(w.url).origin, requests: requestsOf(w), seconds, connections: opts.connections };
+  return tool === 'wrk' ? wrkLoad(spec) : autocannonLoad(spec);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -577,7 +520,9 @@ async function operationsPart(results) {
       adminKey: ADMIN_KEY,
       operationIds: only ?? ids,
       count: opts.opRequests,
-      deletes: Math.min(300, opts.opRequests),
+      deletes: opts.opRequests,
+      seconds: opts.opSeconds,
+      warmup: opts.opWarmup,
       concurrency: opts.connections,
       log,
     });
@@ -590,7 +535,7 @@ async function operationsPart(results) {
   }
 }
 
-const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
+const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}), ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
 
 /**
  * The heavy reads against the physical limit: each served by Tusk (1,000 instances, a busy audit

@@ -175,10 +175,11 @@ export interface paths {
         };
         /**
          * How the server process is doing
-         * @description The event-loop delay since the last reset (`perf_hooks.monitorEventLoopDelay`, 10 ms
-         *     resolution): while one request runs, every other client of the process waits, and the delay
-         *     shows how long. Also the resident memory and the uptime. `npm run bench` reads it around each
-         *     heavy workload.
+         * @description The event-loop delay since the last reset: how late a timer due every 10 ms ran
+         *     (`perf_hooks.monitorEventLoopDelay`, whose samples are the whole interval between two runs;
+         *     the 10 ms are taken off, so an idle loop reads about 0). While one request runs, every other
+         *     client of the process waits, and the delay shows how long. Also the resident memory and the
+         *     uptime. `npm run bench` reads it around each heavy workload.
          */
         get: operations["getRuntime"];
         put?: never;

@@ -3,9 +3,11 @@
 // one method; a refused request throws an ApiError before anything changes.
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'csv-stringify/sync';
-import type { AccountFixture, AuditEventFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
+import type { AccountFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
 import { ApiError, invalid, notFound, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
+import { Memo } from '../core/memo.js';
+import { AuditLog, type AuditEvent } from './audit-log.js';
 import { IdSequence } from './ids.js';
 import { auditTimestamp, parsePitSecond } from './dates.js';
 import { InstanceStore } from './instance.js';
@@ -30,7 +32,8 @@ import type {
   UpdateTeamMemberBody,
 } from './types.js';
 
-export type AuditEvent = AuditEventFixture;
+export type { AuditEvent };
+
 export { auditTimestamp, parsePitSecond } from './dates.js';
 
 export type { TeamMemberState } from './types.js';
@@ -91,16 +94,17 @@ export class AccountStore {
   private readonly instanceIds = new IdSequence();
   private readonly team: TeamMemberState[];
   private readonly invoices: InvoiceFixture[];
-  private readonly audit: AuditEvent[];
+  /** Each invoice's month index and summary, in the order of `invoices` (invoices never change). */
+  private readonly invoiceSummaries: { month: number; summary: InvoiceSummary }[];
+  /** listInvoicesJson(): the bytes of each range asked for (bounded). */
+  private readonly invoiceJson = new Memo<Uint8Array>({ size: 64 });
+  private readonly audit: AuditLog;
   /** listInstancesJson(): each instance's summary as JSON with what it was made from, and the last answer. */
   private readonly summaryJson = new WeakMap<InstanceStore, SummaryJson>();
   private listCache: ListCache | undefined;
   /** Changes whenever an instance is added or removed. */
   private instancesVersion = 0;
-  /** The latest time among the audit rows (the month the CSV shows by default). */
-  private auditLatest: number;
-  /** Changes with every audit row; the CSV last made, for the version and month it was made for. */
-  private auditVersion = 0;
+  /** The CSV last made, for the audit log's version and the month it was made for. */
   private auditCsv: { version: number; index: number; text: string; bytes?: Uint8Array } | undefined;
 
   /** @param state the instances and id sequences to take over (AccountStore.fromJSON) */
@@ -120,8 +124,14 @@ export class AccountStore {
     }
     this.team = fixture.team.map((m) => ({ id: m.id, email: m.email, tfa_auth_enabled: m.tfa_auth_enabled, roles: [...m.roles], tags: [...m.tags] }));
     this.invoices = [...fixture.invoices].sort((a, b) => monthIndexOfYearMonth(a.detail.period) - monthIndexOfYearMonth(b.detail.period) || a.id - b.id);
-    this.audit = fixture.audit.map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) }));
-    this.auditLatest = this.audit.reduce((max, e) => Math.max(max, e.at), -Infinity);
+    this.invoiceSummaries = this.invoices.map((inv) => ({
+      month: monthIndexOfYearMonth(inv.detail.period),
+      summary: { id: inv.id, period: inv.detail.period, number: inv.number, paid: inv.paid, total: inv.detail.total, currency: inv.detail.currency, account_name: inv.detail.customer.account_name },
+    }));
+    this.audit = new AuditLog(
+      LIST_CAPS.auditEventsPerAccount,
+      fixture.audit.map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) })),
+    );
     for (const id of fixture.usedInstanceIds) this.instanceIds.observe(id);
     for (const x of fixture.instances) {
       const plan = this.plan(x.plan, 'plan');
@@ -187,7 +197,7 @@ export class AccountStore {
       last_key_id: this.keyIds.current,
       team: this.team.map((m) => ({ id: m.id, email: m.email, tfa_auth_enabled: m.tfa_auth_enabled, roles: [...m.roles], tags: [...m.tags] })),
       invoices: structuredClone(this.invoices),
-      audit: this.audit.map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) })),
+      audit: this.audit.rows().map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) })),
       last_instance_id: this.instanceIds.current,
       instances: [...this.instances.values()].sort((a, b) => a.id - b.id).map((i) => i.toJSON()),
     };
@@ -354,21 +364,14 @@ export class AccountStore {
     const lo = from === undefined ? -Infinity : monthIndexOfYearMonth(from);
     const hi = to === undefined ? Infinity : monthIndexOfYearMonth(to);
     if (lo > hi) throw invalid('to', 'not-before-from', `${to} lies before from ${from}`);
-    return this.invoices
-      .filter((inv) => {
-        const m = monthIndexOfYearMonth(inv.detail.period);
-        return m >= lo && m <= hi;
-      })
-      .map((inv) => ({
-        id: inv.id,
-        period: inv.detail.period,
-        number: inv.number,
-        paid: inv.paid,
-        total: inv.detail.total,
-        currency: inv.detail.currency,
-        account_name: inv.detail.customer.account_name,
-      }));
+    return this.invoiceSummaries.filter((x) => x.month >= lo && x.month <= hi).map((x) => ({ ...x.summary }));
   }
+
+  /** listInvoices() as the JSON bytes of the answer: invoices never change, so each range is serialised once. */
+  listInvoicesJson(from?: string, to?: string): Uint8Array {
+    return this.invoiceJson.get(`${from ?? ''}|${to ?? ''}`, () => Buffer.from(JSON.stringify(this.listInvoices(from, to))));
+  }
+
 
   getInvoice(id: number): InvoiceDetail {
     const inv = this.invoices.find((x) => x.id === id);
@@ -389,16 +392,17 @@ export class AccountStore {
   // ---- audit log ----
   /** The CSV of one month (`yyyy-mm`); omitted, the latest month with events (else the current month). */
   auditLogCsv(month?: string): string {
-    const latest = this.audit.length ? this.auditLatest : this.ctx.clock.now();
+    const latest = this.audit.size ? this.audit.latest : this.ctx.clock.now();
     const index = month === undefined ? monthIndexOfTime(latest) : monthIndexOfYearMonth(month);
     // The same rows give the same text: kept until the next audit row (see BENCHMARKS.md, issue 20).
-    if (this.auditCsv?.version === this.auditVersion && this.auditCsv.index === index) return this.auditCsv.text;
+    if (this.auditCsv?.version === this.audit.version && this.auditCsv.index === index) return this.auditCsv.text;
     const rows = this.audit
+      .rows()
       .filter((e) => monthIndexOfTime(e.at) === index)
       .sort((a, b) => a.at - b.at)
       .map((e) => [auditTimestamp(e.at), e.event, e.source, e.user, e.extras.map(([k, v]) => `${k} = ${v}`).join(', ')]);
     const text = stringify(rows, { header: true, columns: [...AUDIT_COLUMNS], record_delimiter: 'windows' });
-    this.auditCsv = { version: this.auditVersion, index, text };
+    this.auditCsv = { version: this.audit.version, index, text };
     return text;
   }
 
@@ -411,7 +415,7 @@ export class AccountStore {
 
   /** The audit rows as kept (oldest first). */
   auditEvents(): readonly AuditEvent[] {
-    return this.audit;
+    return this.audit.rows();
   }
 
   // ---- team ----
@@ -532,10 +536,5 @@ export class AccountStore {
   private log(actor: ApiKeyRecord, event: string, extras: [string, string | number][]): void {
     const at = this.ctx.clock.now();
     this.audit.push({ at, event, source: 'api', user: actor.email, extras });
-    this.auditVersion++;
-    if (this.audit.length > LIST_CAPS.auditEventsPerAccount) {
-      this.audit.splice(0, this.audit.length - LIST_CAPS.auditEventsPerAccount);
-      this.auditLatest = this.audit.reduce((max, e) => Math.max(max, e.at), -Infinity);
-    } else this.auditLatest = Math.max(this.auditLatest, at);
   }
 }

@@ -4,7 +4,7 @@
 // backups keep coming as the clock moves (each is added, with the next id, when it is first seen
 // after its time). Callbacks are queued in the outbox with the time they are due; the server's
 // ticker sends them.
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { invalid, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
 import { IdSequence } from './ids.js';
@@ -44,15 +44,21 @@ interface BackupState {
   databaseName: string;
   takenAt: number;
   readyAt: number;
-  size: number;
+  /** Bytes; made from `salt` when first read (sizeOfBackup): most seeded backups are never listed. */
+  size: number | undefined;
+  salt: number;
 }
 
-/** A 32-bit number from a text (deterministic sizes and offsets). */
-const hash32 = (text: string) => createHash('sha256').update(text).digest().readUInt32BE(0);
+/**
+ * A 32-bit number from a text (deterministic sizes and offsets). crypto.hash, the one-shot form:
+ * the same SHA-256 as createHash, without an object per call (an instance's 40 seeded backups made
+ * createInstance spend a fifth of its time here; BENCHMARKS.md, issue 20).
+ */
+const hash32 = (text: string) => hash('sha256', text, 'buffer').readUInt32BE(0);
 
 /** A UUID-form identifier derived from a text (the same text, the same id). */
 function uuidOf(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
+  const h = hash('sha256', text, 'hex');
   const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
@@ -76,11 +82,11 @@ export class Backups {
     origin: number,
     state?: BackupsState,
   ) {
-    this.signingKey = createHash('sha256').update(`tusk-backup-signing:${who.providerid}`).digest('hex');
+    this.signingKey = hash('sha256', `tusk-backup-signing:${who.providerid}`, 'hex');
     if (state) {
       this.ids = IdSequence.fromJSON(state.last_id);
       this.nextDaily = [...state.next_daily];
-      for (const b of state.items) this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size });
+      for (const b of state.items) this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size, salt: 0 });
       return;
     }
     // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance.
@@ -93,7 +99,7 @@ export class Backups {
     return {
       last_id: this.ids.toJSON(),
       next_daily: [...this.nextDaily],
-      items: this.items.map((b) => ({ id: b.id, database_name: b.databaseName, taken_at: b.takenAt, ready_at: b.readyAt, size: b.size })),
+      items: this.items.map((b) => ({ id: b.id, database_name: b.databaseName, taken_at: b.takenAt, ready_at: b.readyAt, size: this.sizeOfBackup(b) })),
     };
   }
 
@@ -120,7 +126,7 @@ export class Backups {
         if (this.nextDaily[i] !== day) return;
         const takenAt = this.dailyTime(day, i);
         if (takenAt > now) return;
-        this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: this.sizeOf(db, day / DAY) });
+        this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: undefined, salt: day / DAY });
         this.nextDaily[i] = day + DAY;
         added = true;
       });
@@ -179,7 +185,7 @@ export class Backups {
     }
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
-    this.items.push({ id, databaseName: db, takenAt: now, readyAt, size: this.sizeOf(db, -id) });
+    this.items.push({ id, databaseName: db, takenAt: now, readyAt, size: undefined, salt: -id });
     if (body.callback) {
       const payload: BackupReadyCallback = { action: 'backup', backup_id: id, account_id: this.who.accountId, database_name: db, status: 'ready' };
       this.ctx.outbox.schedule({ event: 'backup', target: body.callback, body: payload, dueAt: readyAt });
@@ -236,8 +242,9 @@ export class Backups {
     return this.items.filter((b) => b.readyAt <= now && b.takenAt >= now - RETENTION_MS);
   }
 
-  private sizeOf(db: string, salt: number): number {
-    return 16 * MiB + (hash32(`${this.who.providerid}/${db}/${salt}`) % (96 * MiB));
+  /** A backup's size: the real one once set, else a deterministic one from its database and salt (made once, when first read). */
+  private sizeOfBackup(b: BackupState): number {
+    return (b.size ??= 16 * MiB + (hash32(`${this.who.providerid}/${b.databaseName}/${b.salt}`) % (96 * MiB)));
   }
 
   private record(b: BackupState, now: number): Backup {
@@ -260,7 +267,7 @@ export class Backups {
       id: b.id,
       database_id: made.databaseId,
       backup_date: made.backupDate,
-      size: b.size,
+      size: this.sizeOfBackup(b),
       bucket: made.bucket,
       file_name: made.fileName,
       region: this.who.region,

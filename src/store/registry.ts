@@ -2,7 +2,7 @@
 // keys to what they open. There is no module-level state: a server owns one registry, and reset()
 // builds new stores from the same fixtures. toJSON() / restore() write and take over the whole
 // state (see snapshot.ts); the key index is rebuilt from the stores.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { buildFixtures, type AccountFixture, type Catalogue, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
 import { AccountStore } from './account.js';
 import type { InstanceStore } from './instance.js';
@@ -42,7 +42,7 @@ export interface InstancePrincipal {
 type KeyTarget = { kind: 'customer'; accountId: string; keyId: string } | { kind: 'instance'; accountId: string; instanceId: number };
 
 /** Keys are indexed by their SHA-256, and the stored key is compared in constant time. */
-const digest = (key: string) => createHash('sha256').update(key).digest('base64');
+const digest = (key: string) => hash('sha256', key, 'base64');
 
 export class Registry implements KeyIndex {
   readonly clock: VirtualClock;

@@ -283,8 +283,16 @@ describe('AccountStore: invoices', () => {
     expect(account.listInvoices('2030-01', '2030-12')).toEqual([]);
   });
 
+  it('listInvoicesJson() is the JSON of listInvoices() for every range, asked once or again', () => {
+    for (const [from, to] of [[undefined, undefined], ['2026-03', '2026-05'], ['2026-09', undefined], [undefined, '2025-10'], ['2030-01', '2030-12']] as const) {
+      for (let again = 0; again < 2; again++) expect(Buffer.from(account.listInvoicesJson(from, to)).toString()).toBe(JSON.stringify(account.listInvoices(from, to)));
+    }
+  });
+
   it('refuses from after to, naming to', () => {
     refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to');
+    refused(() => account.listInvoicesJson('2026-05', '2026-04'), 400, 'to');
+    refused(() => account.listInvoicesJson('2026-05', '2026-04'), 400, 'to');
   });
 
   it('gets an invoice by id with the list record’s period and total, and 404 for an unknown id', () => {
