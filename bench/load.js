@@ -165,3 +165,105 @@ export async function autocannonLoad({ origin, requests, make, seconds, amount, 
   const total = r.requests.total;
   return { rps: (total - r.non2xx) / secs, p50: r.latency.p50, p99: r.latency.p99, total, non2xx: r.non2xx, errors: r.errors + r.timeouts, tool: 'autocannon', ...(firstBad ? { firstBad } : {}) };
 }
+
+/**
+ * A fixed number of requests over connections opened before the clock starts (wrk and autocannon
+ * open theirs with the first requests, and with a few thousand requests that start is most of the
+ * p99). `make(i, previousBody)` gives the i-th request; `chain`: one connection, each request made
+ * from the previous answer. A minimal HTTP/1.1 client: a prebuilt request per write, answers read by
+ * Content-Length (or chunked), latency per request from performance.now().
+ */
+export async function connectedLoad({ origin, make, amount, connections, chain = false }) {
+  const { connect } = await import('node:net');
+  const url = new URL(origin);
+  const width = chain ? 1 : Math.min(connections, amount);
+  const sockets = await Promise.all(
+    Array.from({ length: width }, () => new Promise((resolve, reject) => {
+      const s = connect({ host: url.hostname, port: Number(url.port), noDelay: true }, () => resolve(s));
+      s.once('error', reject);
+    })),
+  );
+  // Let the server take the connections in before the first request.
+  await new Promise((r) => setTimeout(r, 50));
+  const latencies = new Float64Array(amount);
+  let next = 0;
+  let done = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let firstBad;
+  let previous;
+  const host = `${url.hostname}:${url.port}`;
+  const bytesOf = (r) => {
+    const body = r.body === undefined ? undefined : Buffer.from(r.body);
+    const head = [`${r.method} ${r.path} HTTP/1.1`, `host: ${host}`, ...Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`), ...(body ? [`content-length: ${body.length}`] : r.method === 'GET' ? [] : ['content-length: 0']), '', ''].join('\r\n');
+    return body ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);
+  };
+  const started = performance.now();
+  let finished = started;
+  await Promise.all(
+    sockets.map(
+      (s) =>
+        new Promise((resolve) => {
+          let buf = Buffer.alloc(0);
+          let t0 = 0;
+          let i = -1;
+          const send = () => {
+            if (next >= amount) return resolve();
+            i = next++;
+            const bytes = bytesOf(make(i, previous));
+            t0 = performance.now();
+            s.write(bytes);
+          };
+          const answered = (status, body) => {
+            const now = performance.now();
+            latencies[i] = now - t0;
+            finished = now;
+            done++;
+            if (status < 200 || status >= 400) {
+              non2xx++;
+              firstBad ??= `${status} ${body.toString().slice(0, 160)}`;
+            }
+            if (chain) previous = body.toString();
+            send();
+          };
+          s.on('data', (chunk) => {
+            buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+            for (;;) {
+              const end = buf.indexOf('\r\n\r\n');
+              if (end < 0) return;
+              const head = buf.subarray(0, end).toString('latin1');
+              const status = Number(head.slice(9, 12));
+              const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+              let bodyEnd;
+              let body;
+              if (length) {
+                bodyEnd = end + 4 + Number(length[1]);
+                if (buf.length < bodyEnd) return;
+                body = buf.subarray(end + 4, bodyEnd);
+              } else if (/\r\ntransfer-encoding:\s*chunked/i.test(head)) {
+                const last = buf.indexOf('\r\n0\r\n\r\n', end);
+                const empty = buf.indexOf('0\r\n\r\n', end + 4) === end + 4;
+                if (last < 0 && !empty) return;
+                bodyEnd = empty ? end + 9 : last + 7;
+                body = buf.subarray(end + 4, bodyEnd); // chunk framing left in: only the key of a chain is read from it
+              } else {
+                bodyEnd = end + 4;
+                body = Buffer.alloc(0);
+              }
+              buf = buf.subarray(bodyEnd);
+              answered(status, body);
+            }
+          });
+          s.on('error', () => {
+            errors++;
+            resolve();
+          });
+          send();
+        }),
+    ),
+  );
+  for (const s of sockets) s.destroy();
+  const measured = Array.from(latencies.subarray(0, done)).sort((a, b) => a - b);
+  const pct = (p) => (measured.length ? measured[Math.min(measured.length - 1, Math.floor((p / 100) * measured.length))] : null);
+  return { rps: (done - non2xx) / ((finished - started) / 1000), p50: pct(50), p99: pct(99), total: done, non2xx, errors, tool: 'node client', ...(firstBad ? { firstBad } : {}) };
+}

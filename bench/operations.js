@@ -2,7 +2,8 @@
 // operationId a valid request over `concurrency` kept-alive connections; req/s, p50 and p99 per
 // server and the ratio. A request that can be sent again and again (reads, updates, restores) runs
 // for a time after a warm-up, with wrk when it is on PATH (bench/load.js); one that makes or uses up
-// a resource runs a fixed number of times (so that writes stay bounded) with autocannon. Tusk's
+// a resource runs a fixed number of times (so that writes stay bounded), after a warm-up of the same
+// kind, over connections opened before the clock starts (connectedLoad). Tusk's
 // requests act on data of their own, made before the measurement: creates rotate over enough
 // instances (or accounts) to stay under every cap, deletes and removals take a resource made for
 // each request, key rotations run one after the other with the key the previous answer gave. The
@@ -12,7 +13,7 @@
 //
 // Used by bench/run.js (`npm run bench -- --only operations`).
 import { request } from 'node:http';
-import { autocannonLoad, hasWrk, wrkLoad } from './load.js';
+import { autocannonLoad, connectedLoad, hasWrk, wrkLoad } from './load.js';
 
 const basic = (key) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
 const DAY = 86_400_000;
@@ -52,8 +53,9 @@ export const warmCount = (count) => Math.min(500, Math.round(count / 4));
 /**
  * One operation on one server: a repeatable one for `seconds` after `warmup` seconds (wrk when there
  * is one, else autocannon); the others `count` times after warmCount(count), over resources
- * make(0 ..) (wrk, else autocannon). `chain`: one after the other, the key of each from the previous
- * answer's `apikey`, starting from chain.warm (the warm-up) and chain.measure.
+ * make(0 ..), on connections opened before (connectedLoad). `chain`: one after the other, the key
+ * of each from the previous answer's `apikey`, starting from chain.warm (the warm-up) and
+ * chain.measure.
  */
 async function drive(origin, { make, count, repeatable, chain }, { seconds, warmup, concurrency }) {
   if (repeatable) {
@@ -65,23 +67,13 @@ async function drive(origin, { make, count, repeatable, chain }, { seconds, warm
   }
   const warm = warmCount(count);
   if (chain) {
-    const run = (first, amount) =>
-      hasWrk
-        ? wrkLoad({ origin, requests: [wire(make(0))], amount, connections: 1, chainKey: { first, field: 'apikey' } })
-        : autocannonLoad({ origin, make: (i, previous) => wire({ ...make(i), key: previous ? JSON.parse(previous).apikey : first }), amount, chain: true });
+    const run = (first, amount) => connectedLoad({ origin, make: (i, previous) => wire({ ...make(i), key: previous ? JSON.parse(previous).apikey : first }), amount, connections: 1, chain: true });
     if (warm > 0) await run(chain.warm, warm);
     return run(chain.measure, count);
   }
-  // Items [0, warm + concurrency) warm up, the next count + concurrency are measured: the requests
-  // in flight when a count is reached are sent too (the set-up made that many more).
-  const run = (from, amount) => {
-    const at = (i) => wire(make(from + i));
-    return hasWrk
-      ? wrkLoad({ origin, requests: Array.from({ length: amount + concurrency }, (_, i) => at(i)), amount, connections: concurrency })
-      : autocannonLoad({ origin, make: at, amount, connections: concurrency });
-  };
-  if (warm > 0) await run(0, warm);
-  return run(warm + concurrency, count);
+  // Items [0, warm) warm up, the next `count` are measured.
+  if (warm > 0) await connectedLoad({ origin, make: (i) => wire(make(i)), amount: warm, connections: concurrency });
+  return connectedLoad({ origin, make: (i) => wire(make(warm + i)), amount: count, connections: concurrency });
 }
 
 /** Tusk's API for the set-up (throws on a non-2xx). */
@@ -237,8 +229,8 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
 export async function operationsBench({ t, prism, adminKey, operationIds, count = 2000, deletes = 2000, seconds = 3, warmup = 1, concurrency = 50, log = console.log }) {
   const now = Date.now();
   const t0 = performance.now();
-  // Each fixed-count operation also warms up, and gets `concurrency` more for the requests in flight at each end.
-  const supply = (n) => warmCount(n) + n + 2 * concurrency;
+  // Each fixed-count operation also warms up on resources of its own.
+  const supply = (n) => warmCount(n) + n;
   const d = await prepare(t, adminKey, { count: supply(count), deletes: supply(deletes) });
   log(`  set-up of the per-operation data: ${Math.round(performance.now() - t0)} ms`);
   const ops = operations(d, now);

@@ -55,7 +55,7 @@ const { values: flags } = parseArgs({
     write: { type: 'boolean', default: false },
     'prism-quiet': { type: 'boolean', default: false },
     'scale-instances': { type: 'string', default: '10000' },
-    'op-requests': { type: 'string', default: '2000' },
+    'op-requests': { type: 'string', default: '5000' },
     'op-seconds': { type: 'string' },
     'op-warmup': { type: 'string' },
     operation: { type: 'string' },

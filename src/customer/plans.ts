@@ -7,7 +7,8 @@ export function plansApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
   app.get('/', ...op('listPlans', (c, { query }) => {
-    return c.get('principal').account.listPlans(query.backend);
+    // The bytes the store keeps for the filter (AccountStore.listPlansJson: the same JSON as listPlans()).
+    return c.body(c.get('principal').account.listPlansJson(query.backend) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
   }));
   return app;
 }

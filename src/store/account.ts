@@ -93,9 +93,13 @@ export class AccountStore {
   private readonly instances = new Map<number, InstanceStore>();
   private readonly instanceIds = new IdSequence();
   private readonly team: TeamMemberState[];
+  /** The team by lower-cased e-mail (e-mails compare without case): an invite or a removal finds the member without a walk. */
+  private readonly teamByEmail = new Map<string, TeamMemberState>();
   private readonly invoices: InvoiceFixture[];
   /** Each invoice's month index and summary, in the order of `invoices` (invoices never change). */
   private readonly invoiceSummaries: { month: number; summary: InvoiceSummary }[];
+  /** listRegionsJson() and listPlansJson(): the bytes of each filter asked for (bounded). */
+  private readonly catalogueJson = new Memo<Uint8Array>({ size: 64 });
   /** listInvoicesJson(): the bytes of each range asked for (bounded). */
   private readonly invoiceJson = new Memo<Uint8Array>({ size: 64 });
   private readonly audit: AuditLog;
@@ -123,6 +127,7 @@ export class AccountStore {
       ctx.keys.addCustomerKey(k.key, this.id, k.id);
     }
     this.team = fixture.team.map((m) => ({ id: m.id, email: m.email, tfa_auth_enabled: m.tfa_auth_enabled, roles: [...m.roles], tags: [...m.tags] }));
+    for (const m of this.team) this.teamByEmail.set(m.email.toLowerCase(), m);
     this.invoices = [...fixture.invoices].sort((a, b) => monthIndexOfYearMonth(a.detail.period) - monthIndexOfYearMonth(b.detail.period) || a.id - b.id);
     this.invoiceSummaries = this.invoices.map((inv) => ({
       month: monthIndexOfYearMonth(inv.detail.period),
@@ -222,8 +227,18 @@ export class AccountStore {
     return this.catalogue.regions.filter((r) => provider === undefined || r.provider === provider);
   }
 
+  /** listRegions() as the JSON bytes of the answer: the catalogue never changes, so each filter is serialised once. */
+  listRegionsJson(provider?: string): Uint8Array {
+    return this.catalogueJson.get(`regions|${provider ?? ''}`, () => Buffer.from(JSON.stringify(this.listRegions(provider))));
+  }
+
   listPlans(backend?: string): Plan[] {
     return this.catalogue.plans.filter((p) => backend === undefined || p.backend === backend);
+  }
+
+  /** listPlans() as the JSON bytes of the answer (see listRegionsJson). */
+  listPlansJson(backend?: string): Uint8Array {
+    return this.catalogueJson.get(`plans|${backend ?? ''}`, () => Buffer.from(JSON.stringify(this.listPlans(backend))));
   }
 
   // ---- instances ----
@@ -425,22 +440,25 @@ export class AccountStore {
 
   inviteTeamMember(body: InviteTeamMemberBody, actor: ApiKeyRecord): { message: typeof TEAM_MESSAGES.invite } {
     const role = body.role ?? 'member';
-    if (this.team.some((m) => sameEmail(m.email, body.email))) throw invalid('email', 'not-a-member', `${body.email} is already a member of the team`);
+    if (this.teamByEmail.has(body.email.toLowerCase())) throw invalid('email', 'not-a-member', `${body.email} is already a member of the team`);
     if (body.tags !== undefined && !TAGGED_ROLES.includes(role)) throw invalid('tags', 'role', `tags are only allowed with role member or monitor, not ${role}`);
     const tags = body.tags === undefined ? [] : splitTags(body.tags);
     if (this.team.length >= LIST_CAPS.teamMembersPerAccount) {
       throw limitReached('team', `a team has at most ${LIST_CAPS.teamMembersPerAccount} members; remove one to invite another`);
     }
-    this.team.push({ id: randomUUID(), email: body.email, tfa_auth_enabled: false, roles: [role], tags });
+    const member: TeamMemberState = { id: randomUUID(), email: body.email, tfa_auth_enabled: false, roles: [role], tags };
+    this.team.push(member);
+    this.teamByEmail.set(body.email.toLowerCase(), member);
     this.log(actor, 'team.invite', [['email', body.email], ['role', role], ...(tags.length ? [['tags', tags.join(',')] as [string, string]] : [])]);
     return { message: TEAM_MESSAGES.invite };
   }
 
   /** Removes the member; the customer keys acting for that e-mail are revoked with them. */
   removeTeamMember(email: string, actor: ApiKeyRecord): { message: typeof TEAM_MESSAGES.remove } {
-    const index = this.team.findIndex((m) => sameEmail(m.email, email));
-    if (index < 0) throw new ApiError(404, `Not found: no team member with the e-mail ${email}`);
-    const [member] = this.team.splice(index, 1);
+    const found = this.teamByEmail.get(email.toLowerCase());
+    if (!found) throw new ApiError(404, `Not found: no team member with the e-mail ${email}`);
+    const [member] = this.team.splice(this.team.indexOf(found), 1);
+    this.teamByEmail.delete(email.toLowerCase());
     for (const k of [...this.keys.values()].filter((x) => sameEmail(x.email, member!.email))) {
       this.ctx.keys.revoke(k.key);
       this.keys.delete(k.id);

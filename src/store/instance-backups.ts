@@ -71,6 +71,8 @@ export class Backups {
   private readonly signingKey: string;
   /** Per database: the day (00:00 UTC) of its next daily backup not yet added. */
   private readonly nextDaily: number[];
+  /** The construction time whose seeded history is not made yet (see seed()). */
+  private seedOrigin: number | undefined;
 
   /**
    * @param origin the time the seeded history runs back from (the instance's construction).
@@ -89,13 +91,25 @@ export class Backups {
       for (const b of state.items) this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size, salt: 0 });
       return;
     }
-    // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance.
+    // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance:
+    // made when first needed (seed()), as they would have been made here. Most instances a test
+    // creates never list their backups, and making 80 of them was a third of createInstance
+    // (BENCHMARKS.md, issue 20).
     this.ids = new IdSequence();
     this.nextDaily = who.databases.map(() => startOfUtcDay(origin) - SEEDED_BACKUP_DAYS * DAY);
+    this.seedOrigin = origin;
+  }
+
+  /** Makes the seeded history (catchUp to the construction time) the first time anything reads or changes the backups. */
+  private seed(): void {
+    if (this.seedOrigin === undefined) return;
+    const origin = this.seedOrigin;
+    this.seedOrigin = undefined;
     this.catchUp(origin);
   }
 
   toJSON(): BackupsState {
+    this.seed();
     return {
       last_id: this.ids.toJSON(),
       next_daily: [...this.nextDaily],
@@ -114,6 +128,7 @@ export class Backups {
    * left the 30-day window for good.
    */
   private catchUp(now: number): void {
+    this.seed();
     // After a long jump of the clock, days that could never be listed are skipped.
     const first = startOfUtcDay(now) - SEEDED_BACKUP_DAYS * DAY;
     this.nextDaily.forEach((day, i) => {
@@ -225,11 +240,13 @@ export class Backups {
 
   /** When backup `id` was taken (ms on the clock); NaN for an unknown id. */
   takenAt(id: number): number {
+    this.seed();
     return this.items.find((x) => x.id === id)?.takenAt ?? Number.NaN;
   }
 
   /** Sets the size of backup `id` (bytes): the real size of its snapshot, once the database engine made it. */
   setSize(id: number, bytes: number): void {
+    this.seed();
     const b = this.items.find((x) => x.id === id);
     if (b && Number.isSafeInteger(bytes) && bytes >= 0) {
       b.size = bytes;

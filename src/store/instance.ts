@@ -19,7 +19,7 @@ import type {
   StoreContext,
   UpdateAlarmBody,
 } from './types.js';
-import { randomSecret } from './secrets.js';
+import { randomSecret, randomSecrets } from './secrets.js';
 import { IdSequence } from './ids.js';
 import { Recipients } from './instance-recipients.js';
 import { Alarms } from './instance-alarms.js';
@@ -113,8 +113,9 @@ export class InstanceStore {
     this.createdAt = init.createdAt;
     this.readyAt = init.readyAt;
     this.providerid = init.providerid ?? randomUUID();
-    this.key = init.apikey ?? randomSecret(36);
-    this.password = init.password ?? randomSecret(24);
+    const [key, password] = init.apikey === undefined && init.password === undefined ? randomSecrets(36, 24) : [];
+    this.key = init.apikey ?? key ?? randomSecret(36);
+    this.password = init.password ?? password ?? randomSecret(24);
     this.user = `u${this.providerid.slice(0, 8)}`;
     const [, region = 'local'] = init.region.split('::');
     this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;

@@ -417,6 +417,15 @@ describe('AccountStore: audit log', () => {
     expect(account.auditLogCsv()).toBe(second);
   });
 
+  it('finds team members by e-mail without regard to case: a second invite is refused, a removal finds them', () => {
+    account.inviteTeamMember({ email: 'Case.Member@Example.com' }, admin);
+    refused(() => account.inviteTeamMember({ email: 'case.member@example.com' }, admin), 400, 'email');
+    account.removeTeamMember('CASE.MEMBER@example.COM', admin);
+    expect(account.listTeamMembers().some((m) => m.email === 'Case.Member@Example.com')).toBe(false);
+    account.inviteTeamMember({ email: 'case.member@example.com' }, admin);
+    expect(account.listTeamMembers().some((m) => m.email === 'case.member@example.com')).toBe(true);
+  });
+
   it('records nothing for a refused call or a read', () => {
     const before = account.auditEvents().length;
     refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan');
@@ -657,6 +666,14 @@ describe('AccountStore: regions and plans', () => {
     expect(account.listRegions('azure')).toEqual([]);
     expect(account.listPlans('pgcompat').map((p) => p.name)).toEqual(['compat-shared', 'compat-1']);
     expect(account.listPlans('nosuch')).toEqual([]);
+  });
+
+  it('gives the same JSON as bytes (listRegionsJson, listPlansJson) for every filter, asked once or again', () => {
+    const text = (bytes: Uint8Array) => Buffer.from(bytes).toString();
+    for (let again = 0; again < 2; again++) {
+      for (const provider of [undefined, 'azure-arm', 'azure']) expect(text(account.listRegionsJson(provider))).toBe(JSON.stringify(account.listRegions(provider)));
+      for (const backend of [undefined, 'pgcompat', 'nosuch']) expect(text(account.listPlansJson(backend))).toBe(JSON.stringify(account.listPlans(backend)));
+    }
   });
 });
 
