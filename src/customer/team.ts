@@ -9,7 +9,8 @@ export function teamApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
   app.get('/', ...op('listTeamMembers', (c) => {
-    return c.get('principal').account.listTeamMembers();
+    // The bytes the store keeps until the team changes (AccountStore.listTeamMembersJson: the same JSON as listTeamMembers()).
+    return c.body(c.get('principal').account.listTeamMembersJson() as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
   }));
   app.post('/invite', ...op('inviteTeamMember', (c, { body }) => {
     return c.get('principal').account.inviteTeamMember(body, c.get('principal').key);

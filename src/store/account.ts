@@ -93,6 +93,9 @@ export class AccountStore {
   private readonly instances = new Map<number, InstanceStore>();
   private readonly instanceIds = new IdSequence();
   private readonly team: TeamMemberState[];
+  /** Changes with every invite, removal and update of a member; the team list's bytes for a version. */
+  private teamVersion = 0;
+  private teamJson: { version: number; bytes: Uint8Array } | undefined;
   /** The team by lower-cased e-mail (e-mails compare without case): an invite or a removal finds the member without a walk. */
   private readonly teamByEmail = new Map<string, TeamMemberState>();
   private readonly invoices: InvoiceFixture[];
@@ -434,6 +437,12 @@ export class AccountStore {
   }
 
   // ---- team ----
+  /** listTeamMembers() as the JSON bytes of the answer, made again only after a change to the team. */
+  listTeamMembersJson(): Uint8Array {
+    if (this.teamJson?.version !== this.teamVersion) this.teamJson = { version: this.teamVersion, bytes: Buffer.from(JSON.stringify(this.listTeamMembers())) };
+    return this.teamJson.bytes;
+  }
+
   listTeamMembers(): TeamMember[] {
     return this.team.map(({ id, email, tfa_auth_enabled, roles }) => ({ id, email, tfa_auth_enabled, roles: [...roles] }));
   }
@@ -449,6 +458,7 @@ export class AccountStore {
     const member: TeamMemberState = { id: randomUUID(), email: body.email, tfa_auth_enabled: false, roles: [role], tags };
     this.team.push(member);
     this.teamByEmail.set(body.email.toLowerCase(), member);
+    this.teamVersion++;
     this.log(actor, 'team.invite', [['email', body.email], ['role', role], ...(tags.length ? [['tags', tags.join(',')] as [string, string]] : [])]);
     return { message: TEAM_MESSAGES.invite };
   }
@@ -459,6 +469,7 @@ export class AccountStore {
     if (!found) throw new ApiError(404, `Not found: no team member with the e-mail ${email}`);
     const [member] = this.team.splice(this.team.indexOf(found), 1);
     this.teamByEmail.delete(email.toLowerCase());
+    this.teamVersion++;
     for (const k of [...this.keys.values()].filter((x) => sameEmail(x.email, member!.email))) {
       this.ctx.keys.revoke(k.key);
       this.keys.delete(k.id);
@@ -475,6 +486,7 @@ export class AccountStore {
     const tagged = roles.every((r) => TAGGED_ROLES.includes(r));
     if (body.tags !== undefined && !tagged) throw invalid('tags', 'role', `tags are only allowed for role member or monitor, not ${roles.join(', ')}`);
     member.roles = [...roles];
+    this.teamVersion++;
     // Given tags replace the member's tags; a role that takes no tags drops them.
     if (body.tags !== undefined) member.tags = splitTags(body.tags);
     else if (!tagged) member.tags = [];

@@ -142,6 +142,7 @@ export class Backups {
         const takenAt = this.dailyTime(day, i);
         if (takenAt > now) return;
         this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: undefined, salt: day / DAY });
+        this.changes++;
         this.nextDaily[i] = day + DAY;
         added = true;
       });
@@ -152,6 +153,7 @@ export class Backups {
       const keep = this.items.filter((b) => b.takenAt >= horizon);
       this.items.length = 0;
       this.items.push(...keep);
+      this.changes++;
     }
   }
 
@@ -176,15 +178,36 @@ export class Backups {
    */
   listJson(db?: string): Uint8Array {
     const now = this.ctx.clock.now();
+    const last = this.lastList;
+    // Nothing the list shows can differ before `until` (see listUntil) unless a backup was added or
+    // a size set (changes), or the clock went back.
+    if (last && last.db === db && last.changes === this.changes && now >= last.at && now < last.until) return last.bytes;
     const listed = this.visible(now)
       .filter((b) => db === undefined || b.databaseName === db)
       .sort((a, b) => b.takenAt - a.takenAt || b.id - a.id);
     const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
-    const last = this.lastList;
-    if (last && last.db === db && last.expires === expires && last.sizes === this.sizeVersion && last.items.length === listed.length && last.items.every((b, i) => b === listed[i])) return last.bytes;
+    const until = this.listUntil(now, expires);
+    if (last && last.db === db && last.expires === expires && last.changes === this.changes && last.items.length === listed.length && last.items.every((b, i) => b === listed[i])) {
+      this.lastList = { ...last, at: now, until };
+      return last.bytes;
+    }
     const bytes = Buffer.from(JSON.stringify(listed.map((b) => this.record(b, now))));
-    this.lastList = { db, expires, sizes: this.sizeVersion, items: listed, bytes };
+    this.lastList = { db, expires, changes: this.changes, items: listed, bytes, at: now, until };
     return bytes;
+  }
+
+  /**
+   * The first time after `now` at which a list could differ: the second of the URLs' expiry moves,
+   * a backup becomes ready, a listed one leaves the 30-day window, or a daily backup is due.
+   */
+  private listUntil(now: number, expires: number): number {
+    let until = (expires + 1) * 1000 - URL_LIFETIME_MS;
+    for (const b of this.items) {
+      if (b.readyAt > now) until = Math.min(until, b.readyAt);
+      else if (b.takenAt >= now - RETENTION_MS) until = Math.min(until, b.takenAt + RETENTION_MS + 1);
+    }
+    this.nextDaily.forEach((day, i) => (until = Math.min(until, this.dailyTime(day, i))));
+    return until;
   }
 
   /** Starts a backup of `db` (default: the instance's database); it is listed once ready, and then the callback is due. */
@@ -201,6 +224,7 @@ export class Backups {
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
     this.items.push({ id, databaseName: db, takenAt: now, readyAt, size: undefined, salt: -id });
+    this.changes++;
     if (body.callback) {
       const payload: BackupReadyCallback = { action: 'backup', backup_id: id, account_id: this.who.accountId, database_name: db, status: 'ready' };
       this.ctx.outbox.schedule({ event: 'backup', target: body.callback, body: payload, dueAt: readyAt });
@@ -250,7 +274,7 @@ export class Backups {
     const b = this.items.find((x) => x.id === id);
     if (b && Number.isSafeInteger(bytes) && bytes >= 0) {
       b.size = bytes;
-      this.sizeVersion++;
+      this.changes++;
     }
   }
 
@@ -293,9 +317,10 @@ export class Backups {
     };
   }
 
-  /** listJson()'s last answer, and what it was made from; sizeVersion changes with every size set. */
-  private lastList: { db: string | undefined; expires: number; sizes: number; items: BackupState[]; bytes: Uint8Array } | undefined;
-  private sizeVersion = 0;
+  /** listJson()'s last answer, what it was made from, and from when until when it holds. */
+  private lastList: { db: string | undefined; expires: number; changes: number; items: BackupState[]; bytes: Uint8Array; at: number; until: number } | undefined;
+  /** Changes whenever a backup is added or removed or a size is set. */
+  private changes = 0;
 
   /** Per backup: the parts of its record that never change, and its URL signed for one second of expiry. */
   private readonly made = new WeakMap<BackupState, { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }>();

@@ -417,6 +417,19 @@ describe('AccountStore: audit log', () => {
     expect(account.auditLogCsv()).toBe(second);
   });
 
+  it('listTeamMembersJson() is always the JSON of listTeamMembers(): after an invite, an update and a removal', () => {
+    const same = () => expect(Buffer.from(account.listTeamMembersJson()).toString()).toBe(JSON.stringify(account.listTeamMembers()));
+    same();
+    expect(account.listTeamMembersJson()).toBe(account.listTeamMembersJson());
+    account.inviteTeamMember({ email: 'json.member@example.com' }, admin);
+    same();
+    const member = account.listTeamMembers().find((m) => m.email === 'json.member@example.com')!;
+    account.updateTeamMember(member.id, { role: 'monitor' }, admin);
+    same();
+    account.removeTeamMember('json.member@example.com', admin);
+    same();
+  });
+
   it('finds team members by e-mail without regard to case: a second invite is refused, a removal finds them', () => {
     account.inviteTeamMember({ email: 'Case.Member@Example.com' }, admin);
     refused(() => account.inviteTeamMember({ email: 'case.member@example.com' }, admin), 400, 'email');

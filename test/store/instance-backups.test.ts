@@ -95,6 +95,34 @@ describe('the list as bytes', () => {
     s.clock.advance(3 * DAY);
     same();
   });
+
+  it('is the JSON of listBackups() at the very millisecond each thing changes, and when the clock is set back', () => {
+    const same = (db?: string) => expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
+    same();
+    // A backup becomes ready.
+    i.createBackup({});
+    s.clock.advance(BACKUP_DELAY_MS - 1);
+    same();
+    s.clock.advance(1);
+    same();
+    // The oldest listed backup leaves the 30-day window: the millisecond before, at, after.
+    const oldest = i.listBackups().at(-1)!;
+    const leaves = dateOf(oldest.backup_date) + 30 * DAY;
+    for (const at of [leaves - 1, leaves, leaves + 1]) {
+      s.clock.set(at);
+      same();
+    }
+    // The next daily backup is taken (03:xx UTC): step through the hours of a day a minute at a time.
+    for (let m = 0; m < 6 * 60; m++) {
+      s.clock.advance(MINUTE);
+      if (m % 7 === 0) same();
+    }
+    same('analytics');
+    // Back in time: the list of that moment again.
+    s.clock.set(NOW + HOUR);
+    same();
+    same('analytics');
+  });
 });
 
 describe('creating a backup', () => {
