@@ -11,7 +11,9 @@
 // --rounds N, --connections N, --starts N, --tool wrk|autocannon, --only a,b (throughput, startup,
 // scale, contract, heavy, operations), --profile DIR (Tusk under --cpu-prof), --label NAME (also
 // bench/results/NAME.json), --write (update BENCHMARKS.md even with --quick), --prism-quiet (Prism
-// with its request log off), --op-requests N (per operation, default 2000), --operation a,b (only these).
+// with its request log off), --op-requests N (per operation that makes or uses up a resource,
+// default 5000), --op-seconds S / --op-warmup S (per repeatable operation), --operation a,b (only
+// these), --from FILE (write BENCHMARKS.md's blocks again from a results file, no run).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -59,11 +61,12 @@ const { values: flags } = parseArgs({
     'op-seconds': { type: 'string' },
     'op-warmup': { type: 'string' },
     operation: { type: 'string' },
+    from: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (flags.help) {
-  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1, 13).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
   process.exit(0);
 }
 const quick = flags.quick;
@@ -673,7 +676,7 @@ function markdown(res) {
 /** The per-operation table and the heavy reads: their own block of BENCHMARKS.md (a run of those parts alone writes it). */
 function operationsMarkdown(res) {
   const lines = [];
-  lines.push(`Run ${res.date} on ${res.machine.cpu}, ${res.machine.cores} cores (shared: other work ran beside it), Node ${res.machine.node}; ${res.tool} for the heavy reads (${res.options.duration} s after ${res.options.warmup} s of warm-up, median of ${res.options.rounds}), a Node client over kept-alive connections for the operations.`, '');
+  lines.push(`Run ${res.date} on ${res.machine.cpu}, ${res.machine.cores} cores, Node ${res.machine.node}; ${res.tool} for the heavy reads (${res.options.duration} s after ${res.options.warmup} s of warm-up, median of ${res.options.rounds}).`, '');
   if (res.heavy) {
     lines.push('Heavy reads against the physical limit (a bare Hono route answering the bytes Tusk sent, same run), with Tusk\'s event-loop delay during the load:', '');
     lines.push('| read | bytes | Tusk req/s | p99 ms | limit req/s | Tusk/limit | event-loop delay p99 / max ms |', '|---|---:|---:|---:|---:|---:|---:|');
@@ -681,9 +684,12 @@ function operationsMarkdown(res) {
     lines.push('');
   }
   if (res.operations) {
-    lines.push(`Every operation, ${res.operations.requests} requests each (300 for those that delete, run or rotate a resource per request; key rotations one after the other), ${res.options.connections} at a time, Tusk and \`prism mock\` in the same run:`, '');
-    lines.push('| operation | Tusk req/s | p50 ms | p99 ms | Prism req/s | p99 ms | Tusk/Prism |', '|---|---:|---:|---:|---:|---:|---:|');
-    for (const r of res.operations.rows) lines.push(`| ${r.operation}${r.sequential ? ' (sequential)' : ''} | ${r.tusk.rps}${r.tusk.non2xx ? ` (${r.tusk.non2xx} non-2xx)` : ''} | ${r.tusk.p50} | ${r.tusk.p99} | ${r.prism?.rps ?? '-'}${r.prism?.non2xx ? ` (${r.prism.non2xx} non-2xx)` : ''} | ${r.prism?.p99 ?? '-'} | ${r.ratio ?? '-'}x |`);
+    lines.push(`Every operation, ${res.options.connections} connections, Tusk and \`prism mock\` in the same run: a repeatable request for a time with wrk, one that makes or uses up a resource a fixed number of times over connections opened before (key rotations one after the other); see "What is measured":`, '');
+    lines.push('| operation | run | Tusk req/s | p50 ms | p99 ms | event-loop delay p99 / max ms | Prism req/s | p99 ms | Tusk/Prism |', '|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const r of res.operations.rows) {
+      const delay = r.tusk.eventLoopDelayMs ? `${r.tusk.eventLoopDelayMs.p99} / ${r.tusk.eventLoopDelayMs.max}` : '-';
+      lines.push(`| ${r.operation}${r.sequential ? ' (sequential)' : ''} | ${r.mode ?? '-'}${r.tool ? `, ${r.tool}` : ''} | ${r.tusk.rps}${r.tusk.non2xx ? ` (${r.tusk.non2xx} non-2xx)` : ''} | ${r.tusk.p50} | ${r.tusk.p99} | ${delay} | ${r.prism?.rps ?? '-'}${r.prism?.non2xx ? ` (${r.prism.non2xx} non-2xx)` : ''} | ${r.prism?.p99 ?? '-'} | ${r.ratio ?? '-'}x |`);
+    }
     lines.push('');
   }
   const mine = res.targets.filter((t) => /^(every operation|listInstances|listBackups|getAuditLogCsv|listInvoices|listTeamMembers)/.test(t.name));
@@ -707,7 +713,24 @@ function writeBenchmarksMd(res) {
   writeFileSync(file, text);
 }
 
+/** BENCHMARKS.md's two blocks again from a results file (--from FILE): a change to the tables' form needs no new run. */
+function renderFrom(file) {
+  const results = JSON.parse(readFileSync(file, 'utf8'));
+  results.targets = targets(results);
+  writeBenchmarksMd(results);
+  writeOperationsMd(results);
+  log(`wrote BENCHMARKS.md from ${file}`);
+}
+
+function writeOperationsMd(results) {
+  const file = join(ROOT, 'BENCHMARKS.md');
+  let text = readFileSync(file, 'utf8');
+  if (!text.includes(OPS_START)) text += `\n## Every operation, and the heavy reads against the physical limit\n\n${OPS_START}\n${OPS_END}\n`;
+  writeFileSync(file, text.replace(new RegExp(`${OPS_START}[\\s\\S]*?${OPS_END}`), () => `${OPS_START}\n${operationsMarkdown(results)}\n${OPS_END}`));
+}
+
 async function main() {
+  if (flags.from) return renderFrom(flags.from);
   if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js')) || !existsSync(INSTANCE_DOC)) throw new Error('run `npm run build` first (npm run bench does)');
   const cpu = cpus();
   const toolVersion = tool === 'wrk' ? spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0].trim() : `autocannon ${JSON.parse(readFileSync(join(ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}`;
@@ -756,12 +779,7 @@ async function main() {
   if (flags.label) writeFileSync(join(BENCH, 'results', `${flags.label}.json`), JSON.stringify(results, null, 2) + '\n');
   const md = complete || flags.write;
   if (md) writeBenchmarksMd(results);
-  if ((results.operations || results.heavy) && (complete || flags.write)) {
-    const file = join(ROOT, 'BENCHMARKS.md');
-    let text = readFileSync(file, 'utf8');
-    if (!text.includes(OPS_START)) text += `\n## Every operation, and the heavy reads against the physical limit\n\n${OPS_START}\n${OPS_END}\n`;
-    writeFileSync(file, text.replace(new RegExp(`${OPS_START}[\\s\\S]*?${OPS_END}`), () => `${OPS_START}\n${operationsMarkdown(results)}\n${OPS_END}`));
-  }
+  if ((results.operations || results.heavy) && (complete || flags.write)) writeOperationsMd(results);
   log(`\nwrote bench/results/${name}.json${flags.label ? ` and bench/results/${flags.label}.json` : ''}${md ? ' and BENCHMARKS.md' : ''}`);
 }
 
