@@ -1,14 +1,13 @@
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { operationsOf } from '../http/operation.js';
+import { bytesAnswer, operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 export function auditLogApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
   app.get('/csv', ...op('getAuditLogCsv', (c, { query }) => {
-    const csv = c.get('principal').account.auditLogCsvBytes(query.timestamp) as Uint8Array<ArrayBuffer>;
-    return c.body(csv, 200, { 'Content-Type': 'text/csv; charset=utf-8' });
+    return bytesAnswer(c, c.get('principal').account.auditLogCsvBytes(query.timestamp), 'text/csv; charset=utf-8');
   }));
   return app;
 }

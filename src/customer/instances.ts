@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { NO_CONTENT, operationsOf } from '../http/operation.js';
+import { NO_CONTENT, bytesAnswer, operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 type Ops = CustomerOperations;
@@ -10,7 +10,7 @@ export function instancesApp(route: Route) {
   const op = operationsOf<Ops, CustomerEnv>(route);
   // The bytes of the list as the store keeps them (AccountStore.listInstancesJson: the same JSON as listInstances()).
   app.get('/', ...op('listInstances', (c) => {
-    return c.body(c.get('principal').account.listInstancesJson() as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+    return bytesAnswer(c, c.get('principal').account.listInstancesJson());
   }));
   app.post('/', ...op('createInstance', (c, { body }) => {
     return c.get('principal').account.createInstance(body, c.get('principal').key);

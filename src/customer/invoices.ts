@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { operationsOf } from '../http/operation.js';
+import { bytesAnswer, operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 type Ops = CustomerOperations;
@@ -10,7 +10,7 @@ export function invoicesApp(route: Route) {
   const op = operationsOf<Ops, CustomerEnv>(route);
   app.get('/', ...op('listInvoices', (c, { query }) => {
     // The bytes the store keeps for the range (AccountStore.listInvoicesJson: the same JSON as listInvoices()).
-    return c.body(c.get('principal').account.listInvoicesJson(query.from, query.to) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+    return bytesAnswer(c, c.get('principal').account.listInvoicesJson(query.from, query.to));
   }));
   // The fixed segment before the {id} route.
   app.get('/period', ...op('getInvoiceForPeriod', (c, { query }) => {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { operationsOf } from '../http/operation.js';
+import { bytesAnswer, operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 export function plansApp(route: Route) {
@@ -8,7 +8,7 @@ export function plansApp(route: Route) {
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
   app.get('/', ...op('listPlans', (c, { query }) => {
     // The bytes the store keeps for the filter (AccountStore.listPlansJson: the same JSON as listPlans()).
-    return c.body(c.get('principal').account.listPlansJson(query.backend) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+    return bytesAnswer(c, c.get('principal').account.listPlansJson(query.backend));
   }));
   return app;
 }

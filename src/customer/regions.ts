@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { operationsOf } from '../http/operation.js';
+import { bytesAnswer, operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 export function regionsApp(route: Route) {
@@ -8,7 +8,7 @@ export function regionsApp(route: Route) {
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
   app.get('/', ...op('listRegions', (c, { query }) => {
     // The bytes the store keeps for the filter (AccountStore.listRegionsJson: the same JSON as listRegions()).
-    return c.body(c.get('principal').account.listRegionsJson(query.provider) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+    return bytesAnswer(c, c.get('principal').account.listRegionsJson(query.provider));
   }));
   return app;
 }

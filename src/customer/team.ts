@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { operationsOf } from '../http/operation.js';
+import { bytesAnswer, operationsOf } from '../http/operation.js';
 import type { CustomerEnv, CustomerOperations } from './env.js';
 
 type Ops = CustomerOperations;
@@ -10,7 +10,7 @@ export function teamApp(route: Route) {
   const op = operationsOf<Ops, CustomerEnv>(route);
   app.get('/', ...op('listTeamMembers', (c) => {
     // The bytes the store keeps until the team changes (AccountStore.listTeamMembersJson: the same JSON as listTeamMembers()).
-    return c.body(c.get('principal').account.listTeamMembersJson() as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+    return bytesAnswer(c, c.get('principal').account.listTeamMembersJson());
   }));
   app.post('/invite', ...op('inviteTeamMember', (c, { body }) => {
     return c.get('principal').account.inviteTeamMember(body, c.get('principal').key);

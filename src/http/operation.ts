@@ -6,9 +6,10 @@
 // gives the operation's pipeline (route(id): auth, parse, validate, rate limit) and its handler. The
 // handler receives the validated input typed by that operation (from the generated types) and
 // returns the operation's 200 body, typed by the document (sent as JSON), NO_CONTENT (204, no body),
-// or a Response of its own (the audit log's CSV). Handlers have block bodies: a mutation of an
-// expression-bodied arrow would take effect when the route is registered, where the mutation tests
-// (Stryker's mutant switching) cannot see it, and survive for no fault of the tests.
+// or a Response of its own (bytesAnswer: bytes the store keeps, the audit log's CSV). Handlers have
+// block bodies: a mutation of an expression-bodied arrow would take effect when the route is
+// registered, where the mutation tests (Stryker's mutant switching) cannot see it, and survive for
+// no fault of the tests.
 import type { Context, Env, MiddlewareHandler } from 'hono';
 import { input, type Route } from './app.js';
 import type { Input, ResponseBody } from './types.js';
@@ -17,6 +18,15 @@ import type { Input, ResponseBody } from './types.js';
 export const NO_CONTENT: unique symbol = Symbol('204 No Content');
 
 export type Answer<Ops, Id extends keyof Ops> = ResponseBody<Ops, Id> | typeof NO_CONTENT | Response;
+
+/**
+ * A 200 whose body the store keeps as bytes: the JSON of the documented body made once and kept
+ * until what it shows changes (AccountStore.listInstancesJson and the like; each is tested to equal
+ * JSON.stringify of its list), or the audit log's CSV.
+ */
+export function bytesAnswer(c: Context, body: Uint8Array, contentType = 'application/json'): Response {
+  return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': contentType });
+}
 
 /** The routing of one interface's operations (`Ops`, the generated `operations`) in sub-apps of env `E`. */
 export function operationsOf<Ops, E extends Env>(route: Route) {

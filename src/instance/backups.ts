@@ -2,7 +2,7 @@
 // point-in-time recovery. The rules live in the store (InstanceStore / instance-backups.ts).
 import { Hono } from 'hono';
 import type { Route } from '../http/app.js';
-import { NO_CONTENT, operationsOf } from '../http/operation.js';
+import { NO_CONTENT, bytesAnswer, operationsOf } from '../http/operation.js';
 import type { InstanceEnv, InstanceOperations } from './env.js';
 
 type Ops = InstanceOperations;
@@ -12,7 +12,7 @@ export function backupsApp(route: Route) {
   const op = operationsOf<Ops, InstanceEnv>(route);
   app.get('/', ...op('listBackups', (c, { query }) => {
     // The bytes of the list as the store keeps them (InstanceBackups.listJson: the same JSON as listBackups()).
-    return c.body(c.get('principal').instance.listBackupsJson(query.db) as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': 'application/json' });
+    return bytesAnswer(c, c.get('principal').instance.listBackupsJson(query.db));
   }));
   app.post('/', ...op('createBackup', (c, { body }) => {
     c.get('principal').instance.createBackup(body ?? {});
