@@ -250,9 +250,8 @@ export class AccountStore {
   }
 
   /**
-   * listInstances() as the JSON bytes of the answer, the same text JSON.stringify gives. With
-   * thousands of instances, serialising every summary on every request was most of the request's
-   * cost (BENCHMARKS.md, issue 20): each instance's JSON is kept with the instance's revision (which
+   * listInstances() as the JSON bytes of the answer, the same text JSON.stringify gives (BENCHMARKS.md,
+   * issue 20): each instance's JSON is kept with the instance's revision (which
    * changes with its name, tags, plan and password: every field of a summary that can change) and
    * the engine's address in its url, and the whole answer with the instances and their revisions,
    * so an unchanged list costs a comparison of numbers per instance and is answered with the bytes
@@ -424,7 +423,7 @@ export class AccountStore {
     return text;
   }
 
-  /** auditLogCsv() as the bytes of the answer, kept with the text (encoding 300 KB of a busy month per request cost as much as the rest of it). */
+  /** auditLogCsv() as the bytes of the answer, kept with the text. */
   auditLogCsvBytes(month?: string): Uint8Array {
     const text = this.auditLogCsv(month);
     const cache = this.auditCsv!;

@@ -1,10 +1,8 @@
 // An account's audit rows: at most `cap`, the oldest dropped first, with the latest time among them
-// and a version that changes with every row (what the CSV cache of AccountStore keys on).
-// Dropping one row per new row at the cap used to move the whole array and scan it for the latest
-// time on every write: at 100,000 rows, a write cost a millisecond and the writes of a busy account
-// slowed to 800 req/s (BENCHMARKS.md, issue 20). Here the dropped rows are skipped by an index and
-// removed in batches, and the latest time is worked out again only when the dropped row held it and
-// the new row does not (the clock was set back): both amortised to a constant per row.
+// and a version that changes with every row (what the CSV kept by AccountStore is made for).
+// Dropped rows are skipped by an index and removed in batches, and the latest time is worked out
+// again only when the dropped row held it and the new row does not (the clock was set back): a
+// write costs the same at the cap as below it (BENCHMARKS.md, issue 20).
 import type { AuditEventFixture } from '../../fixtures/index.js';
 
 export type AuditEvent = AuditEventFixture;

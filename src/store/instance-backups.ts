@@ -49,11 +49,7 @@ interface BackupState {
   salt: number;
 }
 
-/**
- * A 32-bit number from a text (deterministic sizes and offsets). crypto.hash, the one-shot form:
- * the same SHA-256 as createHash, without an object per call (an instance's 40 seeded backups made
- * createInstance spend a fifth of its time here; BENCHMARKS.md, issue 20).
- */
+/** A 32-bit number from a text (deterministic sizes and offsets): the first bytes of its SHA-256. */
 const hash32 = (text: string) => hash('sha256', text, 'buffer').readUInt32BE(0);
 
 /** A UUID-form identifier derived from a text (the same text, the same id). */
@@ -92,9 +88,8 @@ export class Backups {
       return;
     }
     // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance:
-    // made when first needed (seed()), as they would have been made here. Most instances a test
-    // creates never list their backups, and making 80 of them was a third of createInstance
-    // (BENCHMARKS.md, issue 20).
+    // made when first needed (seed()), exactly as they would have been made here (most instances
+    // a test creates never read their backups; BENCHMARKS.md, issue 20).
     this.ids = new IdSequence();
     this.nextDaily = who.databases.map(() => startOfUtcDay(origin) - SEEDED_BACKUP_DAYS * DAY);
     this.seedOrigin = origin;
