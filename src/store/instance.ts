@@ -19,7 +19,6 @@ import type {
   StoreContext,
   UpdateAlarmBody,
 } from './types.js';
-import { randomSecret, randomSecrets } from './secrets.js';
 import { IdSequence } from './ids.js';
 import { Recipients } from './instance-recipients.js';
 import { Alarms } from './instance-alarms.js';
@@ -113,9 +112,8 @@ export class InstanceStore {
     this.createdAt = init.createdAt;
     this.readyAt = init.readyAt;
     this.providerid = init.providerid ?? randomUUID();
-    const [key, password] = init.apikey === undefined && init.password === undefined ? randomSecrets(36, 24) : [];
-    this.key = init.apikey ?? key ?? randomSecret(36);
-    this.password = init.password ?? password ?? randomSecret(24);
+    this.key = init.apikey ?? ctx.secrets.secret(36);
+    this.password = init.password ?? ctx.secrets.secret(24);
     this.user = `u${this.providerid.slice(0, 8)}`;
     const [, region = 'local'] = init.region.split('::');
     this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
@@ -277,14 +275,14 @@ export class InstanceStore {
   /** Issues a new instance key; the old one is revoked at once. */
   rotateApiKey(): string {
     this.ctx.keys.revoke(this.key);
-    this.key = randomSecret(36);
+    this.key = this.ctx.secrets.secret(36);
     this.ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
     return this.key;
   }
 
   /** Gives the instance user a new password (visible in `url`). */
   rotatePassword(): void {
-    this.password = randomSecret(24);
+    this.password = this.ctx.secrets.secret(24);
     this._revision++;
     if (this.db) this.ctx.databases!.setPassword(this.db, this.password);
   }

@@ -13,6 +13,7 @@ import type { ContractRules } from '../openapi/rules.js';
 import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
 import { SECOND_DATABASE } from './instance.js';
 import { Memo } from '../core/memo.js';
+import { SecretSource } from './secrets.js';
 import type { InstanceDatabases } from '../databases/databases.js';
 
 export interface RegistryOptions extends FixtureOptions {
@@ -73,6 +74,7 @@ export class Registry implements KeyIndex {
       backupDelayMs: options.backupDelayMs ?? 5_000,
       restoreDelayMs: options.restoreDelayMs ?? 5_000,
       rules: options.rules,
+      secrets: new SecretSource(),
       ...(options.databases ? { databases: options.databases } : {}),
     };
     this.reset({ initial: true });

@@ -5,10 +5,23 @@ export function randomSecret(length = 32): string {
   return randomBytes(Math.ceil((length * 3) / 4) + 2).toString('base64url').slice(0, length);
 }
 
-/** Fresh random secrets of these lengths from one draw of random bytes (a new instance's key and password). */
-export function randomSecrets(...lengths: number[]): string[] {
-  const sizes = lengths.map((length) => Math.ceil((length * 3) / 4) + 2);
-  const bytes = randomBytes(sizes.reduce((a, b) => a + b, 0));
-  let at = 0;
-  return lengths.map((length, k) => bytes.subarray(at, (at += sizes[k]!)).toString('base64url').slice(0, length));
+/**
+ * Random secrets drawn from a pool of random bytes refilled 4 KiB at a time (as crypto.randomUUID
+ * does): one draw per call cost more than the rest of making an instance's key and password. One
+ * source per registry (StoreContext.secrets).
+ */
+export class SecretSource {
+  private pool = Buffer.alloc(0);
+  private at = 0;
+
+  /** A fresh random secret of URL-safe characters, exactly `length` long. */
+  secret(length: number): string {
+    const size = Math.ceil((length * 3) / 4) + 2;
+    if (this.at + size > this.pool.length) {
+      this.pool = randomBytes(Math.max(4096, size));
+      this.at = 0;
+    }
+    const bytes = this.pool.subarray(this.at, (this.at += size));
+    return bytes.toString('base64url').slice(0, length);
+  }
 }

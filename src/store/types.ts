@@ -55,10 +55,13 @@ export interface StoreContext {
   rules: ContractRules;
   /** The real databases behind the instances (src/databases/); absent: instances are records only. */
   databases?: InstanceDatabases;
+  /** Where instances' keys and passwords come from. */
+  secrets: SecretSource;
 }
 
 /** A fresh random secret: URL-safe, `length` characters. */
 export { randomSecret } from './secrets.js';
+import type { SecretSource } from './secrets.js';
 
 // ---- customer interface records (generated schema types) ----
 export type InstanceSummary = C['schemas']['InstanceSummary'];

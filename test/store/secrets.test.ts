@@ -1,6 +1,6 @@
 // randomSecret: the API keys and passwords the stores hand out.
 import { describe, expect, it } from 'vitest';
-import { randomSecret, randomSecrets } from '../../src/store/secrets.js';
+import { SecretSource, randomSecret } from '../../src/store/secrets.js';
 
 describe('randomSecret', () => {
   it('is exactly as long as asked (32 by default), of URL-safe characters only', () => {
@@ -13,13 +13,14 @@ describe('randomSecret', () => {
   });
 });
 
-describe('randomSecrets', () => {
-  it('gives one secret per length asked, each exactly that long, URL-safe, all different', () => {
+describe('SecretSource', () => {
+  it('gives secrets exactly as long as asked, URL-safe, all different, across refills of its pool', () => {
+    const source = new SecretSource();
     const lengths = [36, 24, 1, 5, 64];
-    const secrets = randomSecrets(...lengths);
-    expect(secrets.map((s) => s.length)).toEqual(lengths);
-    for (const s of secrets) expect(s).toMatch(/^[A-Za-z0-9_-]+$/);
-    const many = Array.from({ length: 50 }, () => randomSecrets(36, 24)).flat();
-    expect(new Set(many).size).toBe(100);
+    for (const n of lengths) expect(source.secret(n)).toMatch(new RegExp(`^[A-Za-z0-9_-]{${n}}$`));
+    // 4 KiB of pool is about 140 keys and passwords: 2,000 of them refill it many times.
+    const many = Array.from({ length: 1000 }, () => [source.secret(36), source.secret(24)]).flat();
+    expect(new Set(many).size).toBe(2000);
+    expect(source.secret(6000)).toMatch(/^[A-Za-z0-9_-]{6000}$/);
   });
 });
