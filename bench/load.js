@@ -1,10 +1,9 @@
-// The load generators of `npm run bench`, one interface for both: a list of requests sent over
-// `connections` kept-alive connections, in turn, for `seconds` or until `amount` answers. wrk (C,
-// one thread: the least CPU taken from the servers on this 2-core machine) when it is on PATH;
-// autocannon (npm) otherwise, and for a fixed number of requests (wrk only runs for a time), which
-// the measurements of one-resource-per-request operations need. `chain`: one connection, each
-// request made from the previous answer (key rotations). Resolves
-// { rps, p50, p99 (ms), total, non2xx, errors, tool }; rps counts 2xx/3xx answers only.
+// The load generators of `npm run bench`. For a time: a list of requests sent in turn over
+// `connections` kept-alive connections, by wrk (C, one thread: the least CPU taken from the servers
+// on a 2-core machine) when it is on PATH, else by autocannon (npm). For a fixed number of requests
+// (operations that make or use up a resource): connectedLoad, over connections opened before the
+// clock starts. Each resolves { rps, p50, p99 (ms), total, non2xx, errors, tool }; rps counts
+// 2xx/3xx answers only.
 //
 // Used by bench/run.js and bench/operations.js.
 import { spawn, spawnSync } from 'node:child_process';
@@ -18,14 +17,8 @@ export const hasWrk = spawnSync('wrk', ['--version'], { encoding: 'utf8' }).erro
 
 const luaString = (s) => `[==[${s}]==]`;
 
-/**
- * `requests` for `seconds` with wrk; each is formatted once in init(), request() picks the next.
- * With `amount`: stops at that many answers and times them itself (wrk's own figure is the whole
- * `seconds`); `requests` then holds `amount + connections` (the requests in flight at the stop are
- * sent too, so each must be one that can be made). `chainKey` ({ first, field }): one connection,
- * each request (requests[0] with another key) sent with the key the previous answer gave in `field`.
- */
-export async function wrkLoad({ origin, requests, seconds, amount, connections, chainKey }) {
+/** `requests` for `seconds` with wrk; each is formatted once in init(), request() picks the next. */
+export async function wrkLoad({ origin, requests, seconds, connections }) {
   const dir = mkdtempSync(join(tmpdir(), 'tusk-bench-'));
   const script = join(dir, 'w.lua');
   const table = requests
@@ -38,83 +31,27 @@ ${table}
 }
 local reqs = {}
 local i = 0
-local amount = ${amount ?? 0}
-local answered = 0
-local t0
-local chain_key = ${chainKey ? luaString(chainKey.first) : 'nil'}
-local chain_pattern = ${chainKey ? luaString(`"${chainKey.field}"%s*:%s*"([^"]+)"`) : 'nil'}
-local b64chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-local function base64(data)
-  return ((data:gsub('.', function(x)
-    local r, b = '', x:byte()
-    for k = 8, 1, -1 do r = r .. (b % 2 ^ k - b % 2 ^ (k - 1) > 0 and '1' or '0') end
-    return r
-  end) .. '0000'):gsub('%d%d%d?%d?%d?%d?', function(x)
-    if #x < 6 then return '' end
-    local c = 0
-    for k = 1, 6 do c = c + (x:sub(k, k) == '1' and 2 ^ (6 - k) or 0) end
-    return b64chars:sub(c + 1, c + 1)
-  end) .. ({ '', '==', '=' })[#data % 3 + 1])
-end
-local function clock_ns()
-  local f = io.popen('date +%s%N')
-  local s = f:read('*a')
-  f:close()
-  return tonumber(s)
-end
 init = function(args)
   for k, s in ipairs(specs) do
     reqs[k] = wrk.format(s[1], s[2], s[3], s[4])
   end
 end
 request = function()
-  if amount > 0 and t0 == nil then t0 = clock_ns() end
-  if chain_key then
-    local s = specs[1]
-    local headers = {}
-    for k, v in pairs(s[3]) do headers[k] = v end
-    headers['authorization'] = 'Basic ' .. base64(':' .. chain_key)
-    return wrk.format(s[1], s[2], headers, s[4])
-  end
   i = i + 1
   return reqs[((i - 1) % #reqs) + 1]
 end
-if amount > 0 then
-  response = function(status, headers, body)
-    if chain_pattern then
-      local key = body:match(chain_pattern)
-      if key then chain_key = key end
-    end
-    answered = answered + 1
-    if answered == amount then
-      elapsed_us = (clock_ns() - t0) / 1000
-      wrk.thread:stop()
-      io.write('\\nSTOPPED\\n')
-      io.flush()
-    end
-  end
-end
-local threads = {}
-setup = function(thread) table.insert(threads, thread) end
 done = function(summary, latency, requests)
   local e = summary.errors
-  local us = summary.duration
-  if amount > 0 then us = threads[1]:get('elapsed_us') or us end
   io.write(string.format('\\nBENCH {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"non2xx":%d,"errors":%d}\\n',
-    summary.requests, us, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write + e.timeout))
 end
 `,
   );
-  // With amount, the time is only an upper bound: wrk ends at the stop, or after it.
-  const secs = amount !== undefined ? Math.max(60, Math.round(seconds ?? 0)) : Math.max(1, Math.round(seconds));
   const out = await new Promise((resolve, reject) => {
-    const p = spawn('wrk', ['-t1', `-c${chainKey ? 1 : connections}`, `-d${secs}s`, '--timeout', '10s', '-s', script, origin + requests[0].path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // wrk takes whole seconds.
+    const p = spawn('wrk', ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '-s', script, origin + requests[0].path], { stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
-    p.stdout.on('data', (d) => {
-      text += d;
-      // The thread has stopped at `amount` answers; wrk's main thread sleeps out the time unless interrupted.
-      if (amount !== undefined && text.includes('STOPPED')) p.kill('SIGINT');
-    });
+    p.stdout.on('data', (d) => (text += d));
     p.stderr.on('data', (d) => (text += d));
     p.on('error', reject);
     p.on('exit', () => resolve(text));
@@ -123,47 +60,25 @@ end
   const m = /BENCH (\{.*\})/.exec(out);
   if (!m) throw new Error(`wrk printed no result:\n${out}`);
   const r = JSON.parse(m[1]);
-  const secsTaken = r.duration_us / 1e6;
-  return { rps: (r.requests - r.non2xx) / secsTaken, p50: r.p50_us / 1000, p99: r.p99_us / 1000, total: r.requests, non2xx: r.non2xx, errors: r.errors, tool: 'wrk' };
+  const secs = r.duration_us / 1e6;
+  return { rps: (r.requests - r.non2xx) / secs, p50: r.p50_us / 1000, p99: r.p99_us / 1000, total: r.requests, non2xx: r.non2xx, errors: r.errors, tool: 'wrk' };
 }
 
-/**
- * autocannon for `seconds`, or for exactly `amount` requests (`make(i)` gives the i-th, or the
- * list `requests` in turn). `chain`: one connection, make(i, previousBody).
- */
-export async function autocannonLoad({ origin, requests, make, seconds, amount, connections, chain = false }) {
+/** `requests` in turn for `seconds` with autocannon (when wrk is not on PATH). */
+export async function autocannonLoad({ origin, requests, seconds, connections }) {
   const { default: autocannon } = await import('autocannon');
-  const pick = make ?? ((i) => requests[i % requests.length]);
   let next = 0;
-  let previous;
-  let firstBad;
-  let lastAnswer;
-  const first = pick(0);
   const template = {
-    method: first.method,
-    path: first.path,
+    method: requests[0].method,
+    path: requests[0].path,
     setupRequest: (r) => {
-      const q = pick(next++, previous);
+      const q = requests[next++ % requests.length];
       return { ...r, method: q.method, path: q.path, headers: { ...(q.headers ?? {}) }, body: q.body };
     },
-    onResponse: (status, body) => {
-      lastAnswer = performance.now();
-      if (chain) previous = body;
-      if ((status < 200 || status >= 400) && firstBad === undefined) firstBad = `${status} ${String(body).slice(0, 160)}`;
-    },
   };
-  const started = performance.now();
-  const r = await autocannon({
-    url: origin,
-    connections: chain ? 1 : connections,
-    ...(amount !== undefined ? { amount } : { duration: seconds }),
-    requests: [template],
-    timeout: 10,
-  });
-  // With amount, autocannon ends at its next one-second tick: the time is the last answer's.
-  const secs = amount !== undefined ? ((lastAnswer ?? performance.now()) - started) / 1000 : r.duration;
+  const r = await autocannon({ url: origin, connections, duration: seconds, requests: [template], timeout: 10 });
   const total = r.requests.total;
-  return { rps: (total - r.non2xx) / secs, p50: r.latency.p50, p99: r.latency.p99, total, non2xx: r.non2xx, errors: r.errors + r.timeouts, tool: 'autocannon', ...(firstBad ? { firstBad } : {}) };
+  return { rps: (total - r.non2xx) / r.duration, p50: r.latency.p50, p99: r.latency.p99, total, non2xx: r.non2xx, errors: r.errors + r.timeouts, tool: 'autocannon' };
 }
 
 /**

@@ -61,11 +61,11 @@ export const warmCount = (count) => count;
  * of each from the previous answer's `apikey`, starting from chain.warm (the warm-up) and
  * chain.measure.
  */
-async function drive(origin, { make, count, repeatable, chain }, { seconds, warmup, concurrency }) {
+async function drive(origin, { make, count, repeatable, chain }, { seconds, warmup, concurrency, useWrk }) {
   if (repeatable) {
     const requests = Array.from({ length: VARIANTS }, (_, i) => wire(make(i)));
     const spec = { origin, requests, connections: concurrency };
-    const run = (secs) => (hasWrk ? wrkLoad({ ...spec, seconds: secs }) : autocannonLoad({ ...spec, seconds: secs }));
+    const run = (secs) => (useWrk ? wrkLoad({ ...spec, seconds: secs }) : autocannonLoad({ ...spec, seconds: secs }));
     if (warmup > 0) await run(warmup);
     return run(seconds);
   }
@@ -231,7 +231,7 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
  * Runs the table. `t`: Tusk's URLs ({ customer, instance }); `prism`: Prism's ({ customer, instance })
  * or undefined. Returns one row per operationId, in document order.
  */
-export async function operationsBench({ t, prism, adminKey, operationIds, count = 2000, deletes = 2000, seconds = 3, warmup = 1, concurrency = 50, log = console.log }) {
+export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, concurrency = 50, useWrk = hasWrk, log = console.log }) {
   const now = Date.now();
   const t0 = performance.now();
   // Each fixed-count operation also warms up on as many resources of its own.
@@ -242,7 +242,7 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
   const missing = operationIds.filter((id) => !ops[id]);
   if (missing.length) throw new Error(`bench/operations.js has no request for: ${missing.join(', ')}`);
   const rows = [];
-  const timing = { seconds, warmup, concurrency };
+  const timing = { seconds, warmup, concurrency, useWrk };
   for (const id of operationIds) {
     const op = ops[id];
     const repeatable = !op.bounded && !op.chain && op.count !== 'deletes';

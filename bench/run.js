@@ -527,6 +527,7 @@ async function operationsPart(results) {
       seconds: opts.opSeconds,
       warmup: opts.opWarmup,
       concurrency: opts.connections,
+      useWrk: tool === 'wrk',
       log,
     });
     results.operations = {
