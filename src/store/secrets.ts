@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 
+/** Random bytes enough for `length` base64url characters. */
+const bytesFor = (length: number) => Math.ceil((length * 3) / 4) + 2;
+const asSecret = (bytes: Buffer, length: number) => bytes.toString('base64url').slice(0, length);
+
 /** A fresh random secret of URL-safe characters (API keys, passwords). */
 export function randomSecret(length = 32): string {
-  return randomBytes(Math.ceil((length * 3) / 4) + 2).toString('base64url').slice(0, length);
+  return asSecret(randomBytes(bytesFor(length)), length);
 }
 
 /**
@@ -16,12 +20,11 @@ export class SecretSource {
 
   /** A fresh random secret of URL-safe characters, exactly `length` long. */
   secret(length: number): string {
-    const size = Math.ceil((length * 3) / 4) + 2;
+    const size = bytesFor(length);
     if (this.at + size > this.pool.length) {
       this.pool = randomBytes(Math.max(4096, size));
       this.at = 0;
     }
-    const bytes = this.pool.subarray(this.at, (this.at += size));
-    return bytes.toString('base64url').slice(0, length);
+    return asSecret(this.pool.subarray(this.at, (this.at += size)), length);
   }
 }

@@ -4,6 +4,7 @@ import type { components as C } from '../generated/customer.js';
 import type { components as I } from '../generated/instance.js';
 import type { Clock } from './clock.js';
 import type { OutboxWriter } from './outbox.js';
+import type { SecretSource } from './secrets.js';
 import type { ContractRules } from '../openapi/rules.js';
 
 export type Role = C['schemas']['TeamRole'];
@@ -61,7 +62,6 @@ export interface StoreContext {
 
 /** A fresh random secret: URL-safe, `length` characters. */
 export { randomSecret } from './secrets.js';
-import type { SecretSource } from './secrets.js';
 
 // ---- customer interface records (generated schema types) ----
 export type InstanceSummary = C['schemas']['InstanceSummary'];
