@@ -12,7 +12,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 
 export type EngineSpec = { kind: 'off' } | { kind: 'embedded' } | { kind: 'external'; url: string };
 
@@ -180,6 +180,8 @@ export class PostgresEngine {
   /** Every role and database this process creates starts with it. */
   readonly prefix: string;
   private pool?: pg.Pool;
+  /** The `pg` client module, loaded by the start (a server with `--databases off` never loads it). */
+  private client?: typeof pg;
   private embedded?: { stop(): Promise<void> };
   private dataDir?: string;
   private started?: Promise<void>;
@@ -274,7 +276,8 @@ export class PostgresEngine {
       await this.reserve();
       connection = { connectionString: this.spec.url };
     }
-    this.pool = new pg.Pool({ ...connection, max: 4, connectionTimeoutMillis: 5_000 });
+    this.client = (await import('pg')).default;
+    this.pool = new this.client.Pool({ ...connection, max: 4, connectionTimeoutMillis: 5_000 });
     // A broken connection of the pool is an event, not a crash.
     this.pool.on('error', (err) => this.log(`tusk: databases: connection error: ${err.message}`));
     const { rows } = await this.pool.query<{ v: string }>("select current_setting('server_version') as v");
@@ -317,7 +320,7 @@ export class PostgresEngine {
   }
 
   private async reassign(database: string, role: string): Promise<void> {
-    const client = new pg.Client({ ...(await this.connectionFor(database)) });
+    const client = new this.client!.Client({ ...(await this.connectionFor(database)) });
     await client.connect();
     try {
       // A fork copies another role's objects: the new instance's role gets its schemas, tables,
