@@ -4,9 +4,11 @@
 // for a time after a warm-up, with wrk when it is on PATH (bench/load.js); one that makes or uses up
 // a resource runs a fixed number of times (so that writes stay bounded), after a warm-up of the same
 // kind, over connections opened before the clock starts (connectedLoad). Tusk's
-// requests act on data of their own, made before the measurement: creates rotate over enough
-// instances (or accounts) to stay under every cap, deletes and removals take a resource made for
-// each request, key rotations run one after the other with the key the previous answer gave. The
+// requests act on data of their own: a fixed-count operation's supply is made just before it runs
+// and its accounts are reset after (so the server holds one operation's data at a time): creates
+// rotate over enough instances (or accounts) to stay under every cap, deletes and removals take a
+// resource made for each request, key rotations run one after the other with the key the previous
+// answer gave. The
 // list reads run on an account of their own with a few instances (the heavy reads, at 1,000
 // instances and a busy month, are measured against the physical limit in bench/run.js).
 // Prism answers each request from the documents' examples (any key works, ids are not looked up).
@@ -95,11 +97,13 @@ async function pool(n, width, fn) {
 }
 
 /**
- * The data Tusk's requests act on, made through its API and controls: a fresh account per kind of
- * write (so each stays under the account caps), instances for creates to rotate over, one resource
- * per delete.
+ * The data every operation shares, made through Tusk's API and controls: an account with a probe
+ * instance and one item of each kind, and an account with a few instances for the list reads. What
+ * an operation makes or uses up (instances to delete, accounts to create in, keys to rotate) is its
+ * own supply (operations() below), made just before it runs and reset after: the server's heap holds
+ * one operation's data at a time, as a client's test run does.
  */
-async function prepare(t, adminKey, { count, deletes }) {
+async function prepare(t, adminKey) {
   const account = async (name) => (await api(t.customer, 'POST', '/__tusk/accounts', undefined, { name })).admin_key;
   const instancesOf = async (key, n, prefix) => pool(n, 16, async (i) => api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE }));
   const main = await account('bench operations');
@@ -112,57 +116,88 @@ async function prepare(t, adminKey, { count, deletes }) {
   const backup = (await api(t.instance, 'GET', '/api/backup', k))[0];
   const maintenance = (await api(t.instance, 'GET', '/api/maintenance', k))[0];
   const member = (await api(t.customer, 'GET', '/api/team', main)).find((m) => m.roles.includes('member'));
-  const invoices = await api(t.customer, 'GET', '/api/invoices', adminKey);
-  const invoice = invoices[0];
-  // Creates rotate over instances with room for count / instances each (caps: 100 alarms, 100 recipients, 50 integrations per kind, 1,000 backups).
-  const rotation = async (perInstance, prefix) => (await instancesOf(main, Math.ceil(count / perInstance), prefix)).map((x) => x.apikey);
-  const alarmKeys = await rotation(90, 'alarms');
-  const recipientKeys = await rotation(90, 'recipients');
-  const logKeys = await rotation(45, 'logs');
-  const metricKeys = await rotation(45, 'metrics');
-  const backupKeys = await rotation(900, 'backups');
-  const instanceAccounts = await Promise.all(Array.from({ length: Math.ceil(count / 5000) }, (_, i) => account(`bench creates ${i}`)));
-  const inviteAccounts = await Promise.all(Array.from({ length: Math.ceil(count / 900) }, (_, i) => account(`bench invites ${i}`)));
-  // One resource per delete.
-  // An account holds at most 10,000 instances: the instances to delete spread over accounts of 5,000.
-  const delAccounts = await Promise.all(Array.from({ length: Math.ceil(deletes / 5000) }, (_, i) => account(`bench deletes ${i}`)));
-  const toDelete = (await Promise.all(delAccounts.map((key, a) => instancesOf(key, Math.min(5000, deletes - a * 5000), `delete-${a}`)))).flat().map((x, i) => ({ ...x, key: delAccounts[Math.floor(i / 5000)] }));
-  const holders = await instancesOf(await account('bench deletes of items'), Math.ceil(deletes / 45), 'holder');
-  const per = (i, n) => holders[Math.floor(i / n)].apikey;
-  const delAlarms = await pool(deletes, 16, async (i) => ({ key: per(i, 45), id: (await api(t.instance, 'POST', '/api/alarms', per(i, 45), { type: 'notice' })).id }));
-  const delRecipients = await pool(deletes, 16, async (i) => ({ key: per(i, 45), id: (await api(t.instance, 'POST', '/api/alarms/recipients', per(i, 45), { type: 'email', value: `d${i}@example.com` })).id }));
-  const delLogs = await pool(deletes, 16, async (i) => ({ key: per(i, 45), id: (await api(t.instance, 'POST', '/api/integrations/logs/logs_e', per(i, 45), { token: `t-${i}` })).id }));
-  const delMetrics = await pool(deletes, 16, async (i) => ({ key: per(i, 45), id: (await api(t.instance, 'POST', '/api/integrations/metrics/metrics_d_v3', per(i, 45), { license_key: `l-${i}` })).id }));
-  // A team holds at most 1,000 members: the removals spread over accounts of 900 invitations each.
-  const removeAccounts = await Promise.all(Array.from({ length: Math.ceil(deletes / 900) }, (_, i) => account(`bench removals ${i}`)));
-  const removals = await pool(deletes, 16, async (i) => {
-    const email = `removed-${i}@example.com`;
-    const key = removeAccounts[Math.floor(i / 900)];
-    await api(t.customer, 'POST', '/api/team/invite', key, { email });
-    return { key, email };
-  });
-  // Maintenance items to run, one per request: every instance has scheduled ones.
-  const runs = [];
-  const runAccount = await account('bench maintenance runs');
-  for (let batch = 0; runs.length < deletes; batch++) {
-    const hosts = await instancesOf(runAccount, 50, `run-${batch}`);
-    const lists = await pool(hosts.length, 16, async (i) => (await api(t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({ ...m, key: hosts[i].apikey })));
-    for (const m of lists.flat()) if (m.status === 'scheduled' && runs.length < deletes) runs.push({ key: m.key, id: m.id });
-  }
+  const invoice = (await api(t.customer, 'GET', '/api/invoices', adminKey))[0];
   // The list reads: an account with a few instances (as a client's test account has).
   const reader = await account('bench reads');
   await instancesOf(reader, 3, 'read');
-  // Key rotations: one chain of keys for the warm-up, another for the measurement.
-  const rotations = await instancesOf(main, 2, 'rotation');
-  const chainKeys = {
-    customer: { warm: await account('bench key rotation warm-up'), measure: await account('bench key rotation') },
-    instance: { warm: rotations[0].apikey, measure: rotations[1].apikey },
-  };
-  return { reader, main, adminKey, k, alarm, recipient, log, metric, backup, maintenance, member, invoice, alarmKeys, recipientKeys, logKeys, metricKeys, backupKeys, instanceAccounts, inviteAccounts, toDelete, delAlarms, delRecipients, delLogs, delMetrics, removals, runs, chainKeys, probeId: probe.id, probe };
+  return { t, account, instancesOf, reader, main, adminKey, k, alarm, recipient, log, metric, backup, maintenance, member, invoice, probeId: probe.id };
 }
 
+/** Takes an account back to empty (`POST /__tusk/reset` with its admin key): what a supply made goes. */
+const resetAccount = (t, key) => api(t.customer, 'POST', '/__tusk/reset', key);
+
 /**
- * The request of every operation: `tusk(i)` against Tusk's prepared data `d`, `prism(i)` against Prism.
+ * The supplies of the fixed-count operations: `n` resources each (warm-up and measurement), in
+ * accounts of their own (returned as `accounts`, reset after the operation). Caps respected: an
+ * account holds at most 10,000 instances and 1,000 team members; an instance 100 alarms, 100
+ * recipients, 50 integrations per kind, 1,000 backups.
+ */
+const supplies = {
+  /** `count` accounts of their own. */
+  accounts: async (d, count, name) => {
+    const accounts = await Promise.all(Array.from({ length: count }, (_, i) => d.account(`${name} ${i}`)));
+    return { accounts, keys: accounts };
+  },
+  /** Instances with room for `perInstance` new items each: their keys. */
+  rotation: async (d, n, perInstance, name) => {
+    const owner = await d.account(name);
+    const keys = (await d.instancesOf(owner, Math.ceil(n / perInstance), name)).map((x) => x.apikey);
+    return { accounts: [owner], keys };
+  },
+  /** `n` instances to delete, over accounts of 5,000. */
+  instances: async (d, n) => {
+    const { accounts } = await supplies.accounts(d, Math.ceil(n / 5000), 'bench deletes');
+    const items = (await Promise.all(accounts.map((key, a) => d.instancesOf(key, Math.min(5000, n - a * 5000), `delete-${a}`)))).flat().map((x, i) => ({ id: x.id, key: accounts[Math.floor(i / 5000)] }));
+    return { accounts, items };
+  },
+  /** `n` items of an instance API collection, 45 per instance. */
+  items: async (d, n, path, body) => {
+    const owner = await d.account(`bench deletes of ${path}`);
+    const holders = await d.instancesOf(owner, Math.ceil(n / 45), 'holder');
+    const items = await pool(n, 16, async (i) => {
+      const key = holders[Math.floor(i / 45)].apikey;
+      return { key, id: (await api(d.t.instance, 'POST', path, key, body(i))).id };
+    });
+    return { accounts: [owner], items };
+  },
+  /** `n` invited members to remove, over accounts of 900 invitations. */
+  invited: async (d, n) => {
+    const { accounts } = await supplies.accounts(d, Math.ceil(n / 900), 'bench removals');
+    const items = await pool(n, 16, async (i) => {
+      const email = `removed-${i}@example.com`;
+      const key = accounts[Math.floor(i / 900)];
+      await api(d.t.customer, 'POST', '/api/team/invite', key, { email });
+      return { key, email };
+    });
+    return { accounts, items };
+  },
+  /** `n` scheduled maintenance items to run, one per request: every instance has some. */
+  maintenance: async (d, n) => {
+    const owner = await d.account('bench maintenance runs');
+    const items = [];
+    for (let batch = 0; items.length < n; batch++) {
+      const hosts = await d.instancesOf(owner, 50, `run-${batch}`);
+      const lists = await pool(hosts.length, 16, async (i) => (await api(d.t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({ ...m, key: hosts[i].apikey })));
+      for (const m of lists.flat()) if (m.status === 'scheduled' && items.length < n) items.push({ key: m.key, id: m.id });
+    }
+    return { accounts: [owner], items };
+  },
+  /** Key rotations: one chain of keys for the warm-up, another for the measurement. */
+  chain: async (d, api) => {
+    if (api === 'customer') {
+      const [warm, measure] = [await d.account('bench key rotation warm-up'), await d.account('bench key rotation')];
+      // Their keys change with every rotation: nothing is made in them, nothing to reset.
+      return { accounts: [], chain: { warm, measure } };
+    }
+    const owner = await d.account('bench instance key rotation');
+    const [warm, measure] = (await d.instancesOf(owner, 2, 'rotation')).map((x) => x.apikey);
+    return { accounts: [owner], chain: { warm, measure } };
+  },
+};
+
+/**
+ * The request of every operation: `tusk(i, s)` against Tusk's shared data `d` and the operation's
+ * supply `s` (made by `supply(n)`: `accounts` to reset after, `keys`, `items` or a `chain`).
  * `count: 'deletes'` takes the smaller count of one-resource-per-request operations.
  */
 function operations(d, now) {
@@ -174,53 +209,53 @@ function operations(d, now) {
   return {
     // ---- customer ----
     listInstances: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/instances', key: d.reader }) },
-    createInstance: { bounded: true, api: 'customer', tusk: (i) => ({ method: 'POST', path: '/api/instances', key: rot(d.instanceAccounts, i), body: { name: `created-${i}`, ...NEW_INSTANCE } }) },
+    createInstance: { bounded: true, api: 'customer', supply: (n) => supplies.accounts(d, Math.ceil(n / 5000), 'bench creates'), tusk: (i, s) => ({ method: 'POST', path: '/api/instances', key: rot(s.keys, i), body: { name: `created-${i}`, ...NEW_INSTANCE } }) },
     getInstance: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/instances/${d.probeId}`, key: d.main }) },
     updateInstance: { api: 'customer', tusk: (i) => ({ method: 'PUT', path: `/api/instances/${d.probeId}`, key: d.main, body: { name: `renamed-${i}` } }) },
-    deleteInstance: { api: 'customer', count: 'deletes', tusk: (i) => ({ method: 'DELETE', path: `/api/instances/${d.toDelete[i].id}`, key: d.toDelete[i].key }) },
+    deleteInstance: { api: 'customer', count: 'deletes', supply: (n) => supplies.instances(d, n), tusk: (i, s) => ({ method: 'DELETE', path: `/api/instances/${s.items[i].id}`, key: s.items[i].key }) },
     listInvoices: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/invoices', key: d.adminKey }) },
     getInvoiceForPeriod: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/invoices/period${q(period)}`, key: d.adminKey }) },
     getInvoice: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/invoices/${d.invoice.id}`, key: d.adminKey }) },
     getAuditLogCsv: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/auditlog/csv', key: d.reader }) },
     listRegions: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/regions', key: d.main }) },
     listTeamMembers: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/team', key: d.reader }) },
-    inviteTeamMember: { bounded: true, api: 'customer', tusk: (i) => ({ method: 'POST', path: '/api/team/invite', key: rot(d.inviteAccounts, i), body: { email: `invited-${i}@example.com` } }) },
-    removeTeamMember: { api: 'customer', count: 'deletes', tusk: (i) => ({ method: 'POST', path: '/api/team/remove', key: d.removals[i].key, body: { email: d.removals[i].email } }) },
+    inviteTeamMember: { bounded: true, api: 'customer', supply: (n) => supplies.accounts(d, Math.ceil(n / 900), 'bench invites'), tusk: (i, s) => ({ method: 'POST', path: '/api/team/invite', key: rot(s.keys, i), body: { email: `invited-${i}@example.com` } }) },
+    removeTeamMember: { api: 'customer', count: 'deletes', supply: (n) => supplies.invited(d, n), tusk: (i, s) => ({ method: 'POST', path: '/api/team/remove', key: s.items[i].key, body: { email: s.items[i].email } }) },
     updateTeamMember: { api: 'customer', tusk: (i) => ({ method: 'PUT', path: `/api/team/${d.member.id}`, key: d.main, body: { role: 'member', tags: `t${i % 7}` } }) },
-    rotateApiKey: { api: 'customer', count: 'deletes', chain: d.chainKeys.customer, tusk: () => ({ method: 'POST', path: '/api/apikeys/rotate-apikey' }) },
+    rotateApiKey: { api: 'customer', count: 'deletes', chain: true, supply: () => supplies.chain(d, 'customer'), tusk: () => ({ method: 'POST', path: '/api/apikeys/rotate-apikey' }) },
     listPlans: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/plans', key: d.main }) },
     // ---- instance ----
     listBackups: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/backup', key: d.k }) },
-    createBackup: { bounded: true, api: 'instance', tusk: (i) => ({ method: 'POST', path: '/api/backup', key: rot(d.backupKeys, i), body: {} }) },
+    createBackup: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 900, 'backups'), tusk: (i, s) => ({ method: 'POST', path: '/api/backup', key: rot(s.keys, i), body: {} }) },
     restoreBackup: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/backup/restore', key: d.k, body: { backup_id: d.backup.id } }) },
     recoverToPointInTime: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/backup/pitr', key: d.k, body: { pit: stamp(now - 60 * 60_000).slice(0, 16) } }) },
     rotatePassword: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/account/rotate-password', key: d.k }) },
-    rotateInstanceApiKey: { api: 'instance', count: 'deletes', chain: d.chainKeys.instance, tusk: () => ({ method: 'POST', path: '/api/account/rotate-apikey' }) },
-    createRecipient: { bounded: true, api: 'instance', tusk: (i) => ({ method: 'POST', path: '/api/alarms/recipients', key: rot(d.recipientKeys, i), body: { type: 'email', value: `r${i}@example.com` } }) },
+    rotateInstanceApiKey: { api: 'instance', count: 'deletes', chain: true, supply: () => supplies.chain(d, 'instance'), tusk: () => ({ method: 'POST', path: '/api/account/rotate-apikey' }) },
+    createRecipient: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 90, 'recipients'), tusk: (i, s) => ({ method: 'POST', path: '/api/alarms/recipients', key: rot(s.keys, i), body: { type: 'email', value: `r${i}@example.com` } }) },
     listRecipients: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/alarms/recipients', key: d.k }) },
     getRecipient: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k }) },
     updateRecipient: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k, body: { type: 'email', value: `u${i % 10}@example.com` } }) },
-    deleteRecipient: { api: 'instance', count: 'deletes', tusk: (i) => ({ method: 'DELETE', path: `/api/alarms/recipients/${d.delRecipients[i].id}`, key: d.delRecipients[i].key }) },
-    createAlarm: { bounded: true, api: 'instance', tusk: (i) => ({ method: 'POST', path: '/api/alarms', key: rot(d.alarmKeys, i), body: { type: 'cpu', value_threshold: 80, time_threshold: 300 } }) },
+    deleteRecipient: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/alarms/recipients', (i) => ({ type: 'email', value: `d${i}@example.com` })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/recipients/${s.items[i].id}`, key: s.items[i].key }) },
+    createAlarm: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 90, 'alarms'), tusk: (i, s) => ({ method: 'POST', path: '/api/alarms', key: rot(s.keys, i), body: { type: 'cpu', value_threshold: 80, time_threshold: 300 } }) },
     listAlarms: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/alarms', key: d.k }) },
     getAlarm: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/alarms/${d.alarm.id}`, key: d.k }) },
     updateAlarm: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/alarms/${d.alarm.id}`, key: d.k, body: { type: d.alarm.type, value_threshold: 80 + (i % 10) } }) },
-    deleteAlarm: { api: 'instance', count: 'deletes', tusk: (i) => ({ method: 'DELETE', path: `/api/alarms/${d.delAlarms[i].id}`, key: d.delAlarms[i].key }) },
+    deleteAlarm: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/alarms', () => ({ type: 'notice' })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/${s.items[i].id}`, key: s.items[i].key }) },
     listLogIntegrations: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/integrations/logs', key: d.k }) },
     getLogIntegration: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/integrations/logs/${d.log.id}`, key: d.k }) },
-    createLogIntegration: { bounded: true, api: 'instance', tusk: (i) => ({ method: 'POST', path: '/api/integrations/logs/logs_e', key: rot(d.logKeys, i), body: { token: `token-${i}` } }) },
+    createLogIntegration: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 45, 'logs'), tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/logs/logs_e', key: rot(s.keys, i), body: { token: `token-${i}` } }) },
     updateLogIntegration: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/${d.log.id}`, key: d.k, body: { token: `token-u${i % 10}` } }) },
-    deleteLogIntegration: { api: 'instance', count: 'deletes', tusk: (i) => ({ method: 'DELETE', path: `/api/integrations/logs/${d.delLogs[i].id}`, key: d.delLogs[i].key }) },
+    deleteLogIntegration: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/integrations/logs/logs_e', (i) => ({ token: `t-${i}` })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/integrations/logs/${s.items[i].id}`, key: s.items[i].key }) },
     updateLogIntegrationWithSystem: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/logs_e/${d.log.id}`, key: d.k, body: { token: `token-s${i % 10}` } }) },
     listMetricsIntegrations: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/integrations/metrics', key: d.k }) },
     getMetricsIntegration: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k }) },
-    createMetricsIntegration: { bounded: true, api: 'instance', tusk: (i) => ({ method: 'POST', path: '/api/integrations/metrics/metrics_d_v3', key: rot(d.metricKeys, i), body: { license_key: `l-${i}` } }) },
+    createMetricsIntegration: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 45, 'metrics'), tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/metrics/metrics_d_v3', key: rot(s.keys, i), body: { license_key: `l-${i}` } }) },
     updateMetricsIntegration: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k, body: { license_key: `l-u${i % 10}` } }) },
-    deleteMetricsIntegration: { api: 'instance', count: 'deletes', tusk: (i) => ({ method: 'DELETE', path: `/api/integrations/metrics/${d.delMetrics[i].id}`, key: d.delMetrics[i].key }) },
+    deleteMetricsIntegration: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/integrations/metrics/metrics_d_v3', (i) => ({ license_key: `l-${i}` })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/integrations/metrics/${s.items[i].id}`, key: s.items[i].key }) },
     updateMetricsIntegrationWithSystem: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/metrics_d_v3/${d.metric.id}`, key: d.k, body: { license_key: `l-s${i % 10}` } }) },
     listMaintenance: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/maintenance', key: d.k }) },
     rescheduleMaintenance: { api: 'instance', tusk: () => ({ method: 'PUT', path: `/api/maintenance/${d.maintenance.id}`, key: d.k, body: { scheduled_by: maintenanceAt } }) },
-    runMaintenance: { api: 'instance', count: 'deletes', tusk: (i) => ({ method: 'POST', path: `/api/maintenance/${d.runs[i].id}`, key: d.runs[i].key }) },
+    runMaintenance: { api: 'instance', count: 'deletes', supply: (n) => supplies.maintenance(d, n), tusk: (i, s) => ({ method: 'POST', path: `/api/maintenance/${s.items[i].id}`, key: s.items[i].key }) },
   };
 }
 
@@ -234,10 +269,8 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
 export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, concurrency = 50, useWrk = hasWrk, log = console.log }) {
   const now = Date.now();
   const t0 = performance.now();
-  // Each fixed-count operation also warms up on as many resources of its own.
-  const supply = (n) => warmCount(n) + n;
-  const d = await prepare(t, adminKey, { count: supply(count), deletes: supply(deletes) });
-  log(`  set-up of the per-operation data: ${Math.round(performance.now() - t0)} ms`);
+  const d = await prepare(t, adminKey);
+  log(`  set-up of the shared data: ${Math.round(performance.now() - t0)} ms`);
   const ops = operations(d, now);
   const missing = operationIds.filter((id) => !ops[id]);
   if (missing.length) throw new Error(`bench/operations.js has no request for: ${missing.join(', ')}`);
@@ -247,17 +280,21 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     const op = ops[id];
     const repeatable = !op.bounded && !op.chain && op.count !== 'deletes';
     const n = op.count === 'deletes' ? deletes : count;
+    // Each fixed-count operation also warms up on as many resources of its own.
+    const s = op.supply ? await op.supply(warmCount(n) + n) : { accounts: [] };
+    const make = (i) => op.tusk(i, s);
     // Tusk's event-loop delay over its measurement (and warm-up): how long one request held up the others.
     await fetch(`${t.customer}/__tusk/runtime`, { method: 'DELETE' });
-    const tusk = await drive(t[op.api], { count: n, make: op.tusk, repeatable, chain: op.chain }, timing);
+    const tusk = await drive(t[op.api], { count: n, make, repeatable, chain: s.chain }, timing);
     const delay = (await (await fetch(`${t.customer}/__tusk/runtime`)).json()).event_loop_delay_ms;
     tusk.eventLoopDelayMs = { p99: delay.p99, max: delay.max };
     let p;
     if (prism) {
       // Prism takes any key and looks no id up: the same requests, a placeholder key.
       const any = forPrism({}).key;
-      p = await drive(prism[op.api], { count: n, make: (i) => forPrism(op.tusk(i)), repeatable, chain: op.chain && { warm: any, measure: any } }, timing);
+      p = await drive(prism[op.api], { count: n, make: (i) => forPrism(make(i)), repeatable, chain: s.chain && { warm: any, measure: any } }, timing);
     }
+    for (const key of s.accounts) await resetAccount(t, key);
     const row = { operation: id, api: op.api, mode: repeatable ? `${seconds} s` : `${n} requests`, tool: tusk.tool, sequential: Boolean(op.chain), tusk, ...(p ? { prism: p, ratio: tusk.rps / p.rps } : {}) };
     rows.push(row);
     log(`  ${id.padEnd(36)} tusk ${tusk.rps.toFixed(0).padStart(6)} req/s p50 ${tusk.p50.toFixed(2)} p99 ${tusk.p99.toFixed(2)} ms (loop delay p99 ${tusk.eventLoopDelayMs.p99}, max ${tusk.eventLoopDelayMs.max})${tusk.non2xx ? ` NON-2XX ${tusk.non2xx} (${tusk.firstBad ?? 'see wrk'})` : ''}${p ? `  prism ${p.rps.toFixed(0).padStart(5)} req/s p99 ${p.p99.toFixed(2)} ms${p.non2xx ? ` non-2xx ${p.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${row.mode}, ${tusk.tool})`);

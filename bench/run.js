@@ -412,6 +412,9 @@ async function startup(results) {
  * sizes run the same JIT state: two processes differed by up to 25 % in CPU per request whatever
  * they held.
  */
+/** One measurement's figures as the results file keeps them. */
+const roundFigures = (f) => ({ rps: Math.round(f.rps), p99: round1(f.p99), cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs) });
+
 async function scale(results) {
   const t = await startTusk();
   try {
@@ -459,12 +462,16 @@ async function scale(results) {
       log(`  GET /api/alarms at ${label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms  ${f.cpuUs === undefined ? '' : `${f.cpuUs.toFixed(1)} µs CPU/request`}`);
     };
     // At 10 instances, then (grown once) at the full number: deleting the bulk again to alternate
-    // left the process slower for minutes (a heap freed of 200 MB), whatever it then held.
-    for (let r = 0; r < opts.rounds; r++) await take(false);
+    // left the process slower for minutes (a heap freed of 200 MB), whatever it then held. Both
+    // sizes alike: the first measurement of each warms up for 10 s (a fresh process's JIT, or the
+    // collection of the growth), and each takes at least 5 rounds (one figure moved by 20 % between
+    // full runs with 3).
+    const rounds = quick ? opts.rounds : Math.max(opts.rounds, 5);
+    for (let r = 0; r < rounds; r++) await take(r === 0);
     await grow();
     big = true;
     await settle();
-    for (let r = 0; r < opts.rounds; r++) await take(r === 0);
+    for (let r = 0; r < rounds; r++) await take(r === 0);
     const rps10 = median(at10.map((f) => f.rps));
     const rpsBig = median(atBig.map((f) => f.rps));
     const cpu10 = at10.every((f) => f.cpuUs !== undefined) ? median(at10.map((f) => f.cpuUs)) : undefined;
@@ -475,8 +482,8 @@ async function scale(results) {
       perInstance: first.held,
       rssMb: Math.round(first.rss),
       peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${t.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
-      getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10) },
-      getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig) },
+      getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10), rounds: at10.map(roundFigures) },
+      getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig), rounds: atBig.map(roundFigures) },
       // The per-request cost at scale over that at 10 instances: server CPU per request where the
       // platform gives it (requests/s, the fallback, moves with the machine's other load).
       costRatio: Math.round((cpu10 !== undefined && cpuBig !== undefined ? cpuBig / cpu10 : rps10 / rpsBig) * 1000) / 1000,
