@@ -412,8 +412,8 @@ async function startup(results) {
  * sizes run the same JIT state: two processes differed by up to 25 % in CPU per request whatever
  * they held.
  */
-/** One measurement's figures as the results file keeps them. */
-const roundFigures = (f) => ({ rps: Math.round(f.rps), p99: round1(f.p99), cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs) });
+/** One scale measurement's figures as the results file keeps them. */
+const scaleRound = (f) => ({ rps: Math.round(f.rps), p99: round1(f.p99), cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs) });
 
 async function scale(results) {
   const t = await startTusk();
@@ -482,8 +482,8 @@ async function scale(results) {
       perInstance: first.held,
       rssMb: Math.round(first.rss),
       peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${t.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
-      getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10), rounds: at10.map(roundFigures) },
-      getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig), rounds: atBig.map(roundFigures) },
+      getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10), rounds: at10.map(scaleRound) },
+      getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig), rounds: atBig.map(scaleRound) },
       // The per-request cost at scale over that at 10 instances: server CPU per request where the
       // platform gives it (requests/s, the fallback, moves with the machine's other load).
       costRatio: Math.round((cpu10 !== undefined && cpuBig !== undefined ? cpuBig / cpu10 : rps10 / rpsBig) * 1000) / 1000,
