@@ -85,7 +85,7 @@ export async function autocannonLoad({ origin, requests, seconds, connections })
  * A fixed number of requests over connections opened before the clock starts (wrk and autocannon
  * open theirs with the first requests, and with a few thousand requests that start is most of the
  * p99). `make(i, previousBody)` gives the i-th request; `chain`: one connection, each request made
- * from the previous answer. A minimal HTTP/1.1 client: a prebuilt request per write, answers read by
+ * from the previous answer (the last answer's body is returned as `last`). A minimal HTTP/1.1 client: a prebuilt request per write, answers read by
  * Content-Length (or chunked), latency per request from performance.now().
  */
 export async function connectedLoad({ origin, make, amount, connections, chain = false }) {
@@ -180,5 +180,5 @@ export async function connectedLoad({ origin, make, amount, connections, chain =
   for (const s of sockets) s.destroy();
   const measured = Array.from(latencies.subarray(0, done)).sort((a, b) => a - b);
   const pct = (p) => (measured.length ? measured[Math.min(measured.length - 1, Math.floor((p / 100) * measured.length))] : null);
-  return { rps: (done - non2xx) / ((finished - started) / 1000), p50: pct(50), p99: pct(99), total: done, non2xx, errors, tool: 'node client', ...(firstBad ? { firstBad } : {}) };
+  return { rps: (done - non2xx) / ((finished - started) / 1000), p50: pct(50), p99: pct(99), total: done, non2xx, errors, tool: 'node client', ...(firstBad ? { firstBad } : {}), ...(chain ? { last: previous } : {}) };
 }

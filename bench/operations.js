@@ -57,29 +57,64 @@ const VARIANTS = 64;
 export const warmCount = (count) => count;
 
 /**
- * One operation on one server: a repeatable one for `seconds` after `warmup` seconds (wrk when there
- * is one, else autocannon); the others `count` times after warmCount(count), over resources
- * make(0 ..), on connections opened before (connectedLoad). `chain`: one after the other, the key
- * of each from the previous answer's `apikey`, starting from chain.warm (the warm-up) and
- * chain.measure.
+ * One operation on one server, as a warm-up and then measurements, one per call of `measure()`: a
+ * repeatable one for `warmup` seconds, then `seconds` per measurement (wrk when there is one, else
+ * autocannon); the others on warmCount(count) resources, then `count` more per measurement, over
+ * resources make(0 ..), on connections opened before (connectedLoad). `chain`: one after the
+ * other, the key of each from the previous answer's `apikey`, starting from chain.warm (the
+ * warm-up) and chain.measure (the measurements, each going on from the last key of the one before).
  */
-async function drive(origin, { make, count, repeatable, chain }, { seconds, warmup, concurrency, useWrk }) {
+function driver(origin, { make, count, repeatable, chain }, { seconds, warmup, concurrency, useWrk }) {
   if (repeatable) {
     const requests = Array.from({ length: VARIANTS }, (_, i) => wire(make(i)));
     const spec = { origin, requests, connections: concurrency };
     const run = (secs) => (useWrk ? wrkLoad({ ...spec, seconds: secs }) : autocannonLoad({ ...spec, seconds: secs }));
-    if (warmup > 0) await run(warmup);
-    return run(seconds);
+    return { warm: async () => { if (warmup > 0) await run(warmup); }, measure: () => run(seconds) };
   }
   const warm = warmCount(count);
   if (chain) {
     const run = (first, amount) => connectedLoad({ origin, make: (i, previous) => wire({ ...make(i), key: previous ? JSON.parse(previous).apikey : first }), amount, connections: 1, chain: true });
-    if (warm > 0) await run(chain.warm, warm);
-    return run(chain.measure, count);
+    let key = chain.measure;
+    return {
+      warm: async () => { if (warm > 0) await run(chain.warm, warm); },
+      measure: async () => {
+        const r = await run(key, count);
+        if (r.last) key = JSON.parse(r.last).apikey;
+        return r;
+      },
+    };
   }
-  // Items [0, warm) warm up, the next `count` are measured.
-  if (warm > 0) await connectedLoad({ origin, make: (i) => wire(make(i)), amount: warm, connections: concurrency });
-  return connectedLoad({ origin, make: (i) => wire(make(warm + i)), amount: count, connections: concurrency });
+  // Items [0, warm) warm up, each measurement takes the next `count`.
+  let next = warm;
+  return {
+    warm: async () => { if (warm > 0) await connectedLoad({ origin, make: (i) => wire(make(i)), amount: warm, connections: concurrency }); },
+    measure: async () => {
+      const from = next;
+      next += count;
+      return connectedLoad({ origin, make: (i) => wire(make(from + i)), amount: count, connections: concurrency });
+    },
+  };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The measurements of one server: medians of rps, p50 and p99, the sums of errors, each round's figures. */
+function summary(runs) {
+  const firstBad = runs.find((r) => r.firstBad)?.firstBad;
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    total: runs.reduce((n, r) => n + r.total, 0),
+    non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    tool: runs[0].tool,
+    rounds: runs.map((r) => ({ rps: Math.round(r.rps), p99: Math.round(r.p99 * 100) / 100 })),
+    ...(firstBad ? { firstBad } : {}),
+  };
 }
 
 /** Tusk's API for the set-up (throws on a non-2xx). */
@@ -266,7 +301,7 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
  * Runs the table. `t`: Tusk's URLs ({ customer, instance }); `prism`: Prism's ({ customer, instance })
  * or undefined. Returns one row per operationId, in document order.
  */
-export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, concurrency = 50, useWrk = hasWrk, log = console.log }) {
+export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, rounds = 3, concurrency = 50, useWrk = hasWrk, log = console.log }) {
   const now = Date.now();
   const t0 = performance.now();
   const d = await prepare(t, adminKey);
@@ -276,28 +311,38 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
   if (missing.length) throw new Error(`bench/operations.js has no request for: ${missing.join(', ')}`);
   const rows = [];
   const timing = { seconds, warmup, concurrency, useWrk };
+  const runtime = `${t.customer}/__tusk/runtime`;
   for (const id of operationIds) {
     const op = ops[id];
     const repeatable = !op.bounded && !op.chain && op.count !== 'deletes';
     const n = op.count === 'deletes' ? deletes : count;
-    // Each fixed-count operation also warms up on as many resources of its own.
-    const s = op.supply ? await op.supply(warmCount(n) + n) : { accounts: [] };
+    // Each fixed-count operation warms up on as many resources as one measurement takes.
+    const s = op.supply ? await op.supply(warmCount(n) + rounds * n) : { accounts: [] };
     const make = (i) => op.tusk(i, s);
-    // Tusk's event-loop delay over its measurement (and warm-up): how long one request held up the others.
-    await fetch(`${t.customer}/__tusk/runtime`, { method: 'DELETE' });
-    const tusk = await drive(t[op.api], { count: n, make, repeatable, chain: s.chain }, timing);
-    const delay = (await (await fetch(`${t.customer}/__tusk/runtime`)).json()).event_loop_delay_ms;
-    tusk.eventLoopDelayMs = { p99: delay.p99, max: delay.max };
-    let p;
-    if (prism) {
-      // Prism takes any key and looks no id up: the same requests, a placeholder key.
-      const any = forPrism({}).key;
-      p = await drive(prism[op.api], { count: n, make: (i) => forPrism(make(i)), repeatable, chain: s.chain && { warm: any, measure: any } }, timing);
+    const tusk = driver(t[op.api], { count: n, make, repeatable, chain: s.chain }, timing);
+    // Prism takes any key and looks no id up: the same requests, a placeholder key.
+    const any = forPrism({}).key;
+    const p = prism && driver(prism[op.api], { count: n, make: (i) => forPrism(make(i)), repeatable, chain: s.chain && { warm: any, measure: any } }, timing);
+    await tusk.warm();
+    if (p) await p.warm();
+    // The servers in turn, `rounds` times: a slower minute of the shared machine falls on both.
+    // Tusk's event-loop delay over each of its measurements: how long one request held up the others.
+    const tuskRuns = [];
+    const prismRuns = [];
+    const delays = [];
+    for (let r = 0; r < rounds; r++) {
+      await fetch(runtime, { method: 'DELETE' });
+      tuskRuns.push(await tusk.measure());
+      delays.push((await (await fetch(runtime)).json()).event_loop_delay_ms);
+      if (p) prismRuns.push(await p.measure());
     }
     for (const key of s.accounts) await resetAccount(t, key);
-    const row = { operation: id, api: op.api, mode: repeatable ? `${seconds} s` : `${n} requests`, tool: tusk.tool, sequential: Boolean(op.chain), tusk, ...(p ? { prism: p, ratio: tusk.rps / p.rps } : {}) };
+    const ts = summary(tuskRuns);
+    ts.eventLoopDelayMs = { p99: median(delays.map((x) => x.p99)), max: Math.max(...delays.map((x) => x.max)) };
+    const ps = p ? summary(prismRuns) : undefined;
+    const row = { operation: id, api: op.api, mode: repeatable ? `${seconds} s` : `${n} requests`, rounds, tool: ts.tool, sequential: Boolean(op.chain), tusk: ts, ...(ps ? { prism: ps, ratio: ts.rps / ps.rps } : {}) };
     rows.push(row);
-    log(`  ${id.padEnd(36)} tusk ${tusk.rps.toFixed(0).padStart(6)} req/s p50 ${tusk.p50.toFixed(2)} p99 ${tusk.p99.toFixed(2)} ms (loop delay p99 ${tusk.eventLoopDelayMs.p99}, max ${tusk.eventLoopDelayMs.max})${tusk.non2xx ? ` NON-2XX ${tusk.non2xx} (${tusk.firstBad ?? 'see wrk'})` : ''}${p ? `  prism ${p.rps.toFixed(0).padStart(5)} req/s p99 ${p.p99.toFixed(2)} ms${p.non2xx ? ` non-2xx ${p.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${row.mode}, ${tusk.tool})`);
+    log(`  ${id.padEnd(36)} tusk ${ts.rps.toFixed(0).padStart(6)} req/s p50 ${ts.p50.toFixed(2)} p99 ${ts.p99.toFixed(2)} ms (loop delay p99 ${ts.eventLoopDelayMs.p99}, max ${ts.eventLoopDelayMs.max})${ts.non2xx ? ` NON-2XX ${ts.non2xx} (${ts.firstBad ?? 'see wrk'})` : ''}${ps ? `  prism ${ps.rps.toFixed(0).padStart(5)} req/s p99 ${ps.p99.toFixed(2)} ms${ps.non2xx ? ` non-2xx ${ps.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${rounds} x ${row.mode}, ${ts.tool}; rounds ${ts.rounds.map((x) => x.rps).join('/')})`);
   }
   return rows;
 }

@@ -12,8 +12,8 @@
 // scale, contract, heavy, operations), --profile DIR (Tusk under --cpu-prof), --label NAME (also
 // bench/results/NAME.json), --write (update BENCHMARKS.md even with --quick), --prism-quiet (Prism
 // with its request log off), --op-requests N (per operation that makes or uses up a resource,
-// default 5000), --op-seconds S / --op-warmup S (per repeatable operation), --operation a,b (only
-// these), --from FILE (write BENCHMARKS.md's blocks again from a results file, no run).
+// default 5000), --op-seconds S / --op-warmup S (per repeatable operation), --op-rounds N (Tusk
+// and Prism in turn, medians; default 3, 1 with --quick), --operation a,b (only these), --from FILE (write BENCHMARKS.md's blocks again from a results file, no run).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -60,6 +60,7 @@ const { values: flags } = parseArgs({
     'op-requests': { type: 'string', default: '5000' },
     'op-seconds': { type: 'string' },
     'op-warmup': { type: 'string' },
+    'op-rounds': { type: 'string' },
     operation: { type: 'string' },
     from: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -79,7 +80,8 @@ const opts = {
   scaleInstances: Number(flags['scale-instances']),
   parts: new Set((flags.only ?? 'throughput,startup,scale,contract,heavy,operations').split(',').map((s) => s.trim())),
   opRequests: Number(flags['op-requests']),
-  opSeconds: Number(flags['op-seconds'] ?? (quick ? 1 : 3)),
+  opSeconds: Number(flags['op-seconds'] ?? (quick ? 1 : 2)),
+  opRounds: Number(flags['op-rounds'] ?? (quick ? 1 : 3)),
   opWarmup: Number(flags['op-warmup'] ?? 1),
 };
 const tool = flags.tool ?? (hasWrk ? 'wrk' : 'autocannon');
@@ -533,6 +535,7 @@ async function operationsPart(results) {
       deletes: opts.opRequests,
       seconds: opts.opSeconds,
       warmup: opts.opWarmup,
+      rounds: opts.opRounds,
       concurrency: opts.connections,
       useWrk: tool === 'wrk',
       log,
@@ -546,7 +549,7 @@ async function operationsPart(results) {
   }
 }
 
-const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}), ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
+const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}), ...(f.rounds ? { rounds: f.rounds } : {}), ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
 
 /**
  * The heavy reads against the physical limit: each served by Tusk (1,000 instances, a busy audit
@@ -692,7 +695,8 @@ function operationsMarkdown(res) {
     lines.push('');
   }
   if (res.operations) {
-    lines.push(`Every operation, ${res.options.connections} connections, Tusk and \`prism mock\` in the same run: a repeatable request for a time with wrk, one that makes or uses up a resource a fixed number of times over connections opened before (key rotations one after the other); see "What is measured":`, '');
+    const rounds = res.operations.rows[0]?.rounds;
+    lines.push(`Every operation, ${res.options.connections} connections, Tusk and \`prism mock\` in the same run${rounds > 1 ? `, in turn ${rounds} times (medians)` : ''}: a repeatable request for a time with wrk, one that makes or uses up a resource a fixed number of times over connections opened before (key rotations one after the other); see "What is measured":`, '');
     lines.push('| operation | run | Tusk req/s | p50 ms | p99 ms | event-loop delay p99 / max ms | Prism req/s | p99 ms | Tusk/Prism |', '|---|---|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of res.operations.rows) {
       const delay = r.tusk.eventLoopDelayMs ? `${r.tusk.eventLoopDelayMs.p99} / ${r.tusk.eventLoopDelayMs.max}` : '-';
