@@ -64,7 +64,8 @@ const MiB = 1024 * 1024;
 export class Backups {
   private readonly items: BackupState[] = [];
   private readonly ids: IdSequence;
-  private readonly signingKey: string;
+  /** The key the download URLs are signed with: made from the providerid when a URL is first signed. */
+  private signingKeyHex: string | undefined;
   /** Per database: the day (00:00 UTC) of its next daily backup not yet added. */
   private readonly nextDaily: number[];
   /** The construction time whose seeded history is not made yet (see seed()). */
@@ -80,7 +81,6 @@ export class Backups {
     origin: number,
     state?: BackupsState,
   ) {
-    this.signingKey = hash('sha256', `tusk-backup-signing:${who.providerid}`, 'hex');
     if (state) {
       this.ids = IdSequence.fromJSON(state.last_id);
       this.nextDaily = [...state.next_daily];
@@ -286,16 +286,18 @@ export class Backups {
   private record(b: BackupState, now: number): Backup {
     // What never changes for a backup is made once; the signed URL once per second of expiry (the
     // HMAC and the date formatting were most of a list's cost, BENCHMARKS.md, issue 20).
-    let made = this.made.get(b);
+    const cache = (this.made ??= new WeakMap());
+    let made = cache.get(b);
     if (!made) {
       const [, regionName = 'local'] = this.who.region.split('::');
       const fileName = `backups/${this.who.providerid.slice(0, 8)}/${b.databaseName}/${fileStamp(b.takenAt)}-${b.id}.tar.gz`;
       made = { fileName, bucket: `tusk-backups-${regionName}`, databaseId: uuidOf(`${this.who.providerid}:${b.databaseName}`), backupDate: formatBackupDate(b.takenAt), expires: NaN, url: '' };
-      this.made.set(b, made);
+      cache.set(b, made);
     }
     const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
     if (made.expires !== expires) {
-      const signature = createHmac('sha256', this.signingKey).update(`/${made.fileName}\n${expires}`).digest('hex');
+      this.signingKeyHex ??= hash('sha256', `tusk-backup-signing:${this.who.providerid}`, 'hex');
+      const signature = createHmac('sha256', this.signingKeyHex).update(`/${made.fileName}\n${expires}`).digest('hex');
       made.expires = expires;
       made.url = `${BACKUP_HOST}/${made.fileName}?expires=${expires}&signature=${signature}`;
     }
@@ -317,6 +319,9 @@ export class Backups {
   /** Changes whenever a backup is added or removed or a size is set. */
   private changes = 0;
 
-  /** Per backup: the parts of its record that never change, and its URL signed for one second of expiry. */
-  private readonly made = new WeakMap<BackupState, { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }>();
+  /**
+   * Per backup: the parts of its record that never change, and its URL signed for one second of
+   * expiry. Made when a backup is first listed (most instances never list theirs).
+   */
+  private made: WeakMap<BackupState, { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }> | undefined;
 }

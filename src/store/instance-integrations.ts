@@ -5,6 +5,7 @@
 // passes (the system is the stored integration's type, known only here).
 import { invalid, notFound, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
+import { cloneJson } from '../core/clone.js';
 import type { IdSequence } from './ids.js';
 import type { BrokerKind, Integration } from './types.js';
 
@@ -20,10 +21,20 @@ export interface IntegrationRules {
   availability: Record<string, Record<BrokerKind, boolean>>;
 }
 
-const copy = (i: Integration): Integration => ({ ...i, config: structuredClone(i.config) });
+const copy = (i: Integration): Integration => ({ ...i, config: cloneJson(i.config) });
+
+/** The items of every Integrations that has none yet (never written: create() makes a Map of its own first). */
+const NONE: ReadonlyMap<number, Integration> = new Map();
 
 export class Integrations {
-  private readonly items = new Map<number, Integration>();
+  /** Made on the first create or takeover: most instances never have an integration of a kind. */
+  private items: ReadonlyMap<number, Integration> | Map<number, Integration> = NONE;
+
+  /** The items, to write to. */
+  private writable(): Map<number, Integration> {
+    if (this.items === NONE) this.items = new Map<number, Integration>();
+    return this.items as Map<number, Integration>;
+  }
 
   /** @param items integrations to take over (a state written by list()) */
   constructor(
@@ -32,7 +43,7 @@ export class Integrations {
     private readonly rules: IntegrationRules,
     items: Integration[] = [],
   ) {
-    for (const i of items) this.items.set(i.id, copy(i));
+    for (const i of items) this.writable().set(i.id, copy(i));
   }
 
   list(): Integration[] {
@@ -50,8 +61,8 @@ export class Integrations {
       throw limitReached(`${this.kind} integrations`, `an instance has at most ${LIST_CAPS.integrationsPerInstance} ${this.noun()}s; delete one to create another`);
     }
     const id = this.ids.next();
-    const i: Integration = { id, type: system, config: structuredClone(config), error: '', account_id: this.rules.accountId };
-    this.items.set(id, i);
+    const i: Integration = { id, type: system, config: cloneJson(config), error: '', account_id: this.rules.accountId };
+    this.writable().set(id, i);
     return copy(i);
   }
 
@@ -65,13 +76,13 @@ export class Integrations {
       throw notFound(`${system} ${this.noun()}`, id);
     }
     const config = validate(i.type, body) as Record<string, unknown>;
-    i.config = structuredClone(config);
+    i.config = cloneJson(config);
     return copy(i);
   }
 
   delete(id: number): void {
     this.find(id);
-    this.items.delete(id);
+    this.writable().delete(id);
   }
 
   private checkAvailable(system: string): void {

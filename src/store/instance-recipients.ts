@@ -3,6 +3,7 @@
 // name length, no unknown fields); this module keeps the rules the schema cannot express.
 import { invalid, notFound, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
+import { cloneJson } from '../core/clone.js';
 import { IdSequence } from './ids.js';
 import type { Recipient, RecipientBody } from './types.js';
 import type { RecipientsState } from './snapshot.js';
@@ -13,7 +14,7 @@ export function capitalise(name: string): string {
   return first.toUpperCase() + rest.join('');
 }
 
-const copy = (r: Recipient): Recipient => ({ ...r, options: r.options === null ? null : structuredClone(r.options) });
+const copy = (r: Recipient): Recipient => ({ ...r, options: r.options === null ? null : cloneJson(r.options) });
 
 export class Recipients {
   private readonly items = new Map<number, Recipient>();
@@ -68,7 +69,7 @@ export class Recipients {
       type: body.type,
       value: body.value,
       name: capitalise(body.name ?? ''),
-      options: body.options === undefined ? {} : body.options === null ? null : structuredClone(body.options),
+      options: body.options === undefined ? {} : body.options === null ? null : cloneJson(body.options),
     };
     this.items.set(id, r);
     return copy(r);
@@ -80,7 +81,7 @@ export class Recipients {
     r.type = body.type;
     r.value = body.value;
     if (body.name !== undefined) r.name = capitalise(body.name);
-    if (body.options !== undefined) r.options = body.options === null ? null : structuredClone(body.options);
+    if (body.options !== undefined) r.options = body.options === null ? null : cloneJson(body.options);
     return copy(r);
   }
 
