@@ -206,16 +206,17 @@ const supplies = {
     });
     return { accounts, items };
   },
-  /** `n` scheduled maintenance items to run, one per request: every instance has some. */
+  /** `n` scheduled maintenance items to run, one per request: every instance has some (accounts of 5,000 instances). */
   maintenance: async (d, n) => {
-    const owner = await d.account('bench maintenance runs');
+    const accounts = [];
     const items = [];
     for (let batch = 0; items.length < n; batch++) {
-      const hosts = await d.instancesOf(owner, 50, `run-${batch}`);
+      if (batch % 100 === 0) accounts.push(await d.account(`bench maintenance runs ${accounts.length}`));
+      const hosts = await d.instancesOf(accounts.at(-1), 50, `run-${batch}`);
       const lists = await pool(hosts.length, 16, async (i) => (await api(d.t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({ ...m, key: hosts[i].apikey })));
       for (const m of lists.flat()) if (m.status === 'scheduled' && items.length < n) items.push({ key: m.key, id: m.id });
     }
-    return { accounts: [owner], items };
+    return { accounts, items };
   },
   /** Key rotations: one chain of keys for the warm-up, another for the measurement. */
   chain: async (d, api) => {
