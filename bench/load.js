@@ -3,13 +3,21 @@
 // on a 2-core machine) when it is on PATH, else by autocannon (npm). For a fixed number of requests
 // (operations that make or use up a resource): connectedLoad, over connections opened before the
 // clock starts. Each resolves { rps, p50, p99 (ms), total, non2xx, errors, tool }; rps counts
-// 2xx/3xx answers only.
+// 2xx/3xx answers only. Also the median the parts take of their measurements.
 //
 // Used by bench/run.js and bench/operations.js.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** The median of the finite numbers in `xs` (null when there are none). */
+export const median = (xs) => {
+  const s = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return null;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 
 export const hasWrk = spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
 

@@ -15,7 +15,7 @@
 //
 // Used by bench/run.js (`npm run bench -- --only operations`).
 import { request } from 'node:http';
-import { autocannonLoad, connectedLoad, hasWrk, wrkLoad } from './load.js';
+import { autocannonLoad, connectedLoad, hasWrk, median, wrkLoad } from './load.js';
 
 const basic = (key) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
 const DAY = 86_400_000;
@@ -95,11 +95,6 @@ function driver(origin, { make, count, repeatable, chain }, { seconds, warmup, c
     },
   };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** The measurements of one server: medians of rps, p50 and p99, the sums of errors, each round's figures. */
 function summary(runs) {

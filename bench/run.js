@@ -13,7 +13,8 @@
 // bench/results/NAME.json), --write (update BENCHMARKS.md even with --quick), --prism-quiet (Prism
 // with its request log off), --op-requests N (per operation that makes or uses up a resource,
 // default 5000), --op-seconds S / --op-warmup S (per repeatable operation), --op-rounds N (Tusk
-// and Prism in turn, medians; default 3, 1 with --quick), --operation a,b (only these), --from FILE (write BENCHMARKS.md's blocks again from a results file, no run).
+// and Prism in turn, medians; default 3, 1 with --quick), --operation a,b (only these), --from
+// FILE (write BENCHMARKS.md's blocks again from a results file, no run).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -23,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { autocannonLoad, hasWrk, wrkLoad } from './load.js';
+import { autocannonLoad, hasWrk, median, wrkLoad } from './load.js';
 import { operationsBench } from './operations.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -88,12 +89,6 @@ const tool = flags.tool ?? (hasWrk ? 'wrk' : 'autocannon');
 if (tool === 'wrk' && !hasWrk) throw new Error('--tool wrk: wrk is not on PATH');
 
 const basic = (key) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
-const median = (xs) => {
-  const s = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
-  if (!s.length) return null;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
 const log = (...a) => console.log(...a);
 
