@@ -140,6 +140,7 @@ export class Outbox implements OutboxWriter {
 
   /** The entries, or those of one account. */
   list(account?: string): readonly OutboxEntry[] {
+    this.trim(true);
     return account === undefined ? this.entries : this.entries.filter((e) => e.account === account);
   }
 
@@ -160,6 +161,7 @@ export class Outbox implements OutboxWriter {
 
   /** The entries and the id sequence as plain JSON. */
   toJSON(): { last_id: number; entries: OutboxEntry[] } {
+    this.trim(true);
     return { last_id: this.nextId - 1, entries: this.entries.map((e) => structuredClone(e)) };
   }
 
@@ -202,10 +204,23 @@ export class Outbox implements OutboxWriter {
     void p.finally(() => this.inFlight.delete(p));
   }
 
-  private trim(): void {
-    while (this.entries.length > this.opts.maxEntries) {
-      const i = this.entries.findIndex((x) => x.status === 'delivered' || x.status === 'failed' || x.status === 'recorded');
-      this.entries.splice(i >= 0 ? i : 0, 1);
+  /**
+   * Drops the oldest finished entries (delivered, failed, recorded) beyond maxEntries, then, when
+   * too few are finished, the oldest of any. Adding lets the history run a little over (an eighth,
+   * at least 64) and then cuts it back in one pass, so that a busy server does not move the whole
+   * history for every entry; what is read (list, toJSON) is cut back exactly first.
+   */
+  private trim(exact = false): void {
+    const max = this.opts.maxEntries;
+    const length = this.entries.length;
+    if (length <= (exact ? max : max + Math.max(64, max >> 3))) return;
+    let finishedToDrop = length - max;
+    let kept = 0;
+    for (const e of this.entries) {
+      if (finishedToDrop > 0 && (e.status === 'delivered' || e.status === 'failed' || e.status === 'recorded')) finishedToDrop--;
+      else this.entries[kept++] = e;
     }
+    this.entries.length = kept;
+    if (kept > max) this.entries.splice(0, kept - max);
   }
 }

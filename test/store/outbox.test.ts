@@ -174,6 +174,18 @@ describe('history', () => {
     expect(outbox.list().map((e) => e.id)).toEqual([2, 3, 4]);
   });
 
+  it('after a burst of entries, lists exactly the last maxEntries, and keeps a pending one over older finished ones', () => {
+    const { outbox } = harness({ maxEntries: 3 });
+    outbox.schedule({ ...entry(0), dueAt: NOW + 60_000 });
+    for (let n = 1; n <= 500; n++) outbox.record(entry(n));
+    expect(statuses(outbox)).toEqual([
+      [1, 'pending'],
+      [500, 'recorded'],
+      [501, 'recorded'],
+    ]);
+    expect(outbox.toJSON().entries.map((e) => e.id)).toEqual([1, 500, 501]);
+  });
+
   it('drops the oldest finished entry first: delivered, failed or recorded', () => {
     for (const finished of ['delivered', 'failed', 'recorded'] as const) {
       const { outbox } = harness({ maxEntries: 3 });
