@@ -295,9 +295,10 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
 
 /**
  * Runs the table. `t`: Tusk's URLs ({ customer, instance }); `prism`: Prism's ({ customer, instance })
- * or undefined. Returns one row per operationId, in document order.
+ * or undefined; `settle()` resolves when the servers are idle. Returns one row per operationId, in
+ * document order.
  */
-export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, rounds = 3, concurrency = 50, useWrk = hasWrk, log = console.log }) {
+export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, rounds = 3, concurrency = 50, useWrk = hasWrk, settle = async () => {}, log = console.log }) {
   const now = Date.now();
   const t0 = performance.now();
   const d = await prepare(t, adminKey);
@@ -314,6 +315,8 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     const n = op.count === 'deletes' ? deletes : count;
     // Each fixed-count operation warms up on as many resources as one measurement takes.
     const s = op.supply ? await op.supply(warmCount(n) + rounds * n) : { accounts: [] };
+    // What making the supply (or the operation before) left to collect is collected before this one starts.
+    await settle();
     const make = (i) => op.tusk(i, s);
     const tusk = driver(t[op.api], { count: n, make, repeatable, chain: s.chain }, timing);
     // Prism takes any key and looks no id up: the same requests, a placeholder key.

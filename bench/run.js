@@ -212,7 +212,7 @@ const STARTERS = { tusk: startTusk, prism: startPrism, 'bare-hono': () => startR
 async function api(base, method, path, key, body) {
   const res = await fetch(base + path, {
     method,
-    headers: { authorization: basic(key), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...(key !== undefined ? { authorization: basic(key) } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -235,10 +235,10 @@ async function pool(n, width, fn) {
   return out;
 }
 
-/** Creates instances until the account has `total`; resolves the created ones ({id, apikey}). */
-async function growTo(t, total, prefix) {
-  const have = (await api(t.customer, 'GET', '/api/instances', ADMIN_KEY)).json().length;
-  return pool(Math.max(0, total - have), 16, async (i) => (await api(t.customer, 'POST', '/api/instances', ADMIN_KEY, { name: `${prefix}-${i}`, ...NEW_INSTANCE })).json());
+/** Creates instances until the account (of `key`, the admin's by default) has `total`; resolves the created ones ({id, apikey}). */
+async function growTo(t, total, prefix, key = ADMIN_KEY) {
+  const have = (await api(t.customer, 'GET', '/api/instances', key)).json().length;
+  return pool(Math.max(0, total - have), 16, async (i) => (await api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE })).json());
 }
 
 /** The Tusk workloads' state: an account with 1,000 instances, a busy audit month, keys. */
@@ -326,6 +326,20 @@ function cpuMs(pid) {
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /**
+ * Waits until a server is idle: after a set-up or a growth its own threads still work for seconds
+ * (V8 marking and sweeping hundreds of MB), and that CPU would fall on the next measurement.
+ * Idle: under 1 % of a core over half a second; at most 30 s.
+ */
+async function settle(pid) {
+  for (let waited = 0; waited < 30_000; waited += 500) {
+    const before = cpuMs(pid);
+    await sleep(500);
+    const after = cpuMs(pid);
+    if (before === undefined || after === undefined || after - before < 5) return;
+  }
+}
+
+/**
  * Warm-up, then the measurement. With `pid`, also the server's CPU time per request over the
  * measurement (cpuUs): what a request costs the server, which a shared machine's other load
  * moves far less than requests/s.
@@ -355,6 +369,8 @@ async function throughput(results) {
           state = await prepareTusk(server);
           results.tuskSetup = { ...state, getKey: undefined, postInstances: POST_INSTANCES, ms: Math.round(performance.now() - t0) };
           log(`  tusk: ${state.instances} instances, ${state.auditRows} audit rows this month, ${state.backups} backups listed (set-up ${results.tuskSetup.ms} ms)`);
+          // The set-up's garbage is collected before the first workload, not during it.
+          await settle(server.proc.pid);
         }
         const ws = workloadsOf(server, state);
         const ids = name === 'tusk' ? TUSK_ORDER : Object.keys(ws);
@@ -410,65 +426,55 @@ async function startup(results) {
  * they held.
  */
 /** One scale measurement's figures as the results file keeps them. */
+const round3 = (x) => Math.round(x * 1000) / 1000;
 const scaleRound = (f) => ({ rps: Math.round(f.rps), p99: round1(f.p99), cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs) });
 
 async function scale(results) {
-  const t = await startTusk();
+  // Two servers side by side, one at 10 instances and one grown to the full number, measured in
+  // turn like Tusk and Prism in the operations table: a slower minute of the shared machine falls
+  // on both sizes. (One size after the other, one slow minute decided the figure: 0.92x to 1.14x
+  // with the same code. Deleting the bulk to alternate in one process left it slower for minutes.)
+  const [small, large] = [await startTusk(), await startTusk()];
   try {
-    const base = await growTo(t, 10, 'small');
-    const probeKey = base.at(-1)?.apikey ?? SEEDED_INSTANCE_KEY;
-    let bulk = [];
-    let first;
-    const grow = async () => {
-      const t0 = performance.now();
-      bulk = await growTo(t, opts.scaleInstances, 'scale');
-      const createMs = performance.now() - t0;
-      if (first) return;
-      const instances = (await api(t.customer, 'GET', '/api/instances', ADMIN_KEY)).json().length;
-      // What each instance holds: default alarms, recipient, backups, maintenance.
-      const held = {};
-      for (const [k, path] of [['alarms', '/api/alarms'], ['recipients', '/api/alarms/recipients'], ['backups', '/api/backup'], ['maintenance', '/api/maintenance']]) {
-        held[k] = (await api(t.instance, 'GET', path, bulk.at(-1).apikey)).json().length;
-      }
-      await sleep(2000);
-      first = { instances, createMs, held, rss: rssMb(t.proc.pid) };
-      log(`  ${instances} instances created through the API in ${(createMs / 1000).toFixed(1)} s; each holds ${JSON.stringify(held)}; RSS ${first.rss.toFixed(0)} MB`);
+    // The same probe in both: the 10th instance of the admin account, made the same way.
+    const probeOf = async (t) => (await growTo(t, 10, 'small')).at(-1)?.apikey ?? SEEDED_INSTANCE_KEY;
+    const probes = [await probeOf(small), await probeOf(large)];
+    // The small one makes as many instances, in an account of its own that it then resets: both
+    // processes have run the same code as often (V8 compiles what ran), and only what they hold
+    // differs. (Without this the small one, which had run less, took 6-29 % more CPU per request.)
+    const twin = (await api(small.customer, 'POST', '/__tusk/accounts', undefined, { name: 'bench scale twin' })).json().admin_key;
+    await growTo(small, opts.scaleInstances - 10, 'scale', twin);
+    await api(small.customer, 'POST', '/__tusk/reset', twin);
+    await settle(small.proc.pid);
+    const t0 = performance.now();
+    const bulk = await growTo(large, opts.scaleInstances, 'scale');
+    const createMs = performance.now() - t0;
+    const instances = (await api(large.customer, 'GET', '/api/instances', ADMIN_KEY)).json().length;
+    // What each instance holds: default alarms, recipient, backups, maintenance.
+    const held = {};
+    for (const [k, path] of [['alarms', '/api/alarms'], ['recipients', '/api/alarms/recipients'], ['backups', '/api/backup'], ['maintenance', '/api/maintenance']]) {
+      held[k] = (await api(large.instance, 'GET', path, bulk.at(-1).apikey)).json().length;
+    }
+    await sleep(2000);
+    const first = { instances, createMs, held, rss: rssMb(large.proc.pid) };
+    log(`  ${instances} instances created through the API in ${(createMs / 1000).toFixed(1)} s; each holds ${JSON.stringify(held)}; RSS ${first.rss.toFixed(0)} MB`);
+    await settle(large.proc.pid);
+    const sides = [
+      { label: '10', t: small, key: probes[0], runs: [] },
+      { label: String(opts.scaleInstances), t: large, key: probes[1], runs: [] },
+    ];
+    // Each size's first measurement warms up for 10 s (a fresh process's JIT; the collection of
+    // the growth); then the sizes take turns, each round starting with the other one. At least 5
+    // rounds each (one figure moved by 20 % between full runs with 3).
+    const take = async (side, warm) => {
+      const w = { url: `${side.t.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(side.key) } };
+      const f = await measure(w, side.t.proc.pid, warm ? Math.max(opts.warmup, 10) : opts.warmup);
+      side.runs.push(f);
+      log(`  GET /api/alarms at ${side.label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms  ${f.cpuUs === undefined ? '' : `${f.cpuUs.toFixed(1)} µs CPU/request`}`);
     };
-    // After a growth or a deletion the server's own threads still work for seconds (V8 marking and
-    // sweeping hundreds of MB), and that CPU would be counted against the requests: wait until the
-    // process is idle (under 1 % of a core over half a second, at most 30 s).
-    const settle = async () => {
-      for (let waited = 0; waited < 30_000; waited += 500) {
-        const before = cpuMs(t.proc.pid);
-        await sleep(500);
-        const after = cpuMs(t.proc.pid);
-        if (before === undefined || after === undefined || after - before < 5) return;
-      }
-    };
-    const w = { url: `${t.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(probeKey) } };
-    const at10 = [];
-    const atBig = [];
-    let big = false;
-    // After a switch the first seconds of load also pay for collecting what the growth or deletion
-    // left (V8 marks incrementally, as the program allocates): the first measurement after a
-    // switch warms up for at least 10 s.
-    const take = async (afterSwitch) => {
-      const f = await measure(w, t.proc.pid, afterSwitch ? Math.max(opts.warmup, 10) : opts.warmup);
-      (big ? atBig : at10).push(f);
-      const label = big ? String(opts.scaleInstances) : '10';
-      log(`  GET /api/alarms at ${label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms  ${f.cpuUs === undefined ? '' : `${f.cpuUs.toFixed(1)} µs CPU/request`}`);
-    };
-    // At 10 instances, then (grown once) at the full number: deleting the bulk again to alternate
-    // left the process slower for minutes (a heap freed of 200 MB), whatever it then held. Both
-    // sizes alike: the first measurement of each warms up for 10 s (a fresh process's JIT, or the
-    // collection of the growth), and each takes at least 5 rounds (one figure moved by 20 % between
-    // full runs with 3).
     const rounds = quick ? opts.rounds : Math.max(opts.rounds, 5);
-    for (let r = 0; r < rounds; r++) await take(r === 0);
-    await grow();
-    big = true;
-    await settle();
-    for (let r = 0; r < rounds; r++) await take(r === 0);
+    for (let r = 0; r < rounds; r++) for (const side of r % 2 ? [...sides].reverse() : sides) await take(side, r === 0);
+    const [at10, atBig] = [sides[0].runs, sides[1].runs];
     const rps10 = median(at10.map((f) => f.rps));
     const rpsBig = median(atBig.map((f) => f.rps));
     const cpu10 = at10.every((f) => f.cpuUs !== undefined) ? median(at10.map((f) => f.cpuUs)) : undefined;
@@ -478,17 +484,20 @@ async function scale(results) {
       createSeconds: round1(first.createMs / 1000),
       perInstance: first.held,
       rssMb: Math.round(first.rss),
-      peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${t.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
+      peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${large.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
       getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10), rounds: at10.map(scaleRound) },
       getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig), rounds: atBig.map(scaleRound) },
       // The per-request cost at scale over that at 10 instances: server CPU per request where the
-      // platform gives it (requests/s, the fallback, moves with the machine's other load).
-      costRatio: Math.round((cpu10 !== undefined && cpuBig !== undefined ? cpuBig / cpu10 : rps10 / rpsBig) * 1000) / 1000,
-      costMeasure: cpu10 !== undefined && cpuBig !== undefined ? 'server CPU per request' : 'inverse requests/s',
+      // platform gives it (requests/s, the fallback, moves with the machine's other load). Each
+      // round's two windows are next to each other in time: the figure is the median of the
+      // rounds' ratios, so that a slow minute is compared with itself.
+      costRatio: round3(median(at10.map((f, r) => (cpu10 !== undefined && cpuBig !== undefined ? atBig[r].cpuUs / f.cpuUs : f.rps / atBig[r].rps)))),
+      costRatios: at10.map((f, r) => round3(cpu10 !== undefined && cpuBig !== undefined ? atBig[r].cpuUs / f.cpuUs : f.rps / atBig[r].rps)),
+      costMeasure: cpu10 !== undefined && cpuBig !== undefined ? 'server CPU per request, median of the rounds' : 'inverse requests/s, median of the rounds',
       rpsRatio: Math.round((rpsBig / rps10) * 1000) / 1000,
     };
   } finally {
-    await t.proc.stop();
+    await Promise.all([small.proc.stop(), large.proc.stop()]);
   }
 }
 
@@ -533,6 +542,7 @@ async function operationsPart(results) {
       rounds: opts.opRounds,
       concurrency: opts.connections,
       useWrk: tool === 'wrk',
+      settle: () => Promise.all([t, pc, pi].map((server) => settle(server.proc.pid))),
       log,
     });
     results.operations = {
@@ -669,7 +679,7 @@ function markdown(res) {
   if (res.scale) {
     const s = res.scale;
     lines.push(
-      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(s.perInstance).map(([k, v]) => `${v} ${k}`).join(', ')}); RSS ${s.rssMb} MB (peak ${s.peakRssMb} MB). GET /api/alarms at 10 instances: ${s.getAlarmsAt10.rps} req/s, ${s.getAlarmsAt10.cpuUsPerRequest ?? '?'} µs of server CPU per request; at ${s.instances}: ${s.getAlarmsAtScale.rps} req/s, ${s.getAlarmsAtScale.cpuUsPerRequest ?? '?'} µs (cost ratio ${s.costRatio}, ${s.costMeasure}; requests/s ratio ${s.rpsRatio}).`,
+      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(s.perInstance).map(([k, v]) => `${v} ${k}`).join(', ')}); RSS ${s.rssMb} MB (peak ${s.peakRssMb} MB). GET /api/alarms at 10 instances: ${s.getAlarmsAt10.rps} req/s, ${s.getAlarmsAt10.cpuUsPerRequest ?? '?'} µs of server CPU per request; at ${s.instances}: ${s.getAlarmsAtScale.rps} req/s, ${s.getAlarmsAtScale.cpuUsPerRequest ?? '?'} µs (cost ratio ${s.costRatio}, ${s.costMeasure}${s.costRatios ? `: ${s.costRatios.join(', ')}` : ''}; requests/s ratio ${s.rpsRatio}).`,
       '',
     );
   }
