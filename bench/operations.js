@@ -315,8 +315,6 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     const n = op.count === 'deletes' ? deletes : count;
     // Each fixed-count operation warms up on as many resources as one measurement takes.
     const s = op.supply ? await op.supply(warmCount(n) + rounds * n) : { accounts: [] };
-    // What making the supply (or the operation before) left to collect is collected before this one starts.
-    await settle();
     const make = (i) => op.tusk(i, s);
     const tusk = driver(t[op.api], { count: n, make, repeatable, chain: s.chain }, timing);
     // Prism takes any key and looks no id up: the same requests, a placeholder key.
@@ -325,15 +323,20 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     await tusk.warm();
     if (p) await p.warm();
     // The servers in turn, `rounds` times: a slower minute of the shared machine falls on both.
-    // Tusk's event-loop delay over each of its measurements: how long one request held up the others.
+    // Each measurement starts once both are idle. Tusk's event-loop delay over each of its
+    // measurements: how long one request held up the others.
     const tuskRuns = [];
     const prismRuns = [];
     const delays = [];
     for (let r = 0; r < rounds; r++) {
+      await settle();
       await fetch(runtime, { method: 'DELETE' });
       tuskRuns.push(await tusk.measure());
       delays.push((await (await fetch(runtime)).json()).event_loop_delay_ms);
-      if (p) prismRuns.push(await p.measure());
+      if (p) {
+        await settle();
+        prismRuns.push(await p.measure());
+      }
     }
     for (const key of s.accounts) await resetAccount(t, key);
     const ts = summary(tuskRuns);

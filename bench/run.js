@@ -419,21 +419,18 @@ async function startup(results) {
   }
 }
 
-/**
- * One Tusk process, the same probe instance throughout: GET /api/alarms with the account at 10
- * instances, then at opts.scaleInstances (the bulk created through the API). One process, so both
- * sizes run the same JIT state: two processes differed by up to 25 % in CPU per request whatever
- * they held.
- */
-/** One scale measurement's figures as the results file keeps them. */
 const round3 = (x) => Math.round(x * 1000) / 1000;
+/** One scale measurement's figures as the results file keeps them. */
 const scaleRound = (f) => ({ rps: Math.round(f.rps), p99: round1(f.p99), cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs) });
 
+/**
+ * GET /api/alarms on the same probe instance in two Tusk processes, one holding 10 instances and
+ * one grown to opts.scaleInstances through the API, measured in turn like Tusk and Prism in the
+ * operations table: a slower minute of the shared machine falls on both sizes. (One size after the
+ * other, one slow minute decided the figure: 0.92x to 1.14x with the same code. Deleting the bulk to
+ * alternate in one process left it slower for minutes.)
+ */
 async function scale(results) {
-  // Two servers side by side, one at 10 instances and one grown to the full number, measured in
-  // turn like Tusk and Prism in the operations table: a slower minute of the shared machine falls
-  // on both sizes. (One size after the other, one slow minute decided the figure: 0.92x to 1.14x
-  // with the same code. Deleting the bulk to alternate in one process left it slower for minutes.)
   const [small, large] = [await startTusk(), await startTusk()];
   try {
     // The same probe in both: the 10th instance of the admin account, made the same way.
