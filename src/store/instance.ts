@@ -25,7 +25,7 @@ import { Alarms } from './instance-alarms.js';
 import { Integrations, type IntegrationKind, type SystemBodyValidator } from './instance-integrations.js';
 import { Backups } from './instance-backups.js';
 import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
-import { Monitor, type AlarmStatus, type EventType, type InstanceMetrics } from './instance-monitor.js';
+import { Monitor, type AlarmStatus, type EventType, type InstanceMetrics, type MaintenanceStart, type MonitorHost } from './instance-monitor.js';
 import type { InstanceState } from './snapshot.js';
 import type { DatabaseRef } from '../databases/databases.js';
 import { parsePitMinute } from './dates.js';
@@ -57,6 +57,51 @@ export interface InstanceInit {
   providerid?: string;
   apikey?: string;
   password?: string;
+}
+
+/**
+ * What an instance's monitor reads of it: one object of six references, with its methods on the
+ * prototype (eight closures before: about 350 of the 5,750 bytes each new instance kept).
+ */
+class InstanceMonitorHost implements MonitorHost {
+  readonly clock: StoreContext['clock'];
+  readonly outbox: StoreContext['outbox'];
+
+  constructor(
+    private readonly store: InstanceStore,
+    ctx: StoreContext,
+    private readonly alarmList: Alarms,
+    private readonly recipientList: Recipients,
+    private readonly schedule: MaintenanceSchedule,
+  ) {
+    this.clock = ctx.clock;
+    this.outbox = ctx.outbox;
+  }
+
+  instance(): { id: number; name: string } {
+    return { id: this.store.id, name: this.store.name };
+  }
+
+  /** Read only: no copies per evaluation. */
+  alarms(): Alarm[] {
+    return this.alarmList.current() as Alarm[];
+  }
+
+  recipients(): Recipient[] {
+    return this.recipientList.list();
+  }
+
+  defaultRecipientId(): number {
+    return this.recipientList.defaultId;
+  }
+
+  maintenanceStarts(now: number): MaintenanceStart[] {
+    return this.schedule.starts(now);
+  }
+
+  nextMaintenanceStart(now: number): number | undefined {
+    return this.schedule.nextStart(now);
+  }
 }
 
 export class InstanceStore {
@@ -153,19 +198,7 @@ export class InstanceStore {
       state?.backups,
     );
     this.maintenance = new MaintenanceSchedule(ctx.clock, state ? [] : seededMaintenance(this.id, origin), state?.maintenance);
-    this.monitor = new Monitor(
-      {
-        clock: ctx.clock,
-        outbox: ctx.outbox,
-        instance: () => ({ id: this.id, name: this.name }),
-        alarms: () => this.alarms.current() as Alarm[], // read only: no copies per evaluation
-        recipients: () => this.recipients.list(),
-        defaultRecipientId: () => this.recipients.defaultId,
-        maintenanceStarts: (now) => this.maintenance.starts(now),
-        nextMaintenanceStart: (now) => this.maintenance.nextStart(now),
-      },
-      state?.monitor,
-    );
+    this.monitor = new Monitor(new InstanceMonitorHost(this, ctx, this.alarms, this.recipients, this.maintenance), state?.monitor);
   }
 
   /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
