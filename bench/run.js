@@ -476,6 +476,10 @@ async function scale(results) {
     const rpsBig = median(atBig.map((f) => f.rps));
     const cpu10 = at10.every((f) => f.cpuUs !== undefined) ? median(at10.map((f) => f.cpuUs)) : undefined;
     const cpuBig = atBig.every((f) => f.cpuUs !== undefined) ? median(atBig.map((f) => f.cpuUs)) : undefined;
+    const byCpu = cpu10 !== undefined && cpuBig !== undefined;
+    // The per-request cost at scale over that at 10 instances, per round: server CPU per request
+    // where the platform gives it (requests/s, the fallback, moves with the machine's other load).
+    const ratios = at10.map((f, r) => (byCpu ? atBig[r].cpuUs / f.cpuUs : f.rps / atBig[r].rps));
     results.scale = {
       instances: first.instances,
       createSeconds: round1(first.createMs / 1000),
@@ -484,13 +488,11 @@ async function scale(results) {
       peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${large.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
       getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10), rounds: at10.map(scaleRound) },
       getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig), rounds: atBig.map(scaleRound) },
-      // The per-request cost at scale over that at 10 instances: server CPU per request where the
-      // platform gives it (requests/s, the fallback, moves with the machine's other load). Each
-      // round's two windows are next to each other in time: the figure is the median of the
+      // Each round's two windows are next to each other in time: the figure is the median of the
       // rounds' ratios, so that a slow minute is compared with itself.
-      costRatio: round3(median(at10.map((f, r) => (cpu10 !== undefined && cpuBig !== undefined ? atBig[r].cpuUs / f.cpuUs : f.rps / atBig[r].rps)))),
-      costRatios: at10.map((f, r) => round3(cpu10 !== undefined && cpuBig !== undefined ? atBig[r].cpuUs / f.cpuUs : f.rps / atBig[r].rps)),
-      costMeasure: cpu10 !== undefined && cpuBig !== undefined ? 'server CPU per request, median of the rounds' : 'inverse requests/s, median of the rounds',
+      costRatio: round3(median(ratios)),
+      costRatios: ratios.map(round3),
+      costMeasure: `${byCpu ? 'server CPU per request' : 'inverse requests/s'}, median of the rounds`,
       rpsRatio: Math.round((rpsBig / rps10) * 1000) / 1000,
     };
   } finally {
