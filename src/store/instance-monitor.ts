@@ -151,12 +151,17 @@ export class Monitor {
    */
   private nextDue = -Infinity;
 
-  /** @param state a state written by toJSON() to take over */
+  /**
+   * @param state a state written by toJSON() to take over
+   * @param origin when the instance was built (default: now): the metrics date from it, and
+   *   maintenance that started before it is not news
+   */
   constructor(
     private readonly host: MonitorHost,
     state?: MonitorState,
+    origin = host.clock.now(),
   ) {
-    const now = host.clock.now();
+    const now = origin;
     if (state) {
       this.metricsNow = { ...state.metrics };
       this.metricsAt = state.metrics_at;

@@ -1,6 +1,6 @@
 // One instance: its identity and connection (read and changed through the customer interface) and
 // its per-instance state (the instance interface: recipients, alarms, integrations, backups,
-// maintenance; see the sections below).
+// maintenance; see the sections below), which instance-side.ts holds and is built on first use.
 import { randomUUID } from 'node:crypto';
 import type {
   Alarm,
@@ -19,21 +19,16 @@ import type {
   StoreContext,
   UpdateAlarmBody,
 } from './types.js';
-import { IdSequence } from './ids.js';
-import { Recipients } from './instance-recipients.js';
-import { Alarms } from './instance-alarms.js';
-import { Integrations, type IntegrationKind, type SystemBodyValidator } from './instance-integrations.js';
-import { Backups } from './instance-backups.js';
-import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
-import { Monitor, type AlarmStatus, type EventType, type InstanceMetrics, type MaintenanceStart, type MonitorHost } from './instance-monitor.js';
+import type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
+import type { AlarmStatus, EventType, InstanceMetrics } from './instance-monitor.js';
+import { InstanceSide, SECOND_DATABASE, firstDueOfInitialState, type SideState } from './instance-side.js';
 import type { InstanceState } from './snapshot.js';
 import type { DatabaseRef } from '../databases/databases.js';
 import { parsePitMinute } from './dates.js';
 
 export type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 
-/** The second database every instance has (backups cover each database). */
-export const SECOND_DATABASE = 'analytics';
+export { SECOND_DATABASE } from './instance-side.js';
 
 export interface InstanceInit {
   id: number;
@@ -57,51 +52,6 @@ export interface InstanceInit {
   providerid?: string;
   apikey?: string;
   password?: string;
-}
-
-/**
- * What an instance's monitor reads of it: one object of six references, with its methods on the
- * prototype (eight closures before: about 350 of the 5,750 bytes each new instance kept).
- */
-class InstanceMonitorHost implements MonitorHost {
-  readonly clock: StoreContext['clock'];
-  readonly outbox: StoreContext['outbox'];
-
-  constructor(
-    private readonly store: InstanceStore,
-    ctx: StoreContext,
-    private readonly alarmList: Alarms,
-    private readonly recipientList: Recipients,
-    private readonly schedule: MaintenanceSchedule,
-  ) {
-    this.clock = ctx.clock;
-    this.outbox = ctx.outbox;
-  }
-
-  instance(): { id: number; name: string } {
-    return { id: this.store.id, name: this.store.name };
-  }
-
-  /** Read only: no copies per evaluation. */
-  alarms(): Alarm[] {
-    return this.alarmList.current() as Alarm[];
-  }
-
-  recipients(): Recipient[] {
-    return this.recipientList.list();
-  }
-
-  defaultRecipientId(): number {
-    return this.recipientList.defaultId;
-  }
-
-  maintenanceStarts(now: number): MaintenanceStart[] {
-    return this.schedule.starts(now);
-  }
-
-  nextMaintenanceStart(now: number): number | undefined {
-    return this.schedule.nextStart(now);
-  }
 }
 
 export class InstanceStore {
@@ -129,21 +79,21 @@ export class InstanceStore {
   private readonly database: string;
   /** The instance's real database, when the server has a database engine (src/databases/). */
   readonly db?: DatabaseRef;
-  // per-instance interface state (see the section at the end)
-  private readonly recipients: Recipients;
-  private readonly alarms: Alarms;
-  private readonly integrations: Record<IntegrationKind, Integrations>;
-  private readonly integrationIds: IdSequence;
-  private readonly backups: Backups;
-  private readonly maintenance: MaintenanceSchedule;
-  /** Simulated metrics and the alarms that fire (outside the contract; see instance-monitor.ts). */
-  private readonly monitor: Monitor;
+  /** When the instance was built: its initial per-instance state is dated from it. */
+  private readonly origin: number;
+  /**
+   * Until the side is built: the time from which the initial state has something to notify
+   * (evaluateAlarms builds the side then).
+   */
+  private readonly initialDue: number;
+  /** The per-instance interface state (see the section at the end); built by `side` on first use. */
+  private built: InstanceSide | undefined;
 
   /** @param state the per-instance state to take over (InstanceStore.fromJSON) instead of the initial one */
   constructor(
     init: InstanceInit,
     readonly ctx: StoreContext,
-    state?: Pick<InstanceState, 'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'>,
+    state?: SideState,
   ) {
     this.id = init.id;
     this.accountId = init.accountId;
@@ -163,42 +113,30 @@ export class InstanceStore {
     const [, region = 'local'] = init.region.split('::');
     this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
     this.database = `db${init.id}`;
+    // The per-instance state: taken over from `state`, or the initial one (the default recipient,
+    // the four default alarms, a history of daily backups and upcoming maintenance, dated from now
+    // on the store's clock), built on first use.
+    this.origin = ctx.clock.now();
+    this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
+    if (state) this.built = new InstanceSide(this, ctx, this.origin, this.databases, state);
     const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
-    // Its real size becomes disk_used_gb (the monitor is built below; sizes arrive later, in the background).
+    // Its real size becomes disk_used_gb (sizes arrive later, in the background).
     if (ctx.databases) {
       this.db = ctx.databases.provision(this.providerid, this.password, {
         ...(copyOf ? { from: copyOf } : {}),
-        onSize: (bytes) => this.monitor.observeDiskUsed(bytes / 1e9),
-        backups: () => this.backups.list(this.database).map((b) => ({ id: b.id, at: this.backups.takenAt(b.id) })),
+        onSize: (bytes) => this.side.monitor.observeDiskUsed(bytes / 1e9),
+        backups: () => {
+          const { backups } = this.side;
+          return backups.list(this.database).map((b) => ({ id: b.id, at: backups.takenAt(b.id) }));
+        },
       });
     }
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
+  }
 
-    // The state the instance is created with: the default recipient, the four default alarms, a
-    // history of daily backups and upcoming maintenance, dated from now on the store's clock.
-    const origin = ctx.clock.now();
-    this.alarms = new Alarms({
-      allowedTypes: () => {
-        const shared = this.plan.shared;
-        return { types: ctx.rules.alarmTypesByPlan[shared ? 'shared' : 'dedicated'], shared };
-      },
-      recipientExists: (id) => this.recipients.has(id),
-    }, state?.alarms);
-    this.recipients = new Recipients(init.teamEmail, (id) => this.alarms.forgetRecipient(id), state?.recipients);
-    this.integrationIds = state ? IdSequence.fromJSON(state.integrations.last_id) : new IdSequence();
-    const integrationRules = { accountId: this.accountId, brokerKind: () => this.brokerKind, availability: ctx.rules.metricsAvailability };
-    this.integrations = {
-      logs: new Integrations('logs', this.integrationIds, integrationRules, state?.integrations.logs),
-      metrics: new Integrations('metrics', this.integrationIds, integrationRules, state?.integrations.metrics),
-    };
-    this.backups = new Backups(
-      { instanceId: this.id, providerid: this.providerid, accountId: this.accountId, region: this.region, databases: [this.database, SECOND_DATABASE] },
-      ctx,
-      origin,
-      state?.backups,
-    );
-    this.maintenance = new MaintenanceSchedule(ctx.clock, state ? [] : seededMaintenance(this.id, origin), state?.maintenance);
-    this.monitor = new Monitor(new InstanceMonitorHost(this, ctx, this.alarms, this.recipients, this.maintenance), state?.monitor);
+  /** The per-instance interface state, built the first time it is needed. */
+  private get side(): InstanceSide {
+    return (this.built ??= new InstanceSide(this, this.ctx, this.origin, this.databases));
   }
 
   /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
@@ -239,12 +177,7 @@ export class InstanceStore {
       providerid: this.providerid,
       apikey: this.key,
       password: this.password,
-      recipients: this.recipients.toJSON(),
-      alarms: this.alarms.toJSON(),
-      integrations: { last_id: this.integrationIds.toJSON(), logs: this.integrations.logs.list(), metrics: this.integrations.metrics.list() },
-      backups: this.backups.toJSON(),
-      maintenance: this.maintenance.toJSON(),
-      monitor: this.monitor.toJSON(),
+      ...this.side.toJSON(),
     };
   }
 
@@ -332,128 +265,128 @@ export class InstanceStore {
 
   /** The databases of the instance; the first is the default one (the database of `url`). */
   get databases(): readonly string[] {
-    return this.backups.databases;
+    return [this.database, SECOND_DATABASE];
   }
 
   // backups
   listBackups(db?: string): Backup[] {
-    return this.backups.list(db);
+    return this.side.backups.list(db);
   }
 
   /** listBackups(db) as the JSON bytes of the answer (see InstanceBackups.listJson). */
   listBackupsJson(db?: string): Uint8Array {
-    return this.backups.listJson(db);
+    return this.side.backups.listJson(db);
   }
 
   createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
-    const made = this.backups.create(body);
+    const made = this.side.backups.create(body);
     // The real database is the instance's default one: its backups are snapshots made by the server.
     if (this.db && (body.db ?? this.database) === this.database) {
-      this.ctx.databases!.snapshot(this.db, made.id, this.ctx.clock.now(), (bytes) => this.backups.setSize(made.id, bytes));
+      this.ctx.databases!.snapshot(this.db, made.id, this.ctx.clock.now(), (bytes) => this.side.backups.setSize(made.id, bytes));
     }
     return made;
   }
 
   restoreBackup(body: RestoreBackupBody): void {
-    this.backups.restore(body);
-    if (this.db && this.backups.list().some((b) => b.id === body.backup_id && b.database_name === this.database)) this.ctx.databases!.restore(this.db, body.backup_id);
+    this.side.backups.restore(body);
+    if (this.db && this.side.backups.list().some((b) => b.id === body.backup_id && b.database_name === this.database)) this.ctx.databases!.restore(this.db, body.backup_id);
   }
 
   recoverToPointInTime(body: RecoverToPointInTimeBody): void {
-    this.backups.recover(body);
+    this.side.backups.recover(body);
     if (this.db) this.ctx.databases!.recover(this.db, parsePitMinute(body.pit)! + 59_999);
   }
 
   // recipients
   listRecipients(): Recipient[] {
-    return this.recipients.list();
+    return this.side.recipients.list();
   }
 
   getRecipient(id: number): Recipient {
-    return this.recipients.get(id);
+    return this.side.recipients.get(id);
   }
 
   createRecipient(body: RecipientBody): Recipient {
-    return this.recipients.create(body);
+    return this.side.recipients.create(body);
   }
 
   updateRecipient(id: number, body: RecipientBody): Recipient {
-    return this.recipients.update(id, body);
+    return this.side.recipients.update(id, body);
   }
 
   /** Also removes the recipient from every alarm; the default recipient cannot be deleted. */
   deleteRecipient(id: number): void {
-    this.recipients.delete(id);
+    this.side.recipients.delete(id);
   }
 
   // alarms
   listAlarms(): Alarm[] {
-    return this.alarms.list();
+    return this.side.alarms.list();
   }
 
   getAlarm(id: number): Alarm {
-    return this.alarms.get(id);
+    return this.side.alarms.get(id);
   }
 
   createAlarm(body: CreateAlarmBody): Alarm {
-    const a = this.alarms.create(body);
-    this.monitor.added(this.alarms.stored(a.id));
+    const a = this.side.alarms.create(body);
+    this.side.monitor.added(this.side.alarms.stored(a.id));
     return a;
   }
 
   updateAlarm(id: number, body: UpdateAlarmBody): Alarm {
-    this.monitor.evaluate();
-    const a = this.alarms.update(id, body);
-    this.monitor.evaluate();
+    this.side.monitor.evaluate();
+    const a = this.side.alarms.update(id, body);
+    this.side.monitor.evaluate();
     return a;
   }
 
   deleteAlarm(id: number): void {
-    this.alarms.delete(id);
-    this.monitor.evaluate();
+    this.side.alarms.delete(id);
+    this.side.monitor.evaluate();
   }
 
   // log and metrics integrations
   listIntegrations(kind: IntegrationKind): Integration[] {
-    return this.integrations[kind].list();
+    return this.side.integrations[kind].list();
   }
 
   getIntegration(kind: IntegrationKind, id: number): Integration {
-    return this.integrations[kind].get(id);
+    return this.side.integrations[kind].get(id);
   }
 
   /** `config` is the body, validated against the system's schema. Metrics: the broker kind must offer the system. */
   createIntegration(kind: IntegrationKind, system: string, config: Record<string, unknown>): Integration {
-    return this.integrations[kind].create(system, config);
+    return this.side.integrations[kind].create(system, config);
   }
 
   /** Replaces the config; `validate` checks the body against the stored system's schema. With `system`, another type is a 404. */
   updateIntegration(kind: IntegrationKind, id: number, body: unknown, validate: SystemBodyValidator, system?: string): Integration {
-    return this.integrations[kind].update(id, body, validate, system);
+    return this.side.integrations[kind].update(id, body, validate, system);
   }
 
   deleteIntegration(kind: IntegrationKind, id: number): void {
-    this.integrations[kind].delete(id);
+    this.side.integrations[kind].delete(id);
   }
 
   // maintenance
   listMaintenance(): Maintenance[] {
-    return this.maintenance.list();
+    return this.side.maintenance.list();
   }
 
   /** Notice alarms fire (the maintenance is scheduled anew). */
   rescheduleMaintenance(id: number, scheduledBy: string): Maintenance {
-    this.monitor.evaluate();
-    const m = this.maintenance.reschedule(id, scheduledBy);
-    this.monitor.maintenanceScheduled(m);
+    this.side.monitor.evaluate();
+    const m = this.side.maintenance.reschedule(id, scheduledBy);
+    this.side.monitor.maintenanceScheduled(m);
     return m;
   }
 
   /** Notice alarms fire (the maintenance starts). */
   runMaintenance(id: number): Maintenance {
-    this.monitor.evaluate();
-    const m = this.maintenance.run(id);
-    this.monitor.maintenanceRun(id, m);
+    this.side.monitor.evaluate();
+    const m = this.side.maintenance.run(id);
+    this.side.monitor.maintenanceRun(id, m);
     // What a client sees of maintenance: its sessions end (a restart).
     if (this.db) this.ctx.databases!.terminate(this.db);
     return m;
@@ -463,26 +396,27 @@ export class InstanceStore {
 
   /** The simulated metrics. */
   get metrics(): InstanceMetrics {
-    return this.monitor.metrics;
+    return this.side.monitor.metrics;
   }
 
   /** Merges metrics (a 400 ApiError naming a bad field) and evaluates the alarms. */
   setMetrics(patch: unknown): InstanceMetrics {
-    return this.monitor.setMetrics(patch);
+    return this.side.monitor.setMetrics(patch);
   }
 
   /** Raises an event (server_unreachable, netsplit, notice); returns the number of notifications. */
   raiseEvent(type: EventType, message?: string): number {
-    return this.monitor.raise(type, message);
+    return this.side.monitor.raise(type, message);
   }
 
   /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
   evaluateAlarms(now?: number): number {
-    return this.monitor.tick(now);
+    if (!this.built && (now ?? this.ctx.clock.now()) < this.initialDue) return 0;
+    return this.side.monitor.tick(now);
   }
 
   /** Every alarm with its state against the metrics. */
   alarmStatus(): AlarmStatus[] {
-    return this.monitor.status();
+    return this.side.monitor.status();
   }
 }

@@ -90,7 +90,7 @@ describe('the list as bytes', () => {
     s.clock.advance(BACKUP_DELAY_MS);
     same();
     same('analytics');
-    (i as unknown as { backups: { setSize(id: number, bytes: number): void } }).backups.setSize(id, 12345);
+    (i as unknown as { side: { backups: { setSize(id: number, bytes: number): void } } }).side.backups.setSize(id, 12345);
     same('analytics');
     s.clock.advance(3 * DAY);
     same();

@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InstanceStore } from '../../src/store/instance.js';
 import type { Backend, KeyIndex } from '../../src/store/types.js';
-import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, type Setup } from './instance-setup.js';
+import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, snapshot, type Setup } from './instance-setup.js';
 
 let s: Setup;
 beforeEach(async () => {
@@ -123,6 +123,61 @@ describe('alarm evaluation on the clock', () => {
     s.clock.advance(30 * DAY);
     expect(i.evaluateAlarms()).toBe(upcoming);
     expect(upcoming).toBeGreaterThan(0);
+  });
+});
+
+describe('the instance interface state, built on first use', () => {
+  const isBuilt = (i: InstanceStore) => (i as unknown as { built?: object }).built !== undefined;
+
+  /** Runs the clock 12 days in 6-hour steps, ticking like the server; returns what the instance shows and sent. */
+  async function life(firstUse: 'at creation' | 'two days later' | 'only by ticks') {
+    const t = await setup();
+    // Odd: two maintenance items. The secrets given: the three lives are compared whole.
+    const i = t.instance({ id: 9001, providerid: '9757147d-1a26-4cf6-92d5-5ec3bf554351', apikey: 'k'.repeat(36), password: 'p'.repeat(24) });
+    const ticksBefore: boolean[] = [];
+    if (firstUse === 'at creation') i.listAlarms();
+    for (let h = 6; h <= 12 * 24; h += 6) {
+      t.clock.advance(6 * 60 * 60 * 1000);
+      if (firstUse === 'two days later' && h === 48) i.listRecipients();
+      t.registry.tick();
+      i.evaluateAlarms();
+      ticksBefore.push(isBuilt(i));
+    }
+    const sent = t.registry.outbox
+      .list()
+      .filter((e) => (e.body as { instance?: { id: number } }).instance?.id === 9001)
+      .map((e) => [e.kind, e.event, e.target, e.body]);
+    return { sent, ticksBefore, state: i.toJSON(), shown: snapshot(i) };
+  }
+
+  it('is not built by a tick before anything can be due, and is built by the tick that reaches its first maintenance', async () => {
+    const { ticksBefore } = await life('only by ticks');
+    // The first seeded maintenance starts 3 to 5 days after creation (02:00 UTC).
+    const firstBuilt = ticksBefore.indexOf(true);
+    expect(firstBuilt).toBeGreaterThanOrEqual(8); // not in the first two days
+    expect(firstBuilt).toBeLessThan(6 * 4);
+    expect(ticksBefore.slice(firstBuilt).every(Boolean)).toBe(true);
+  });
+
+  it('shows, dumps and notifies exactly what a side built at creation does, whenever it is first used', async () => {
+    const eager = await life('at creation');
+    expect(eager.sent.map(([, event, target]) => [event, target])).toEqual([
+      ['alarm.notice', TEAM_EMAIL], // both maintenance starts, to the default recipient
+      ['alarm.notice', TEAM_EMAIL],
+    ]);
+    for (const other of [await life('two days later'), await life('only by ticks')]) {
+      expect(other.sent).toEqual(eager.sent);
+      expect(other.state).toEqual(eager.state);
+      expect(other.shown).toEqual(eager.shown);
+    }
+  });
+
+  it('keeps the state given to fromJSON, built at once', () => {
+    const i = s.instance();
+    i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/a', name: 'hook' });
+    const copy = InstanceStore.fromJSON(i.toJSON(), { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend }, s.ctx);
+    expect(isBuilt(copy)).toBe(true);
+    expect(copy.toJSON()).toEqual(i.toJSON());
   });
 });
 

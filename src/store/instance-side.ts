@@ -1,0 +1,142 @@
+// The instance interface's state of one instance: its recipients, alarms, log and metrics
+// integrations, backups, maintenance and the monitor that fires its alarms. InstanceStore builds it
+// the first time anything reads or changes it, dated from the instance's creation: most instances a
+// test creates are never opened through the instance interface, and an instance without it keeps
+// about a third of the bytes (BENCHMARKS.md, issue 20).
+import type { Alarm, BrokerKind, Plan, Recipient, StoreContext } from './types.js';
+import { IdSequence } from './ids.js';
+import { Recipients } from './instance-recipients.js';
+import { Alarms } from './instance-alarms.js';
+import { Integrations, type IntegrationKind } from './instance-integrations.js';
+import { Backups } from './instance-backups.js';
+import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
+import { Monitor, type MaintenanceStart, type MonitorHost } from './instance-monitor.js';
+import type { InstanceState } from './snapshot.js';
+
+/** The second database every instance has (backups cover each database). */
+export const SECOND_DATABASE = 'analytics';
+
+/** What the side reads of its instance (InstanceStore), when it needs it. */
+export interface SideOwner {
+  readonly id: number;
+  readonly name: string;
+  readonly accountId: string;
+  readonly providerid: string;
+  readonly region: string;
+  readonly teamEmail: string;
+  readonly plan: Plan;
+  readonly brokerKind: BrokerKind;
+}
+
+/** The per-instance state a state dump carries (InstanceStore.toJSON). */
+export type SideState = Pick<InstanceState, 'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'>;
+
+/**
+ * The time before which an instance created at `origin`, untouched since, has nothing to notify:
+ * its default alarms do not hold under the default metrics, so only the start of its first seeded
+ * maintenance can trigger (its notice alarm).
+ */
+export function firstDueOfInitialState(instanceId: number, origin: number): number {
+  let due = Infinity;
+  for (const m of seededMaintenance(instanceId, origin)) due = Math.min(due, m.scheduledBy);
+  return due;
+}
+
+/**
+ * What an instance's monitor reads of it: one object of six references, with its methods on the
+ * prototype (eight closures before: about 350 of the 5,750 bytes each new instance kept).
+ */
+class SideMonitorHost implements MonitorHost {
+  readonly clock: StoreContext['clock'];
+  readonly outbox: StoreContext['outbox'];
+
+  constructor(
+    private readonly owner: SideOwner,
+    ctx: StoreContext,
+    private readonly alarmList: Alarms,
+    private readonly recipientList: Recipients,
+    private readonly schedule: MaintenanceSchedule,
+  ) {
+    this.clock = ctx.clock;
+    this.outbox = ctx.outbox;
+  }
+
+  instance(): { id: number; name: string } {
+    return { id: this.owner.id, name: this.owner.name };
+  }
+
+  /** Read only: no copies per evaluation. */
+  alarms(): Alarm[] {
+    return this.alarmList.current() as Alarm[];
+  }
+
+  recipients(): Recipient[] {
+    return this.recipientList.list();
+  }
+
+  defaultRecipientId(): number {
+    return this.recipientList.defaultId;
+  }
+
+  maintenanceStarts(now: number): MaintenanceStart[] {
+    return this.schedule.starts(now);
+  }
+
+  nextMaintenanceStart(now: number): number | undefined {
+    return this.schedule.nextStart(now);
+  }
+}
+
+export class InstanceSide {
+  readonly recipients: Recipients;
+  readonly alarms: Alarms;
+  readonly integrationIds: IdSequence;
+  readonly integrations: Record<IntegrationKind, Integrations>;
+  readonly backups: Backups;
+  readonly maintenance: MaintenanceSchedule;
+  /** Simulated metrics and the alarms that fire (outside the contract; see instance-monitor.ts). */
+  readonly monitor: Monitor;
+
+  /**
+   * @param origin when the instance was built: the initial state (the default recipient, the four
+   *   default alarms, a history of daily backups, upcoming maintenance) is dated from it, whenever
+   *   the side is built
+   * @param databases the instance's databases, the default one first
+   * @param state the state to take over (InstanceStore.fromJSON) instead of the initial one
+   */
+  constructor(owner: SideOwner, ctx: StoreContext, origin: number, databases: readonly string[], state?: SideState) {
+    this.alarms = new Alarms({
+      allowedTypes: () => {
+        const shared = owner.plan.shared;
+        return { types: ctx.rules.alarmTypesByPlan[shared ? 'shared' : 'dedicated'], shared };
+      },
+      recipientExists: (id) => this.recipients.has(id),
+    }, state?.alarms);
+    this.recipients = new Recipients(owner.teamEmail, (id) => this.alarms.forgetRecipient(id), state?.recipients);
+    this.integrationIds = state ? IdSequence.fromJSON(state.integrations.last_id) : new IdSequence();
+    const integrationRules = { accountId: owner.accountId, brokerKind: () => owner.brokerKind, availability: ctx.rules.metricsAvailability };
+    this.integrations = {
+      logs: new Integrations('logs', this.integrationIds, integrationRules, state?.integrations.logs),
+      metrics: new Integrations('metrics', this.integrationIds, integrationRules, state?.integrations.metrics),
+    };
+    this.backups = new Backups(
+      { instanceId: owner.id, providerid: owner.providerid, accountId: owner.accountId, region: owner.region, databases },
+      ctx,
+      origin,
+      state?.backups,
+    );
+    this.maintenance = new MaintenanceSchedule(ctx.clock, state ? [] : seededMaintenance(owner.id, origin), state?.maintenance);
+    this.monitor = new Monitor(new SideMonitorHost(owner, ctx, this.alarms, this.recipients, this.maintenance), state?.monitor, origin);
+  }
+
+  toJSON(): SideState {
+    return {
+      recipients: this.recipients.toJSON(),
+      alarms: this.alarms.toJSON(),
+      integrations: { last_id: this.integrationIds.toJSON(), logs: this.integrations.logs.list(), metrics: this.integrations.metrics.list() },
+      backups: this.backups.toJSON(),
+      maintenance: this.maintenance.toJSON(),
+      monitor: this.monitor.toJSON(),
+    };
+  }
+}
