@@ -411,7 +411,10 @@ export class InstanceStore {
 
   /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
   evaluateAlarms(now?: number): number {
-    if (!this.built && (now ?? this.ctx.clock.now()) < this.initialDue) return 0;
+    // Every instance on every tick: the built side read directly, not through the getter.
+    const built = this.built;
+    if (built) return built.monitor.tick(now);
+    if ((now ?? this.ctx.clock.now()) < this.initialDue) return 0;
     return this.side.monitor.tick(now);
   }
 
