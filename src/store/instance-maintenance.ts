@@ -117,10 +117,14 @@ export class MaintenanceSchedule {
     return this.record(m, now);
   }
 
-  /** Every item that has started by `now` (completed ones included), with its start and its record at that time (alarms). */
-  starts(now: number): { id: number; startedAt: number; record: Maintenance }[] {
+  /**
+   * Every item that has started by `now` (completed ones included), with its start and its record
+   * at that time (alarms); the items in `except` are left out (their records not made).
+   */
+  starts(now: number, except?: ReadonlySet<number>): { id: number; startedAt: number; record: Maintenance }[] {
     const out: { id: number; startedAt: number; record: Maintenance }[] = [];
     for (const m of this.items.values()) {
+      if (except?.has(m.id)) continue;
       const startedAt = m.startedAt ?? (now >= m.scheduledBy ? m.scheduledBy : undefined);
       if (startedAt !== undefined && startedAt <= now) out.push({ id: m.id, startedAt, record: this.record(m, startedAt) });
     }

@@ -74,8 +74,8 @@ export interface MonitorHost {
   alarms(): Alarm[];
   recipients(): Recipient[];
   defaultRecipientId(): number;
-  /** Every maintenance item whose start is at or before `now` (completed ones included). */
-  maintenanceStarts(now: number): MaintenanceStart[];
+  /** Every maintenance item whose start is at or before `now` (completed ones included), but those in `except`. */
+  maintenanceStarts(now: number, except?: ReadonlySet<number>): MaintenanceStart[];
   /** The earliest start after `now` of a maintenance item not started yet (undefined: none). Without it, tick() always evaluates. */
   nextMaintenanceStart?(now: number): number | undefined;
 }
@@ -277,8 +277,8 @@ export class Monitor {
         metrics: { ...this.metricsNow },
       });
     }
-    for (const start of this.host.maintenanceStarts(now)) {
-      if (this.maintenanceStarted.has(start.id)) continue;
+    // Only the starts not notified yet: the others' records are not even made.
+    for (const start of this.host.maintenanceStarts(now, this.maintenanceStarted)) {
       this.maintenanceStarted.add(start.id);
       sent += this.notice('maintenance_started', start.startedAt, start.record);
     }
@@ -318,9 +318,12 @@ export class Monitor {
     return this.notice('maintenance_scheduled', this.host.clock.now(), record);
   }
 
-  /** Maintenance was run by the client: it started now (and is not notified again). */
+  /**
+   * Maintenance was run by the client: it started now (and is not notified again). The due time
+   * stays: a start run early only takes a start away, so nothing falls due sooner (a tick at the
+   * old due time finds nothing and computes the next).
+   */
   maintenanceRun(id: number, record: Maintenance): number {
-    this.nextDue = -Infinity; // the schedule changed
     this.maintenanceStarted.add(id);
     return this.notice('maintenance_started', this.host.clock.now(), record);
   }

@@ -78,8 +78,8 @@ class SideMonitorHost implements MonitorHost {
     return this.recipientList.defaultId;
   }
 
-  maintenanceStarts(now: number): MaintenanceStart[] {
-    return this.schedule.starts(now);
+  maintenanceStarts(now: number, except?: ReadonlySet<number>): MaintenanceStart[] {
+    return this.schedule.starts(now, except);
   }
 
   nextMaintenanceStart(now: number): number | undefined {

@@ -199,6 +199,13 @@ describe('maintenance schedule', () => {
     ]);
   });
 
+  it('starts leaves out the items it is told to (those already notified)', () => {
+    const m = schedule(item(3, T1), item(1, T1), item(2, T3));
+    m.run(2);
+    expect(m.starts(T1, new Set([1, 2])).map((x) => [x.id, x.startedAt])).toEqual([[3, T1]]);
+    expect(m.starts(T1, new Set())).toEqual(m.starts(T1));
+  });
+
   it('nextStart: the earliest scheduled_by after now of an item not started yet; undefined when none', () => {
     const m = schedule(item(2, T2), item(1, T1), item(3, T3));
     expect(m.nextStart(NOW)).toBe(T1);

@@ -402,6 +402,24 @@ describe('event alarms', () => {
     expect(bodies().map((b) => [b.reason, b.triggered_at])).toEqual(starts.map((t) => ['maintenance_started', iso(t)]));
   });
 
+  it('an item run by hand before its time leaves the other starts on time, and its own is not notified again', () => {
+    const j = s.instance({ id: 9001 }); // an odd id: two maintenance items
+    const [first, second] = j.listMaintenance();
+    const startOf = (m: typeof first) => Date.parse(m!.scheduled_by.replace(' ', 'T').replace(' +0000', 'Z'));
+    expect(j.runMaintenance(first!.id).status).toBe('in_progress'); // the start the next tick waited for
+    expect(j.evaluateAlarms()).toBe(0);
+    s.clock.set(startOf(first));
+    expect(j.evaluateAlarms()).toBe(0);
+    s.clock.set(startOf(second) - 1000);
+    expect(j.evaluateAlarms()).toBe(0);
+    s.clock.set(startOf(second));
+    expect(j.evaluateAlarms()).toBe(1);
+    expect(bodies().map((b) => [b.reason, b.maintenance?.id, b.triggered_at])).toEqual([
+      ['maintenance_started', first!.id, iso(NOW)],
+      ['maintenance_started', second!.id, iso(startOf(second))],
+    ]);
+  });
+
   it('a maintenance notice says what was scheduled or has started, with the item', () => {
     const [m] = i.listMaintenance();
     const text = maintenanceDate(NOW + DAY);
