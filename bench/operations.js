@@ -107,7 +107,8 @@ function summary(runs) {
     non2xx: runs.reduce((n, r) => n + r.non2xx, 0),
     errors: runs.reduce((n, r) => n + r.errors, 0),
     tool: runs[0].tool,
-    rounds: runs.map((r) => ({ rps: Math.round(r.rps), p99: Math.round(r.p99 * 100) / 100 })),
+    ...(runs.every((r) => r.cpuUs !== undefined) ? { cpuUs: median(runs.map((r) => r.cpuUs)) } : {}),
+    rounds: runs.map((r) => ({ rps: Math.round(r.rps), p99: Math.round(r.p99 * 100) / 100, ...(r.cpuUs !== undefined ? { cpuUs: r.cpuUs } : {}) })),
     ...(firstBad ? { firstBad } : {}),
   };
 }
@@ -298,7 +299,7 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
  * or undefined; `settle()` resolves when the servers are idle. Returns one row per operationId, in
  * document order.
  */
-export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, rounds = 3, concurrency = 50, useWrk = hasWrk, settle = async () => {}, log = console.log }) {
+export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, rounds = 3, concurrency = 50, useWrk = hasWrk, settle = async () => {}, tuskCpuMs = () => undefined, log = console.log }) {
   const now = Date.now();
   const t0 = performance.now();
   const d = await prepare(t, adminKey);
@@ -331,7 +332,12 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     for (let r = 0; r < rounds; r++) {
       await settle();
       await fetch(runtime, { method: 'DELETE' });
-      tuskRuns.push(await tusk.measure());
+      const cpuBefore = tuskCpuMs();
+      const run = await tusk.measure();
+      const cpuAfter = tuskCpuMs();
+      // What a request cost Tusk's process (CPU µs): the shared machine's other load moves it far less than req/s.
+      if (cpuBefore !== undefined && cpuAfter !== undefined && run.total > 0) run.cpuUs = Math.round(((cpuAfter - cpuBefore) * 1000) / run.total);
+      tuskRuns.push(run);
       delays.push((await (await fetch(runtime)).json()).event_loop_delay_ms);
       if (p) {
         await settle();
@@ -344,7 +350,7 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     const ps = p ? summary(prismRuns) : undefined;
     const row = { operation: id, api: op.api, mode: repeatable ? `${seconds} s` : `${n} requests`, rounds, tool: ts.tool, sequential: Boolean(op.chain), tusk: ts, ...(ps ? { prism: ps, ratio: ts.rps / ps.rps } : {}) };
     rows.push(row);
-    log(`  ${id.padEnd(36)} tusk ${ts.rps.toFixed(0).padStart(6)} req/s p50 ${ts.p50.toFixed(2)} p99 ${ts.p99.toFixed(2)} ms (loop delay p99 ${ts.eventLoopDelayMs.p99}, max ${ts.eventLoopDelayMs.max})${ts.non2xx ? ` NON-2XX ${ts.non2xx} (${ts.firstBad ?? 'see wrk'})` : ''}${ps ? `  prism ${ps.rps.toFixed(0).padStart(5)} req/s p99 ${ps.p99.toFixed(2)} ms${ps.non2xx ? ` non-2xx ${ps.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${rounds} x ${row.mode}, ${ts.tool}; rounds ${ts.rounds.map((x) => x.rps).join('/')})`);
+    log(`  ${id.padEnd(36)} tusk ${ts.rps.toFixed(0).padStart(6)} req/s p50 ${ts.p50.toFixed(2)} p99 ${ts.p99.toFixed(2)} ms (loop delay p99 ${ts.eventLoopDelayMs.p99}, max ${ts.eventLoopDelayMs.max}${ts.cpuUs !== undefined ? `; ${ts.cpuUs} µs CPU/request` : ''})${ts.non2xx ? ` NON-2XX ${ts.non2xx} (${ts.firstBad ?? 'see wrk'})` : ''}${ps ? `  prism ${ps.rps.toFixed(0).padStart(5)} req/s p99 ${ps.p99.toFixed(2)} ms${ps.non2xx ? ` non-2xx ${ps.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${rounds} x ${row.mode}, ${ts.tool}; rounds ${ts.rounds.map((x) => x.rps).join('/')})`);
   }
   return rows;
 }

@@ -327,15 +327,19 @@ const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' 
 
 /**
  * Waits until a server is idle: after a set-up or a growth its own threads still work for seconds
- * (V8 marking and sweeping hundreds of MB), and that CPU would fall on the next measurement.
- * Idle: under 1 % of a core over half a second; at most 30 s.
+ * (V8 marking and sweeping hundreds of MB, a whole core while it lasts), and that CPU would fall
+ * on the next measurement. Idle: under 5 % of a core over half a second; at most 30 s. (Tusk's
+ * 100 ms tick over some 15,000 instances takes 2 to 4 %: with 1 % as the line, such a server was
+ * never idle, every wait took the full 30 s, and V8's memory reducer shrank the heap meanwhile, so
+ * that the next measurement paid for growing it back: a fixed-count round of 5,000 requests ran at
+ * 200 instead of 70 us of CPU per request.)
  */
 async function settle(pid) {
   for (let waited = 0; waited < 30_000; waited += 500) {
     const before = cpuMs(pid);
     await sleep(500);
     const after = cpuMs(pid);
-    if (before === undefined || after === undefined || after - before < 5) return;
+    if (before === undefined || after === undefined || after - before < 25) return;
   }
 }
 
@@ -542,6 +546,7 @@ async function operationsPart(results) {
       concurrency: opts.connections,
       useWrk: tool === 'wrk',
       settle: () => Promise.all([t, pc, pi].map((server) => settle(server.proc.pid))),
+      tuskCpuMs: () => cpuMs(t.proc.pid),
       log,
     });
     results.operations = {
@@ -553,7 +558,7 @@ async function operationsPart(results) {
   }
 }
 
-const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}), ...(f.rounds ? { rounds: f.rounds } : {}), ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
+const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}), ...(f.cpuUs !== undefined ? { cpuUs: f.cpuUs } : {}), ...(f.rounds ? { rounds: f.rounds } : {}), ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
 
 /**
  * The heavy reads against the physical limit: each served by Tusk (1,000 instances, a busy audit
@@ -701,10 +706,10 @@ function operationsMarkdown(res) {
   if (res.operations) {
     const rounds = res.operations.rows[0]?.rounds;
     lines.push(`Every operation, ${res.options.connections} connections, Tusk and \`prism mock\` in the same run${rounds > 1 ? `, in turn ${rounds} times (medians)` : ''}: a repeatable request for a time with wrk, one that makes or uses up a resource a fixed number of times over connections opened before (key rotations one after the other); see "What is measured":`, '');
-    lines.push('| operation | run | Tusk req/s | p50 ms | p99 ms | event-loop delay p99 / max ms | Prism req/s | p99 ms | Tusk/Prism |', '|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push('| operation | run | Tusk req/s | p50 ms | p99 ms | event-loop delay p99 / max ms | Tusk CPU µs/request | Prism req/s | p99 ms | Tusk/Prism |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (const r of res.operations.rows) {
       const delay = r.tusk.eventLoopDelayMs ? `${r.tusk.eventLoopDelayMs.p99} / ${r.tusk.eventLoopDelayMs.max}` : '-';
-      lines.push(`| ${r.operation}${r.sequential ? ' (sequential)' : ''} | ${r.mode ?? '-'}${r.tool ? `, ${r.tool}` : ''} | ${r.tusk.rps}${r.tusk.non2xx ? ` (${r.tusk.non2xx} non-2xx)` : ''} | ${r.tusk.p50} | ${r.tusk.p99} | ${delay} | ${r.prism?.rps ?? '-'}${r.prism?.non2xx ? ` (${r.prism.non2xx} non-2xx)` : ''} | ${r.prism?.p99 ?? '-'} | ${r.ratio ?? '-'}x |`);
+      lines.push(`| ${r.operation}${r.sequential ? ' (sequential)' : ''} | ${r.mode ?? '-'}${r.tool ? `, ${r.tool}` : ''} | ${r.tusk.rps}${r.tusk.non2xx ? ` (${r.tusk.non2xx} non-2xx)` : ''} | ${r.tusk.p50} | ${r.tusk.p99} | ${delay} | ${r.tusk.cpuUs ?? '-'} | ${r.prism?.rps ?? '-'}${r.prism?.non2xx ? ` (${r.prism.non2xx} non-2xx)` : ''} | ${r.prism?.p99 ?? '-'} | ${r.ratio ?? '-'}x |`);
     }
     lines.push('');
   }
