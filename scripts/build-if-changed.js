@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm start` builds only when what the build reads has changed (issue 20): a SHA-256 over the
 // content of every input (src/, fixtures/, contract-tests/, openapi/, the build scripts, the
-// TypeScript configs, package.json and package-lock.json) is compared with the stamp the last
+// TypeScript configs, package.json and package-lock.json; and the Node version, since the build
+// saves V8's code for the start, see scripts/bundle-cli.js) is compared with the stamp the last
 // build left in dist/.build-stamp. Equal: the build is skipped (a second `npm start` on an
 // unchanged tree starts at once). Different or missing: `npm run build`, then a new stamp. Content,
 // not times, decides, so a checkout or a copy that changes mtimes but not files does not rebuild,
@@ -18,9 +19,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STAMP = join(root, 'dist', '.build-stamp');
 const INPUT_DIRS = ['src', 'fixtures', 'contract-tests', 'openapi'];
-const INPUT_FILES = ['scripts/bundle.js', 'scripts/vendor.js', 'scripts/validators.js', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUT_FILES = ['scripts/bundle.js', 'scripts/bundle-cli.js', 'scripts/vendor.js', 'scripts/validators.js', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 /** What the build produces and what it needs to be there for a start. */
-const OUTPUTS = ['dist/src/cli.js', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor'];
+const OUTPUTS = ['dist/src/cli.js', 'dist/tusk.cjs', 'dist/tusk.cjs.cache', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor'];
 
 function files(dir) {
   const out = [];
@@ -32,9 +33,9 @@ function files(dir) {
   return out;
 }
 
-/** The hash of every input's path and content. */
+/** The hash of every input's path and content, and of the Node that builds (dist/tusk.cjs.cache is V8's code). */
 export function inputsHash(base = root) {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(`node ${process.version} ${process.arch}\0`);
   const all = [...INPUT_DIRS.flatMap((d) => (existsSync(join(base, d)) ? files(join(base, d)) : [])), ...INPUT_FILES.map((f) => join(base, f)).filter((f) => existsSync(f) && statSync(f).isFile())];
   for (const file of all.map((f) => relative(base, f)).sort()) {
     hash.update(file).update('\0').update(readFileSync(join(base, file))).update('\0');

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 describe('the npm package tusk-mock', () => {
   it('packs the CLI, the compiled code, the bundled documents and the renderer, and neither the tests nor built docs', () => {
-    for (const path of ['bin/tusk.js', 'dist/src/cli.js', 'dist/src/server.js', 'dist/src/generated/customer.d.ts', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor/redoc/bundles/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'openapi/customer.yaml', 'package.json']) {
+    for (const path of ['bin/tusk.js', 'dist/tusk.cjs', 'dist/tusk.cjs.cache', 'dist/src/cli.js', 'dist/src/server.js', 'dist/src/generated/customer.d.ts', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor/redoc/bundles/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'openapi/customer.yaml', 'package.json']) {
       expect(files, path).toContain(path);
     }
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('dist/docs/') || f.startsWith('dist/dist/') || f.startsWith('examples/'))).toEqual([]);
