@@ -18,10 +18,10 @@ import { controlBody, jsonOf } from './body.js';
 import { loadAccountState, loadState } from './state.js';
 import { scopeOf, serverOnly, type Scope } from './scope.js';
 import { AccountClock, type VirtualClock } from '../store/clock.js';
+import { isoTime as iso } from '../store/dates.js';
 import { parseDuration } from './duration.js';
 import { freshAccount } from './accounts.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function resetResult(registry: Registry, scope: Scope = { kind: 'server' }) {
   const accounts = scope.kind === 'account' ? [scope.account] : [...registry.allAccounts()];

@@ -21,6 +21,7 @@
 // not of the evaluation, so the outcome does not depend on how often it runs.
 import { invalid } from '../core/errors.js';
 import type { Clock } from './clock.js';
+import { isoTime as iso } from './dates.js';
 import type { OutboxWriter } from './outbox.js';
 import type { Alarm, AlarmType, Maintenance, Recipient, RecipientType } from './types.js';
 import type { components } from '../generated/control.js';
@@ -88,7 +89,6 @@ export type AlarmStatus = components['schemas']['AlarmStatus'];
 
 const LEVEL_TYPES: readonly AlarmType[] = ['cpu', 'memory', 'disk'];
 const isLevel = (a: Alarm) => LEVEL_TYPES.includes(a.type);
-const iso = (ms: number) => new Date(ms).toISOString();
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /** The value a level alarm watches: percent, or for disk fixed the free gigabytes. */
