@@ -22,7 +22,6 @@ import { isoTime as iso } from '../store/dates.js';
 import { parseDuration } from './duration.js';
 import { freshAccount } from './accounts.js';
 
-
 function resetResult(registry: Registry, scope: Scope = { kind: 'server' }) {
   const accounts = scope.kind === 'account' ? [scope.account] : [...registry.allAccounts()];
   return {
