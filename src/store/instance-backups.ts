@@ -3,7 +3,9 @@
 // once its ready time has passed, only backups of the last 30 days are listed, and the daily
 // backups keep coming as the clock moves (each is added, with the next id, when it is first seen
 // after its time). Callbacks are queued in the outbox with the time they are due; the server's
-// ticker sends them.
+// ticker sends them. With a database engine, what a backup, restore or recovery announces is real
+// work done in the background: the backup is listed, and each callback queued, only once that work
+// is done (`work` below), and never before its delay on the clock, which stays the minimum.
 import { createHmac, hash } from 'node:crypto';
 import { invalid, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
@@ -47,7 +49,15 @@ interface BackupState {
   /** Bytes; made from `salt` when first read (sizeOfBackup): most seeded backups are never listed. */
   size: number | undefined;
   salt: number;
+  /** Its snapshot is being made (not listed until it is). */
+  pending?: boolean;
 }
+
+/**
+ * Database work an operation announces: it calls `done` once the work is done (never, when it
+ * fails for good: then nothing is announced).
+ */
+export type DatabaseWork<T> = (what: T, done: () => void) => void;
 
 /** A 32-bit number from a text (deterministic sizes and offsets): the first bytes of its SHA-256. */
 const hash32 = (text: string) => hash('sha256', text, 'buffer').readUInt32BE(0);
@@ -205,8 +215,11 @@ export class Backups {
     return until;
   }
 
-  /** Starts a backup of `db` (default: the instance's database); it is listed once ready, and then the callback is due. */
-  create(body: CreateBackupBody): { id: number; readyAt: number } {
+  /**
+   * Starts a backup of `db` (default: the instance's database); it is listed once ready (and its
+   * `work`, the snapshot, done), and then the callback is due.
+   */
+  create(body: CreateBackupBody, work?: DatabaseWork<number>): { id: number; readyAt: number } {
     const db = body.db ?? this.who.databases[0]!;
     if (!this.who.databases.includes(db)) {
       throw invalid('db', 'exists', `${db} is not a database of this instance (its databases: ${this.who.databases.join(', ')})`);
@@ -218,30 +231,41 @@ export class Backups {
     }
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
-    this.items.push({ id, databaseName: db, takenAt: now, readyAt, size: undefined, salt: -id });
+    const item: BackupState = { id, databaseName: db, takenAt: now, readyAt, size: undefined, salt: -id, pending: work !== undefined };
+    this.items.push(item);
     this.changes++;
-    if (body.callback) {
+    const { callback } = body;
+    const announce = () => {
+      item.pending = false;
+      this.changes++;
+      if (!callback) return;
       const payload: BackupReadyCallback = { action: 'backup', backup_id: id, account_id: this.who.accountId, database_name: db, status: 'ready' };
-      this.ctx.outbox.schedule({ event: 'backup', target: body.callback, body: payload, dueAt: readyAt });
-    }
+      this.ctx.outbox.schedule({ event: 'backup', target: callback, body: payload, dueAt: readyAt });
+    };
+    if (work) work(id, announce);
+    else announce();
     return { id, readyAt };
   }
 
-  /** Restores a backup that listBackups shows; the callback is due after the restore delay. */
-  restore(body: RestoreBackupBody): void {
+  /** Restores a backup that listBackups shows; the callback is due after the restore delay, once `work` is done. */
+  restore(body: RestoreBackupBody, work?: DatabaseWork<{ id: number; databaseName: string }>): void {
     const now = this.ctx.clock.now();
     const backup = this.visible(now).find((b) => b.id === body.backup_id);
     if (!backup) {
       throw invalid('backup_id', 'exists', `no backup of this instance in the last 30 days has id ${body.backup_id} (see listBackups)`);
     }
-    if (body.callback) {
+    const { callback } = body;
+    const announce = () => {
+      if (!callback) return;
       const payload: RestoreCompletedCallback = { action: 'restore', backup_id: backup.id, account_id: this.who.accountId };
-      this.ctx.outbox.schedule({ event: 'restore', target: body.callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
-    }
+      this.ctx.outbox.schedule({ event: 'restore', target: callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
+    };
+    if (work) work({ id: backup.id, databaseName: backup.databaseName }, announce);
+    else announce();
   }
 
-  /** Recovers to `pit` (UTC minute): not in the future, not before the 30-day window. */
-  recover(body: RecoverToPointInTimeBody): void {
+  /** Recovers to `pit` (UTC minute): not in the future, not before the 30-day window; the callback once `work` is done. */
+  recover(body: RecoverToPointInTimeBody, work?: DatabaseWork<number>): void {
     const pit = parsePitMinute(body.pit);
     if (pit === undefined) throw invalid('pit', 'format', `${body.pit} is not a real time (yyyy-mm-dd hh:mm, UTC)`);
     const now = this.ctx.clock.now();
@@ -251,10 +275,14 @@ export class Backups {
     if (pit < nowMinute - RETENTION_MS) {
       throw invalid('pit', 'retention', `${body.pit} lies outside the retention window of 30 days (the earliest is ${formatBackupDate(nowMinute - RETENTION_MS).slice(0, 16)})`);
     }
-    if (body.callback) {
+    const { callback } = body;
+    const announce = () => {
+      if (!callback) return;
       const payload: PitrCompletedCallback = { action: 'pitr', account_id: this.who.accountId };
-      this.ctx.outbox.schedule({ event: 'pitr', target: body.callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
-    }
+      this.ctx.outbox.schedule({ event: 'pitr', target: callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
+    };
+    if (work) work(pit, announce);
+    else announce();
   }
 
   /** When backup `id` was taken (ms on the clock); NaN for an unknown id. */
@@ -275,7 +303,7 @@ export class Backups {
 
   private visible(now: number): BackupState[] {
     this.catchUp(now);
-    return this.items.filter((b) => b.readyAt <= now && b.takenAt >= now - RETENTION_MS);
+    return this.items.filter((b) => b.readyAt <= now && !b.pending && b.takenAt >= now - RETENTION_MS);
   }
 
   /** A backup's size: the real one once set, else a deterministic one from its database and salt (made once, when first read). */

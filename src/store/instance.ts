@@ -24,7 +24,7 @@ import type { AlarmStatus, EventType, InstanceMetrics } from './instance-monitor
 import { InstanceSide, SECOND_DATABASE, firstDueOfInitialState, type SideState } from './instance-side.js';
 import type { InstanceState } from './snapshot.js';
 import type { DatabaseRef } from '../databases/databases.js';
-import { parsePitMinute } from './dates.js';
+import { connectionLimitOf } from '../../fixtures/index.js';
 
 export type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 
@@ -122,8 +122,10 @@ export class InstanceStore {
     const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
     // Its real size becomes disk_used_gb (sizes arrive later, in the background).
     if (ctx.databases) {
+      const connectionLimit = connectionLimitOf(init.plan.name);
       this.db = ctx.databases.provision(this.providerid, this.password, {
         ...(copyOf ? { from: copyOf } : {}),
+        ...(connectionLimit !== undefined ? { connectionLimit } : {}),
         onSize: (bytes) => this.side.monitor.observeDiskUsed(bytes / 1e9),
         backups: () => {
           const { backups } = this.side;
@@ -233,6 +235,8 @@ export class InstanceStore {
 
   /** Moves the instance to another plan (and that plan's backend). */
   changePlan(plan: Plan, backend: Backend): void {
+    const limit = connectionLimitOf(plan.name);
+    if (this.db && limit !== connectionLimitOf(this._plan.name)) this.ctx.databases!.setConnectionLimit(this.db, limit);
     this._plan = plan;
     this.backend = backend;
     this._revision++;
@@ -278,23 +282,34 @@ export class InstanceStore {
     return this.side.backups.listJson(db);
   }
 
+  // The real database is the instance's default one (the second is a record only): its backups are
+  // snapshots made by the server, and restores and recoveries replace it; each is announced (listed,
+  // called back) once done.
   createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
-    const made = this.side.backups.create(body);
-    // The real database is the instance's default one: its backups are snapshots made by the server.
-    if (this.db && (body.db ?? this.database) === this.database) {
-      this.ctx.databases!.snapshot(this.db, made.id, this.ctx.clock.now(), (bytes) => this.side.backups.setSize(made.id, bytes));
-    }
-    return made;
+    const { db } = this;
+    const real = db && (body.db ?? this.database) === this.database;
+    const at = this.ctx.clock.now();
+    return this.side.backups.create(
+      body,
+      real
+        ? (id, done) =>
+            this.ctx.databases!.snapshot(db, id, at, (bytes) => {
+              this.side.backups.setSize(id, bytes);
+              done();
+            })
+        : undefined,
+    );
   }
 
   restoreBackup(body: RestoreBackupBody): void {
-    this.side.backups.restore(body);
-    if (this.db && this.side.backups.list().some((b) => b.id === body.backup_id && b.database_name === this.database)) this.ctx.databases!.restore(this.db, body.backup_id);
+    const { db } = this;
+    this.side.backups.restore(body, db ? (backup, done) => (backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()) : undefined);
   }
 
   recoverToPointInTime(body: RecoverToPointInTimeBody): void {
-    this.side.backups.recover(body);
-    if (this.db) this.ctx.databases!.recover(this.db, parsePitMinute(body.pit)! + 59_999);
+    const { db } = this;
+    // The whole minute of pit: the newest snapshot taken within it or before.
+    this.side.backups.recover(body, db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined);
   }
 
   // recipients

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import { ADMIN, json, keyAuth, query } from './support.js';
 
@@ -54,7 +54,7 @@ describe('instances are real Postgres databases', () => {
     const list = await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) });
     const newest = (list.body as { id: number; database_name: string; size: number }[])[0]!;
     // Its size is the snapshot's, as the server counts it.
-    expect(newest.size).toBe(Number(((await query(i.url, `select pg_database_size('${new URL(i.url).pathname.slice(1)}_b${newest.id}') as s`)) as { s: string }[])[0]!.s));
+    expect(newest.size).toBe(await tusk.deps.databases!.admin.size(`${new URL(i.url).pathname.slice(1)}_b${newest.id}`));
     const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(i.apikey), body: JSON.stringify({ backup_id: newest.id }) });
     expect(restored.status).toBeLessThan(300);
     await settled();
@@ -133,11 +133,22 @@ describe('an external server (--databases postgres://...)', () => {
     await server.start();
     const admin = `postgres://postgres:secret@127.0.0.1:${port}/postgres`;
     try {
+      const logged: string[] = [];
+      const log = vi.spyOn(console, 'error').mockImplementation((line: string) => void logged.push(line));
       const ext = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: admin });
-      const created = await json(`${ext.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'ext', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      const create = () => json(`${ext.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'ext', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      const created = await create();
+      const other = await create();
       await ext.deps.databases!.idle();
+      log.mockRestore();
       expect(created.body.url).toContain(`@127.0.0.1:${port}/`);
       expect(await query(created.body.url, 'select current_database() as db')).toEqual([{ db: expect.stringMatching(/^tusk_/) }]);
+      // Its instance databases are private there too; the server's own databases are its admin's,
+      // and Tusk says which of them every role may enter.
+      const theirs = new URL(created.body.url);
+      theirs.pathname = new URL(other.body.url).pathname;
+      await expect(query(theirs.toString(), 'select 1')).rejects.toThrow(/permission denied for database/);
+      expect(logged.join('\n')).toMatch(/every role may connect to postgres, template1 .*REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC/);
       const prefix = ext.deps.databases!.engine.prefix;
       await ext.close();
       const left = await query(admin, `select datname from pg_database where datname like '${prefix.replace(/_/g, '\\_')}%' union all select rolname from pg_roles where rolname like '${prefix.replace(/_/g, '\\_')}%'`);

@@ -35,6 +35,12 @@ describe('--state keeps the databases', () => {
       const got = (await json(`${first.customerUrl}/api/instances/${created.body.id}`, { headers: ADMIN })).body;
       expect(got.url).toBe(created.body.url.replace(/:\d+\//, `:${first.deps.databases!.port}/`));
       expect(await query(got.url, 'select x from t order by x')).toEqual([{ x: 7 }, { x: 8 }]);
+      // Still its own only: another instance's credentials are refused by it after the restart.
+      const other = await json(`${first.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'other', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      await first.deps.databases!.idle();
+      const intruder = new URL(other.body.url);
+      intruder.pathname = new URL(got.url).pathname;
+      await expect(query(intruder.toString(), 'select 1')).rejects.toThrow(/permission denied for database/);
       // The snapshot of the first run restores in the second.
       const newest = (await json(`${first.instanceUrl}/api/backup`, { headers: keyAuth(created.body.apikey) })).body[0] as { id: number };
       await json(`${first.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(created.body.apikey), body: JSON.stringify({ backup_id: newest.id }) });
