@@ -1,12 +1,17 @@
 #!/usr/bin/env node
-// `npm run bench:databases`: the figures of the database engine (issue 17), measured side by side
-// in one run on this machine: start-up of `tusk serve` to its first 200 with the embedded engine
-// and without it, create-instance to `ready` with a real database, a backup and a restore of a
-// 10 MB database, and the resident memory of Tusk plus its Postgres server when idle. Needs
-// `npm run build`. Prints one JSON object (and writes bench/results/databases.json).
+// `npm run bench:databases`: the figures of the database engine, measured side by side in one run
+// on this machine: start-up of `tusk serve` to its first 200 with the embedded engine and without
+// it, create-instance to `ready` with a real database, a backup and a restore of a 10 MB database,
+// and the resident memory of Tusk plus its Postgres server when idle. Then at size (`--instances N`,
+// default 1,000; 0 skips it): N instances created to ready, the disk each takes, the time a stop
+// takes, the first answer of a start right after that stop, and the same after a SIGKILL (a crash,
+// a CI job's timeout) of a server holding N instances. Needs `npm run build`. Prints one JSON
+// object (and writes bench/results/databases.json).
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -15,10 +20,12 @@ const BIN = join(root, 'bin', 'tusk.js');
 const ADMIN = { authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`, 'content-type': 'application/json' };
 const keyAuth = (key) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { values: args } = parseArgs({ options: { instances: { type: 'string', default: '1000' } } });
+const AT_SIZE = Number(args.instances);
 
 async function serve(databases) {
   const t0 = performance.now();
-  const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--provision-delay', '0', '--databases', databases], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--provision-delay', '0', '--rate-limit', '1000000/1', '--databases', databases], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   p.stdout.on('data', (d) => (out += d));
   p.stderr.on('data', (d) => (out += d));
@@ -36,10 +43,13 @@ async function serve(databases) {
   return { p, customer, instance, firstOkMs: performance.now() - t0, out: () => out };
 }
 
-async function stop(s) {
+/** Stops a server; resolves with the ms from the signal to its exit. */
+async function stop(s, signal = 'SIGTERM') {
   const exited = new Promise((r) => s.p.once('exit', r));
-  s.p.kill('SIGTERM');
+  const t0 = performance.now();
+  s.p.kill(signal);
   await exited;
+  return performance.now() - t0;
 }
 
 const json = async (url, init = {}) => {
@@ -119,6 +129,58 @@ const engineRssKb = postgresPids.reduce((sum, pid) => sum + rssKb(pid), 0);
 const tuskRssKb = rssKb(on.p.pid);
 await stop(on);
 
+/** N instances created (16 requests at a time) to ready; the server's data directory. */
+async function fillWith(s, n) {
+  const t0 = performance.now();
+  const latencies = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const t = performance.now();
+      const created = await json(`${s.customer}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: `scale-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      await ready(s, created.body.id);
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  latencies.sort((a, b) => a - b);
+  const dir = readdirSync(tmpdir()).find((d) => d.startsWith(`tusk-pg-${s.p.pid}-`));
+  const bytes = Number(execFileSync('du', ['-sb', join(tmpdir(), dir)], { encoding: 'utf8' }).split('\t')[0]);
+  return { all_ready_ms: performance.now() - t0, median_ms: latencies[Math.floor(n / 2)], p99_ms: latencies[Math.floor(n * 0.99)], dir: join(tmpdir(), dir), bytes };
+}
+
+let scale;
+if (AT_SIZE > 0) {
+  const big = await serve('embedded');
+  while (!/databases\s+ready/.test(big.out())) await sleep(10);
+  const made = await fillWith(big, AT_SIZE);
+  const stopMs = await stop(big);
+  const afterStop = await serve('embedded');
+  const firstAfterStop = afterStop.firstOkMs;
+  while (!/databases\s+ready/.test(afterStop.out())) await sleep(10);
+  const again = await fillWith(afterStop, AT_SIZE);
+  await stop(afterStop, 'SIGKILL');
+  const afterKill = await serve('embedded');
+  const firstAfterKill = afterKill.firstOkMs;
+  // What the killed run left is removed in the background.
+  const t0 = performance.now();
+  while (existsSync(again.dir) && performance.now() - t0 < 120_000) await sleep(100);
+  const leftoversGoneMs = performance.now() - t0;
+  while (!/databases\s+ready/.test(afterKill.out())) await sleep(10);
+  await stop(afterKill);
+  scale = {
+    instances: AT_SIZE,
+    create_to_ready: { all_ready_s: +(made.all_ready_ms / 1000).toFixed(1), median_ms: Math.round(made.median_ms), p99_ms: Math.round(made.p99_ms) },
+    disk_per_instance_mb: +(made.bytes / AT_SIZE / 1e6).toFixed(2),
+    data_directory_gb: +(made.bytes / 1e9).toFixed(2),
+    stop_ms: Math.round(stopMs),
+    first_200_after_stop_ms: Math.round(firstAfterStop),
+    first_200_after_sigkill_ms: Math.round(firstAfterKill),
+    killed_run_data_removed_after_ms: Math.round(leftoversGoneMs),
+  };
+}
+
 const result = {
   when: new Date().toISOString(),
   startup_first_200_ms: { databases_off: Math.round(offStart), embedded: Math.round(onStart) },
@@ -126,6 +188,7 @@ const result = {
   backup_of_database: { bytes: size, snapshot_ms: Math.round(backupMs) },
   restore_ms: Math.round(restoreMs),
   idle_rss_mb: { tusk: Math.round(tuskRssKb / 1024), postgres_processes: postgresPids.length, postgres: Math.round(engineRssKb / 1024) },
+  ...(scale ? { at_size: scale } : {}),
 };
 console.log(JSON.stringify(result, null, 2));
 mkdirSync(join(root, 'bench', 'results'), { recursive: true });
