@@ -8,9 +8,9 @@ type Ops = CustomerOperations;
 export function instancesApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
-  // The bytes of the list as the store keeps them (AccountStore.listInstancesJson: the same JSON as listInstances()).
+  // The bytes of the list as the store keeps them (account-views.ts: the same JSON as the list).
   app.get('/', ...op('listInstances', (c) => {
-    return bytesAnswer(c, c.get('principal').account.listInstancesJson());
+    return bytesAnswer(c, c.get('principal').account.views.instances());
   }));
   app.post('/', ...op('createInstance', (c, { body }) => {
     return c.get('principal').account.createInstance(body, c.get('principal').key);

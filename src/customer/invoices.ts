@@ -9,8 +9,8 @@ export function invoicesApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
   app.get('/', ...op('listInvoices', (c, { query }) => {
-    // The bytes the store keeps for the range (AccountStore.listInvoicesJson: the same JSON as listInvoices()).
-    return bytesAnswer(c, c.get('principal').account.listInvoicesJson(query.from, query.to));
+    // The bytes the store keeps for the range (account-views.ts: the same JSON as the list).
+    return bytesAnswer(c, c.get('principal').account.views.invoices(query.from, query.to));
   }));
   // The fixed segment before the {id} route.
   app.get('/period', ...op('getInvoiceForPeriod', (c, { query }) => {

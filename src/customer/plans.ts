@@ -7,8 +7,8 @@ export function plansApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
   app.get('/', ...op('listPlans', (c, { query }) => {
-    // The bytes the store keeps for the filter (AccountStore.listPlansJson: the same JSON as listPlans()).
-    return bytesAnswer(c, c.get('principal').account.listPlansJson(query.backend));
+    // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
+    return bytesAnswer(c, c.get('principal').account.views.plans(query.backend));
   }));
   return app;
 }

@@ -9,8 +9,8 @@ export function teamApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
   app.get('/', ...op('listTeamMembers', (c) => {
-    // The bytes the store keeps until the team changes (AccountStore.listTeamMembersJson: the same JSON as listTeamMembers()).
-    return bytesAnswer(c, c.get('principal').account.listTeamMembersJson());
+    // The bytes the store keeps until the team changes (account-views.ts: the same JSON as the list).
+    return bytesAnswer(c, c.get('principal').account.views.team());
   }));
   app.post('/invite', ...op('inviteTeamMember', (c, { body }) => {
     return c.get('principal').account.inviteTeamMember(body, c.get('principal').key);

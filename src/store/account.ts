@@ -1,16 +1,17 @@
 // One account's state and the rules of the customer interface: instances, invoices, the audit log,
 // regions and plans, the team and the customer API keys. Each operation of the customer document is
-// one method; a refused request throws an ApiError before anything changes.
+// one method; a refused request throws an ApiError before anything changes. The lists as the bytes
+// of their answers, kept until they change, are account-views.ts (`views`).
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { AccountFixture, Catalogue, InvoiceFixture } from '../../fixtures/index.js';
 import { ApiError, invalid, notFound, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
-import { Memo } from '../core/memo.js';
 import { AuditLog, type AuditEvent } from './audit-log.js';
 import { IdSequence } from './ids.js';
 import { auditTimestamp, parsePitSecond } from './dates.js';
 import { InstanceStore } from './instance.js';
+import { AccountViews } from './account-views.js';
 import type { AccountState } from './snapshot.js';
 import type {
   ApiKeyRecord,
@@ -72,23 +73,6 @@ const monthIndexOfTime = (ms: number): number => {
 const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 const splitTags = (tags: string) => tags.split(',').map((t) => t.trim()).filter(Boolean);
 
-/** An instance summary as JSON, with the instance's revision and the url epoch it was made for (see listInstancesJson). */
-interface SummaryJson {
-  revision: number;
-  epoch: string;
-  text: string;
-}
-
-/** The last answer of listInstancesJson and what it was made from. */
-interface ListCache {
-  instancesVersion: number;
-  epoch: string;
-  /** The instances in id order, and the revision of each when the bytes were made. */
-  list: InstanceStore[];
-  revisions: number[];
-  bytes: Uint8Array;
-}
-
 export class AccountStore {
   readonly id: string;
   readonly name: string;
@@ -98,26 +82,18 @@ export class AccountStore {
   private readonly instances = new Map<number, InstanceStore>();
   private readonly instanceIds = new IdSequence();
   private readonly team: TeamMemberState[];
-  /** Changes with every invite, removal and update of a member; the team list's bytes for a version. */
-  private teamVersion = 0;
-  private teamJson: { version: number; bytes: Uint8Array } | undefined;
+  /** Changes with every invite, removal and update of a member. */
+  private teamChanges = 0;
   /** The team by lower-cased e-mail (e-mails compare without case): an invite or a removal finds the member without a walk. */
   private readonly teamByEmail = new Map<string, TeamMemberState>();
   private readonly invoices: InvoiceFixture[];
   /** Each invoice's month index and summary, in the order of `invoices` (invoices never change). */
   private readonly invoiceSummaries: { month: number; summary: InvoiceSummary }[];
-  /** listRegionsJson() and listPlansJson(): the bytes of each filter asked for (bounded). */
-  private readonly catalogueJson = new Memo<Uint8Array>({ size: 64 });
-  /** listInvoicesJson(): the bytes of each range asked for (bounded). */
-  private readonly invoiceJson = new Memo<Uint8Array>({ size: 64 });
   private readonly audit: AuditLog;
-  /** listInstancesJson(): each instance's summary as JSON with what it was made from, and the last answer. */
-  private readonly summaryJson = new WeakMap<InstanceStore, SummaryJson>();
-  private listCache: ListCache | undefined;
   /** Changes whenever an instance is added or removed. */
-  private instancesVersion = 0;
-  /** The CSV last made, for the audit log's version and the month it was made for. */
-  private auditCsv: { version: number; index: number; text: string; bytes?: Uint8Array } | undefined;
+  private instanceChanges = 0;
+  /** The lists as the bytes of their answers (account-views.ts). */
+  readonly views = new AccountViews(this);
 
   /** @param state the instances and id sequences to take over (AccountStore.fromJSON) */
   constructor(
@@ -235,54 +211,27 @@ export class AccountStore {
     return this.catalogue.regions.filter((r) => provider === undefined || r.provider === provider);
   }
 
-  /** listRegions() as the JSON bytes of the answer: the catalogue never changes, so each filter is serialised once. */
-  listRegionsJson(provider?: string): Uint8Array {
-    return this.catalogueJson.get(`regions|${provider ?? ''}`, () => Buffer.from(JSON.stringify(this.listRegions(provider))));
-  }
-
   listPlans(backend?: string): Plan[] {
     return this.catalogue.plans.filter((p) => backend === undefined || p.backend === backend);
   }
 
-  /** listPlans() as the JSON bytes of the answer (see listRegionsJson). */
-  listPlansJson(backend?: string): Uint8Array {
-    return this.catalogueJson.get(`plans|${backend ?? ''}`, () => Buffer.from(JSON.stringify(this.listPlans(backend))));
-  }
-
   // ---- instances ----
   listInstances(): InstanceSummary[] {
-    return [...this.instances.values()].sort((a, b) => a.id - b.id).map((i) => this.summary(i));
+    return this.sortedInstances().map((i) => this.summary(i));
   }
 
-  /**
-   * listInstances() as the JSON bytes of the answer, the same text JSON.stringify gives (BENCHMARKS.md,
-   * issue 20): each instance's JSON is kept with the instance's revision (which
-   * changes with its name, tags, plan and password: every field of a summary that can change) and
-   * the engine's address in its url, and the whole answer with the instances and their revisions,
-   * so an unchanged list costs a comparison of numbers per instance and is answered with the bytes
-   * made last time.
-   */
-  listInstancesJson(): Uint8Array {
-    const epoch = this.urlEpoch();
-    const cache = this.listCache;
-    const sameSet = cache !== undefined && cache.instancesVersion === this.instancesVersion;
-    if (sameSet && cache.epoch === epoch && cache.list.every((i, k) => i.revision === cache.revisions[k])) return cache.bytes;
-    const list = sameSet ? cache.list : [...this.instances.values()].sort((a, b) => a.id - b.id);
-    const texts = list.map((i) => {
-      let item = this.summaryJson.get(i);
-      if (!item || item.revision !== i.revision || item.epoch !== epoch) {
-        item = { revision: i.revision, epoch, text: JSON.stringify(this.summary(i)) };
-        this.summaryJson.set(i, item);
-      }
-      return item.text;
-    });
-    const bytes = Buffer.from(`[${texts.join(',')}]`);
-    this.listCache = { instancesVersion: this.instancesVersion, epoch, list, revisions: list.map((i) => i.revision), bytes };
-    return bytes;
+  /** The instances in id order. */
+  sortedInstances(): InstanceStore[] {
+    return [...this.instances.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** Changes whenever an instance is added or removed. */
+  get instancesVersion(): number {
+    return this.instanceChanges;
   }
 
   /** What every instance's url has in common and can change: the database engine's address, once it has one. */
-  private urlEpoch(): string {
+  urlEpoch(): string {
     const dbs = this.ctx.databases;
     return dbs ? `${dbs.host}:${dbs.port}` : '';
   }
@@ -336,7 +285,7 @@ export class AccountStore {
       this.ctx,
     );
     this.instances.set(id, instance);
-    this.instancesVersion++;
+    this.instanceChanges++;
     this.log(actor, 'instance.create', [
       ['instance_id', id],
       ['name', body.name],
@@ -373,7 +322,7 @@ export class AccountStore {
     const instance = this.instance(id);
     instance.destroy();
     this.instances.delete(id);
-    this.instancesVersion++;
+    this.instanceChanges++;
     this.log(actor, 'instance.delete', [
       ['instance_id', id],
       ['name', instance.name],
@@ -388,12 +337,6 @@ export class AccountStore {
     if (lo > hi) throw invalid('to', 'not-before-from', `${to} lies before from ${from}`);
     return this.invoiceSummaries.filter((x) => x.month >= lo && x.month <= hi).map((x) => ({ ...x.summary }));
   }
-
-  /** listInvoices() as the JSON bytes of the answer: invoices never change, so each range is serialised once. */
-  listInvoicesJson(from?: string, to?: string): Uint8Array {
-    return this.invoiceJson.get(`${from ?? ''}|${to ?? ''}`, () => Buffer.from(JSON.stringify(this.listInvoices(from, to))));
-  }
-
 
   getInvoice(id: number): InvoiceDetail {
     const inv = this.invoices.find((x) => x.id === id);
@@ -416,23 +359,17 @@ export class AccountStore {
   auditLogCsv(month?: string): string {
     const latest = this.audit.size ? this.audit.latest : this.ctx.clock.now();
     const index = month === undefined ? monthIndexOfTime(latest) : monthIndexOfYearMonth(month);
-    // The same rows give the same text: kept until the next audit row (see BENCHMARKS.md, issue 20).
-    if (this.auditCsv?.version === this.audit.version && this.auditCsv.index === index) return this.auditCsv.text;
     const rows = this.audit
       .rows()
       .filter((e) => monthIndexOfTime(e.at) === index)
       .sort((a, b) => a.at - b.at)
       .map((e) => [auditTimestamp(e.at), e.event, e.source, e.user, e.extras.map(([k, v]) => `${k} = ${v}`).join(', ')]);
-    const text = csvStringify()(rows, { header: true, columns: [...AUDIT_COLUMNS], record_delimiter: 'windows' });
-    this.auditCsv = { version: this.audit.version, index, text };
-    return text;
+    return csvStringify()(rows, { header: true, columns: [...AUDIT_COLUMNS], record_delimiter: 'windows' });
   }
 
-  /** auditLogCsv() as the bytes of the answer, kept with the text. */
-  auditLogCsvBytes(month?: string): Uint8Array {
-    const text = this.auditLogCsv(month);
-    const cache = this.auditCsv!;
-    return (cache.bytes ??= Buffer.from(text));
+  /** Changes with every audit row. */
+  get auditVersion(): number {
+    return this.audit.version;
   }
 
   /** The audit rows as kept (oldest first). */
@@ -441,10 +378,9 @@ export class AccountStore {
   }
 
   // ---- team ----
-  /** listTeamMembers() as the JSON bytes of the answer, made again only after a change to the team. */
-  listTeamMembersJson(): Uint8Array {
-    if (this.teamJson?.version !== this.teamVersion) this.teamJson = { version: this.teamVersion, bytes: Buffer.from(JSON.stringify(this.listTeamMembers())) };
-    return this.teamJson.bytes;
+  /** Changes with every invite, removal and update of a member. */
+  get teamVersion(): number {
+    return this.teamChanges;
   }
 
   listTeamMembers(): TeamMember[] {
@@ -462,7 +398,7 @@ export class AccountStore {
     const member: TeamMemberState = { id: randomUUID(), email: body.email, tfa_auth_enabled: false, roles: [role], tags };
     this.team.push(member);
     this.teamByEmail.set(body.email.toLowerCase(), member);
-    this.teamVersion++;
+    this.teamChanges++;
     this.log(actor, 'team.invite', [['email', body.email], ['role', role], ...(tags.length ? [['tags', tags.join(',')] as [string, string]] : [])]);
     return { message: TEAM_MESSAGES.invite };
   }
@@ -473,7 +409,7 @@ export class AccountStore {
     if (!found) throw new ApiError(404, `Not found: no team member with the e-mail ${email}`);
     const [member] = this.team.splice(this.team.indexOf(found), 1);
     this.teamByEmail.delete(email.toLowerCase());
-    this.teamVersion++;
+    this.teamChanges++;
     for (const k of [...this.keys.values()].filter((x) => sameEmail(x.email, member!.email))) {
       this.ctx.keys.revoke(k.key);
       this.keys.delete(k.id);
@@ -490,7 +426,7 @@ export class AccountStore {
     const tagged = roles.every((r) => TAGGED_ROLES.includes(r));
     if (body.tags !== undefined && !tagged) throw invalid('tags', 'role', `tags are only allowed for role member or monitor, not ${roles.join(', ')}`);
     member.roles = [...roles];
-    this.teamVersion++;
+    this.teamChanges++;
     // Given tags replace the member's tags; a role that takes no tags drops them.
     if (body.tags !== undefined) member.tags = splitTags(body.tags);
     else if (!tagged) member.tags = [];
@@ -558,7 +494,7 @@ export class AccountStore {
     }
   }
 
-  private summary(i: InstanceStore): InstanceSummary {
+  summary(i: InstanceStore): InstanceSummary {
     return { id: i.id, name: i.name, plan: i.plan.name, region: i.region, url: i.url, providerid: i.providerid, tags: [...i.tags] };
   }
 

@@ -69,7 +69,7 @@ export class InstanceStore {
   private _tags: string[];
   /**
    * Changes whenever a field of the instance's summary changes (name, tags, plan, the password in
-   * its url): AccountStore.listInstancesJson keeps each summary's JSON until then.
+   * its url): AccountViews.instances() keeps each summary's JSON until then.
    */
   private _revision = 0;
   private key: string;

@@ -283,16 +283,16 @@ describe('AccountStore: invoices', () => {
     expect(account.listInvoices('2030-01', '2030-12')).toEqual([]);
   });
 
-  it('listInvoicesJson() is the JSON of listInvoices() for every range, asked once or again', () => {
+  it('views.invoices() is the JSON of listInvoices() for every range, asked once or again', () => {
     for (const [from, to] of [[undefined, undefined], ['2026-03', '2026-05'], ['2026-09', undefined], [undefined, '2025-10'], ['2030-01', '2030-12']] as const) {
-      for (let again = 0; again < 2; again++) expect(Buffer.from(account.listInvoicesJson(from, to)).toString()).toBe(JSON.stringify(account.listInvoices(from, to)));
+      for (let again = 0; again < 2; again++) expect(Buffer.from(account.views.invoices(from, to)).toString()).toBe(JSON.stringify(account.listInvoices(from, to)));
     }
   });
 
   it('refuses from after to, naming to', () => {
     refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to');
-    refused(() => account.listInvoicesJson('2026-05', '2026-04'), 400, 'to');
-    refused(() => account.listInvoicesJson('2026-05', '2026-04'), 400, 'to');
+    refused(() => account.views.invoices('2026-05', '2026-04'), 400, 'to');
+    refused(() => account.views.invoices('2026-05', '2026-04'), 400, 'to');
   });
 
   it('gets an invoice by id with the list record’s period and total, and 404 for an unknown id', () => {
@@ -377,14 +377,14 @@ describe('AccountStore: audit log', () => {
     expect(account.auditLogCsv('2026-12')).toBe(account.auditLogCsv());
   });
 
-  it('listInstancesJson() is always the JSON of listInstances(): after creates, renames, tags, a plan change, a new password and a delete', () => {
-    const json = () => Buffer.from(account.listInstancesJson()).toString();
+  it('views.instances() is always the JSON of listInstances(): after creates, renames, tags, a plan change, a new password and a delete', () => {
+    const json = () => Buffer.from(account.views.instances()).toString();
     const same = () => expect(json()).toBe(JSON.stringify(account.listInstances()));
     same();
     const a = account.createInstance(dedicated({ name: 'json-a' }), admin);
     const b = account.createInstance(dedicated({ name: 'json-b' }), admin);
     same();
-    expect(account.listInstancesJson()).toBe(account.listInstancesJson());
+    expect(account.views.instances()).toBe(account.views.instances());
     account.updateInstance(a.id, { name: 'json-a2' }, admin);
     same();
     account.updateInstance(a.id, { tags: ['x', 'y'] }, admin);
@@ -404,7 +404,7 @@ describe('AccountStore: audit log', () => {
     account.createInstance(dedicated({ name: 'csv-1' }), admin);
     const first = account.auditLogCsv();
     expect(account.auditLogCsv()).toBe(first);
-    const text = (month?: string) => Buffer.from(account.auditLogCsvBytes(month)).toString();
+    const text = (month?: string) => Buffer.from(account.views.auditCsv(month)).toString();
     expect(text()).toBe(first);
     account.createInstance(dedicated({ name: 'csv-2' }), admin);
     expect(text()).toMatch(/name = csv-2/);
@@ -417,10 +417,10 @@ describe('AccountStore: audit log', () => {
     expect(account.auditLogCsv()).toBe(second);
   });
 
-  it('listTeamMembersJson() is always the JSON of listTeamMembers(): after an invite, an update and a removal', () => {
-    const same = () => expect(Buffer.from(account.listTeamMembersJson()).toString()).toBe(JSON.stringify(account.listTeamMembers()));
+  it('views.team() is always the JSON of listTeamMembers(): after an invite, an update and a removal', () => {
+    const same = () => expect(Buffer.from(account.views.team()).toString()).toBe(JSON.stringify(account.listTeamMembers()));
     same();
-    expect(account.listTeamMembersJson()).toBe(account.listTeamMembersJson());
+    expect(account.views.team()).toBe(account.views.team());
     account.inviteTeamMember({ email: 'json.member@example.com' }, admin);
     same();
     const member = account.listTeamMembers().find((m) => m.email === 'json.member@example.com')!;
@@ -681,11 +681,11 @@ describe('AccountStore: regions and plans', () => {
     expect(account.listPlans('nosuch')).toEqual([]);
   });
 
-  it('gives the same JSON as bytes (listRegionsJson, listPlansJson) for every filter, asked once or again', () => {
+  it('gives the same JSON as bytes (views.regions, views.plans) for every filter, asked once or again', () => {
     const text = (bytes: Uint8Array) => Buffer.from(bytes).toString();
     for (let again = 0; again < 2; again++) {
-      for (const provider of [undefined, 'azure-arm', 'azure']) expect(text(account.listRegionsJson(provider))).toBe(JSON.stringify(account.listRegions(provider)));
-      for (const backend of [undefined, 'pgcompat', 'nosuch']) expect(text(account.listPlansJson(backend))).toBe(JSON.stringify(account.listPlans(backend)));
+      for (const provider of [undefined, 'azure-arm', 'azure']) expect(text(account.views.regions(provider))).toBe(JSON.stringify(account.listRegions(provider)));
+      for (const backend of [undefined, 'pgcompat', 'nosuch']) expect(text(account.views.plans(backend))).toBe(JSON.stringify(account.listPlans(backend)));
     }
   });
 });
