@@ -11,7 +11,7 @@ export function backupsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
   app.get('/', ...op('listBackups', (c, { query }) => {
-    // The bytes of the list as the store keeps them (InstanceBackups.listJson: the same JSON as listBackups()).
+    // The bytes of the list as the store keeps them (instance-backups-view.ts: the same JSON as listBackups()).
     return bytesAnswer(c, c.get('principal').instance.listBackupsJson(query.db));
   }));
   app.post('/', ...op('createBackup', (c, { body }) => {

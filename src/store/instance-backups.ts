@@ -3,7 +3,7 @@
 // once its ready time has passed, only backups of the last 30 days are listed, and the daily
 // backups keep coming as the clock moves (each is added, with the next id, when it is first seen
 // after its time). Callbacks are queued in the outbox with the time they are due; the server's
-// ticker sends them. With a database engine, what a backup, restore or recovery announces is real
+// ticker sends them. The list as the bytes of its answer is instance-backups-view.ts. With a database engine, what a backup, restore or recovery announces is real
 // work done in the background: the backup is listed, and each callback queued, only once that work
 // is done (`work` below), and never before its delay on the clock, which stays the minimum.
 import { createHmac, hash } from 'node:crypto';
@@ -41,7 +41,7 @@ export interface BackupIdentity {
   databases: readonly string[];
 }
 
-interface BackupState {
+export interface BackupState {
   id: number;
   databaseName: string;
   takenAt: number;
@@ -169,43 +169,21 @@ export class Backups {
   /** The ready backups of the last 30 days, most recent first, of database `db` when given. */
   list(db?: string): Backup[] {
     const now = this.ctx.clock.now();
-    return this.visible(now)
-      .filter((b) => db === undefined || b.databaseName === db)
-      .sort((a, b) => b.takenAt - a.takenAt || b.id - a.id)
-      .map((b) => this.record(b, now));
+    return this.listed(now, db).map((b) => this.record(b, now));
   }
 
-  /**
-   * list(db) as the JSON bytes of the answer (the same text JSON.stringify gives). The window and
-   * the daily backups are worked out on every call as for list(); the bytes are made again only
-   * when the backups listed, their sizes or the second of the URLs' expiry differ from the last
-   * call (BENCHMARKS.md, issue 20).
-   */
-  listJson(db?: string): Uint8Array {
-    const now = this.ctx.clock.now();
-    const last = this.lastList;
-    // Nothing the list shows can differ before `until` (see listUntil) unless a backup was added or
-    // a size set (changes), or the clock went back.
-    if (last && last.db === db && last.changes === this.changes && now >= last.at && now < last.until) return last.bytes;
-    const listed = this.visible(now)
+  /** The backups list(db) shows at `now`, most recent first, as kept (the view's input). */
+  listed(now: number, db?: string): BackupState[] {
+    return this.visible(now)
       .filter((b) => db === undefined || b.databaseName === db)
       .sort((a, b) => b.takenAt - a.takenAt || b.id - a.id);
-    const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
-    const until = this.listUntil(now, expires);
-    if (last && last.db === db && last.expires === expires && last.changes === this.changes && last.items.length === listed.length && last.items.every((b, i) => b === listed[i])) {
-      this.lastList = { ...last, at: now, until };
-      return last.bytes;
-    }
-    const bytes = Buffer.from(JSON.stringify(listed.map((b) => this.record(b, now))));
-    this.lastList = { db, expires, changes: this.changes, items: listed, bytes, at: now, until };
-    return bytes;
   }
 
   /**
    * The first time after `now` at which a list could differ: the second of the URLs' expiry moves,
    * a backup becomes ready, a listed one leaves the 30-day window, or a daily backup is due.
    */
-  private listUntil(now: number, expires: number): number {
+  listUntil(now: number, expires: number): number {
     let until = (expires + 1) * 1000 - URL_LIFETIME_MS;
     for (const b of this.items) {
       if (b.readyAt > now) until = Math.min(until, b.readyAt);
@@ -311,7 +289,7 @@ export class Backups {
     return (b.size ??= 16 * MiB + (hash32(`${this.who.providerid}/${b.databaseName}/${b.salt}`) % (96 * MiB)));
   }
 
-  private record(b: BackupState, now: number): Backup {
+  record(b: BackupState, now: number): Backup {
     // What never changes for a backup is made once; the signed URL once per second of expiry (the
     // HMAC and the date formatting were most of a list's cost, BENCHMARKS.md, issue 20).
     const cache = (this.made ??= new WeakMap());
@@ -342,10 +320,12 @@ export class Backups {
     };
   }
 
-  /** listJson()'s last answer, what it was made from, and from when until when it holds. */
-  private lastList: { db: string | undefined; expires: number; changes: number; items: BackupState[]; bytes: Uint8Array; at: number; until: number } | undefined;
-  /** Changes whenever a backup is added or removed or a size is set. */
+  /** Changes whenever a backup is added or removed, becomes ready or a size is set. */
   private changes = 0;
+
+  get version(): number {
+    return this.changes;
+  }
 
   /**
    * Per backup: the parts of its record that never change, and its URL signed for one second of

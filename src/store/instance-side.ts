@@ -9,6 +9,7 @@ import { Recipients } from './instance-recipients.js';
 import { Alarms } from './instance-alarms.js';
 import { Integrations, type IntegrationKind } from './instance-integrations.js';
 import { Backups } from './instance-backups.js';
+import { BackupsView } from './instance-backups-view.js';
 import { MaintenanceSchedule, seededMaintenance } from './instance-maintenance.js';
 import { Monitor, type MaintenanceStart, type MonitorHost } from './instance-monitor.js';
 import type { InstanceState } from './snapshot.js';
@@ -93,6 +94,8 @@ export class InstanceSide {
   readonly integrationIds: IdSequence;
   readonly integrations: Record<IntegrationKind, Integrations>;
   readonly backups: Backups;
+  /** The backup list as the bytes of its answer. */
+  readonly backupsView: BackupsView;
   readonly maintenance: MaintenanceSchedule;
   /** Simulated metrics and the alarms that fire (outside the contract; see instance-monitor.ts). */
   readonly monitor: Monitor;
@@ -125,6 +128,7 @@ export class InstanceSide {
       origin,
       state?.backups,
     );
+    this.backupsView = new BackupsView(this.backups, ctx.clock);
     this.maintenance = new MaintenanceSchedule(ctx.clock, state ? [] : seededMaintenance(owner.id, origin), state?.maintenance);
     this.monitor = new Monitor(new SideMonitorHost(owner, ctx, this.alarms, this.recipients, this.maintenance), state?.monitor, origin);
   }

@@ -277,9 +277,9 @@ export class InstanceStore {
     return this.side.backups.list(db);
   }
 
-  /** listBackups(db) as the JSON bytes of the answer (see InstanceBackups.listJson). */
+  /** listBackups(db) as the JSON bytes of the answer (instance-backups-view.ts). */
   listBackupsJson(db?: string): Uint8Array {
-    return this.side.backups.listJson(db);
+    return this.side.backupsView.list(db);
   }
 
   // The real database is the instance's default one (the second is a record only): its backups are
