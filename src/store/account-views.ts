@@ -4,8 +4,24 @@
 // bytes made last time. Each is tested to equal JSON.stringify of its list (or the CSV of the audit
 // log) after every kind of change (test/store/account.test.ts).
 import { Memo } from '../core/memo.js';
-import type { AccountStore } from './account.js';
 import type { InstanceStore } from './instance.js';
+import type { InstanceSummary, InvoiceSummary, Plan, Region, TeamMember } from './types.js';
+
+/** What the views are made from: the account's own lists and the versions that say they changed (AccountStore). */
+export interface AccountLists {
+  listRegions(provider?: string): Region[];
+  listPlans(backend?: string): Plan[];
+  listInvoices(from?: string, to?: string): InvoiceSummary[];
+  listTeamMembers(): TeamMember[];
+  auditLogCsv(month?: string): string;
+  sortedInstances(): InstanceStore[];
+  summary(i: InstanceStore): InstanceSummary;
+  /** The database engine's address in every url, once it has one. */
+  urlEpoch(): string;
+  readonly instancesVersion: number;
+  readonly teamVersion: number;
+  readonly auditVersion: number;
+}
 
 /** An instance summary as JSON, with the instance's revision and the url epoch it was made for. */
 interface SummaryJson {
@@ -38,7 +54,7 @@ export class AccountViews {
   /** The CSV last made, for the audit log's version and the month it was made for. */
   private lastCsv: { version: number; month: string | undefined; bytes: Uint8Array } | undefined;
 
-  constructor(private readonly account: AccountStore) {}
+  constructor(private readonly account: AccountLists) {}
 
   regions(provider?: string): Uint8Array {
     return this.catalogue.get(`regions|${provider ?? ''}`, () => bytesOf(this.account.listRegions(provider)));
