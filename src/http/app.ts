@@ -139,7 +139,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const app = new Hono<PipelineEnv<P>>({ router: new MemoRouter() });
   moveFused(staging, app, (pipeline) => {
     const op = pipelines.get(pipeline);
-    return op && { guard: guard.forRoute(op), finish: finishers.get(pipeline)!, answered: options.onAnswer };
+    return op && { operationId: op.operationId, guard: guard.forRoute(op), finish: finishers.get(pipeline)!, answered: options.onAnswer };
   });
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
