@@ -7,7 +7,6 @@
 //               204 on integration updates and on every delete), as production answers;
 //   vary        every call of an operation answers the next of its documented success codes, so a
 //               client that depends on one exact code fails locally instead of in production.
-// It also names the fields the request body convention ignored (`Tusk-Ignored-Fields`).
 import type { Context } from 'hono';
 import type { OpenApiDocument } from '../openapi/documents.js';
 import type { OperationInfo } from '../openapi/operations.js';
@@ -30,8 +29,19 @@ export interface AnswerOptions {
   mode: () => AnswerMode;
 }
 
-/** Rewrites a success answer of `op` to the status the mode asks for; undefined when the operation has one success code only. */
-export function answerStep(doc: OpenApiDocument, op: OperationInfo, options: AnswerOptions): ((c: Context, res: Response) => Response) | undefined {
+/** The success status of one operation's answers, chosen where the answer is made (http/operation.ts). */
+export interface SuccessCodes {
+  /**
+   * The status to answer with, for a handler that answered `natural` (200 with a body, 204
+   * without): the implementation's own, production's, or the next documented one.
+   */
+  status(c: Context, natural: number): number;
+  /** The documented example body of a status, for a handler that answered without a body. */
+  example(status: number): string | undefined;
+}
+
+/** How `op`'s success status is chosen; undefined when the operation documents one success code only. */
+export function successCodes(doc: OpenApiDocument, op: OperationInfo, options: AnswerOptions): SuccessCodes | undefined {
   const codes = [...op.responses.keys()].filter((k) => /^2\d\d$/.test(k)).map(Number).sort((a, b) => a - b);
   if (codes.length < 2) return undefined;
   const production = typeof op.raw['x-production-status'] === 'number' ? (op.raw['x-production-status'] as number) : undefined;
@@ -44,28 +54,14 @@ export function answerStep(doc: OpenApiDocument, op: OperationInfo, options: Ans
     if (example) examples.set(code, JSON.stringify(example.value));
   }
   let calls = 0;
-  const to = (res: Response, status: number): Response => {
-    if (status === res.status) return res;
-    const headers = new Headers(res.headers);
-    if (status === 204) {
-      headers.delete('content-type');
-      headers.delete('content-length');
-      return new Response(null, { status, headers });
-    }
-    if (res.status !== 204 && res.body) return new Response(res.body, { status, headers });
-    headers.set('content-type', 'application/json');
-    headers.delete('content-length');
-    return new Response(examples.get(status) ?? '{}', { status, headers });
-  };
-  return (c, res) => {
-    if (res.status < 200 || res.status > 299) return res;
-    // The header was read (and a bad value refused) before the handler ran: see validateRequest.
-    const mode = (c.get('answerMode') as AnswerMode | undefined) ?? options.mode();
-    if (mode === 'production') return production === undefined ? res : to(res, production);
-    if (mode === 'vary') {
-      const from = Math.max(0, codes.indexOf(res.status));
-      return to(res, codes[(from + calls++) % codes.length]!);
-    }
-    return res;
+  return {
+    status(c, natural) {
+      // The header was read (and a bad value refused) before the handler ran: see validateRequest.
+      const mode = (c.get('answerMode') as AnswerMode | undefined) ?? options.mode();
+      if (mode === 'production') return production ?? natural;
+      if (mode === 'vary') return codes[(Math.max(0, codes.indexOf(natural)) + calls++) % codes.length]!;
+      return natural;
+    },
+    example: (status) => examples.get(status),
   };
 }

@@ -13,13 +13,17 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../store/clock.js';
 import { ConnectionReset, faultStep, type Faults } from './faults.js';
 import { preferStep } from './prefer.js';
-import { answerStep, type AnswerOptions } from './answers.js';
+import { successCodes, type AnswerOptions, type SuccessCodes } from './answers.js';
 import { MemoRouter } from './router.js';
 import type { Input } from './types.js';
 import { moveFused, observeResponses, type Finish, type ResponseInfo } from './fast-path.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- one route() serves both interfaces' envs
-export type Route = (operationId: string) => MiddlewareHandler<any>;
+/** route(id): the pipeline of one operation; route.successCodes(id): how its success status is chosen. */
+export interface Route {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one route() serves both interfaces' envs
+  (operationId: string): MiddlewareHandler<any>;
+  successCodes(operationId: string): SuccessCodes | undefined;
+}
 
 export interface ApiAppOptions<P> {
   api: InterfaceName;
@@ -104,7 +108,8 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       }
     : undefined;
 
-  const route: Route = (operationId) => {
+  const codes = new Map<string, SuccessCodes | undefined>();
+  const route: Route = Object.assign((operationId: string) => {
     const validator = validators.get(operationId);
     if (!validator) throw new Error(`route(): the ${options.api} document has no operation ${operationId}`);
     if (routed.has(operationId)) throw new Error(`route(): ${operationId} is routed twice`);
@@ -121,9 +126,10 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
     }));
     pipelines.set(pipeline, op);
-    finishers.set(pipeline, finisher(options.answers ? answerStep(options.doc, op, options.answers) : undefined, date));
+    finishers.set(pipeline, finisher(date));
+    codes.set(operationId, options.answers ? successCodes(options.doc, op, options.answers) : undefined);
     return pipeline;
-  };
+  }, { successCodes: (operationId: string) => codes.get(operationId) });
 
   // The method guard: a method the path does not support is a 405 with Allow. The most specific
   // template decides, so a literal path (/api/alarms/recipients) is never taken by a sibling
@@ -181,16 +187,15 @@ export function ignoredFieldsHeader(names: readonly string[]): string {
 }
 
 /**
- * What happens to a handler's answer: the fields the request-body convention ignored are named in
- * `Tusk-Ignored-Fields`, the Date header tells the account's time when it is not real time, then
- * the success status may change (answers.ts).
+ * What is added to an answer once made: the fields the request-body convention ignored are named
+ * in `Tusk-Ignored-Fields`, and the Date header tells the account's time when it is not real time.
  */
-function finisher(answer: Finish | undefined, date: ((c: Context, res: Response) => void) | undefined): Finish {
+function finisher(date: ((c: Context, res: Response) => void) | undefined): Finish {
   return (c, res) => {
     const ignored = c.get('ignoredFields') as readonly string[] | undefined;
     if (ignored) res.headers.set('Tusk-Ignored-Fields', ignoredFieldsHeader(ignored));
     date?.(c, res);
-    return answer ? answer(c, res) : res;
+    return res;
   };
 }
 
