@@ -27,9 +27,14 @@ type Read<K extends WithBody> = undefined extends operations[K]['requestBody'] ?
  * is reported against the object branch, not as "must be array").
  */
 export function reportedError(errors: ErrorObject[]): ErrorObject {
+  return tellingErrors(errors)[0] ?? errors[0]!;
+}
+
+/** The errors of a failed validation that say something (see reportedError), in their order. */
+export function tellingErrors(errors: ErrorObject[]): ErrorObject[] {
   const real = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
   const telling = real.filter((e) => e.keyword !== 'type' || !real.some((o) => o !== e && o.keyword !== 'type' && o.instancePath.startsWith(e.instancePath)));
-  return telling[0] ?? real[0] ?? errors[0]!;
+  return telling.length ? telling : real;
 }
 
 /**

@@ -95,7 +95,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
       if (s.kind === 'account') loadAccountState(registry, s.account.id, value, deps.app.schemas, deps.document);
       else loadState(registry, value, deps.app.schemas, deps.document);
     } catch (err) {
-      if (err instanceof StateError) throw new ApiError(400, err.message, { rule: 'state' });
+      if (err instanceof StateError) throw new ApiError(400, err.message, { ...(err.field !== undefined ? { field: err.field } : {}), rule: err.rule });
       throw err;
     }
     deps.clockMoved();

@@ -1,43 +1,67 @@
 // Checks a state dump before the registry takes it over (PUT /__tusk/state, `--state FILE`):
-// its shape against the control document's State schema, and the API records in it against the
-// interfaces' schemas. Registry.restore() then checks that the parts agree with each other.
-import { describeError, type SchemaSet } from '../openapi/ajv.js';
+// its shape against the control document's State schema, and the records it carries from the
+// interfaces against the interfaces' schemas; each problem names its field and rule.
+// Registry.restore() then checks that the parts agree with each other and with the rest of the
+// server (src/store/state-check.ts).
+import type { ErrorObject } from 'ajv';
+import { errorField, ruleOf, type SchemaSet } from '../openapi/ajv.js';
 import type { InterfaceName } from '../openapi/documents.js';
-import { StateError, type AccountDump, type RegistryState } from '../store/snapshot.js';
+import { StateError, type AccountDump, type AccountState, type RegistryState, type StateProblem } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDocument } from './document.js';
+import { tellingErrors } from './body.js';
 
 const MAX_PROBLEMS = 20;
 
-/** Returns the value as a RegistryState, or throws a StateError naming the problems. */
-export function checkStateShape(value: unknown, schemas: SchemaSet, control: ControlDocument): RegistryState {
-  const validate = control.schema('State');
+/** An ajv error of a value found at `where` (its place in the dump, '' at the top) as a problem. */
+function problemOf(err: ErrorObject, where: string): StateProblem {
+  const field = [where, errorField(err)].filter(Boolean).join('.') || 'state';
+  return { field, rule: err.keyword, message: ruleOf(err) };
+}
+
+/** Checks `value` against the control document's schema `name`; throws a StateError naming the problems. */
+function checkSchema(value: unknown, name: 'State' | 'AccountState', control: ControlDocument): void {
+  const validate = control.schema(name);
   if (!validate(value)) {
-    throw new StateError(validate.errors!.slice(0, MAX_PROBLEMS).map((e) => describeError(e, 'state')));
+    const errors = tellingErrors(validate.errors!);
+    throw new StateError((errors.length ? errors : validate.errors!).slice(0, MAX_PROBLEMS).map((e) => problemOf(e, '')));
   }
-  const state = value as RegistryState;
-  const problems: string[] = [];
-  const check = (api: InterfaceName, schema: string, v: unknown, where: string) => {
-    if (problems.length >= MAX_PROBLEMS) return;
-    const fn = schemas.validator(api, `#/components/schemas/${schema}`);
-    if (!fn(v)) problems.push(describeError(fn.errors![0]!, where));
-  };
-  state.accounts.forEach((a, ai) => {
-    const at = `state accounts.${ai}`;
-    check('customer', 'Uuid', a.id, `${at}.id`);
-    check('customer', 'InvoiceCustomer', a.customer, `${at}.customer`);
-    a.keys.forEach((k, i) => check('customer', 'TeamRole', k.role, `${at}.keys.${i}.role`));
-    a.team.forEach(({ tags: _tags, ...m }, i) => check('customer', 'TeamMember', m, `${at}.team.${i}`));
-    a.invoices.forEach((inv, i) => check('customer', 'InvoiceDetail', inv.detail, `${at}.invoices.${i}.detail`));
+}
+
+/**
+ * Checks the records an account carries from the interfaces, each against its interface schema.
+ * `at(ai)` is the place of account `ai` in the dump.
+ */
+function checkRecords(accounts: AccountState[], at: (ai: number) => string, schemas: SchemaSet): void {
+  const problems: StateProblem[] = [];
+  const typed: [InterfaceName, string, unknown, string][] = [];
+  accounts.forEach((a, ai) => {
+    const where = at(ai);
+    typed.push(['customer', 'Uuid', a.id, `${where}.id`], ['customer', 'InvoiceCustomer', a.customer, `${where}.customer`]);
+    a.keys.forEach((k, i) => typed.push(['customer', 'TeamRole', k.role, `${where}.keys.${i}.role`]));
+    a.team.forEach(({ tags: _tags, ...m }, i) => typed.push(['customer', 'TeamMember', m, `${where}.team.${i}`]));
+    a.invoices.forEach((inv, i) => typed.push(['customer', 'InvoiceDetail', inv.detail, `${where}.invoices.${i}.detail`]));
     a.instances.forEach((x, xi) => {
-      const where = `${at}.instances.${xi}`;
-      x.recipients.items.forEach((r, i) => check('instance', 'Recipient', r, `${where}.recipients.items.${i}`));
-      x.alarms.items.forEach((r, i) => check('instance', 'Alarm', r, `${where}.alarms.items.${i}`));
-      x.integrations.logs.forEach((r, i) => check('instance', 'Integration', r, `${where}.integrations.logs.${i}`));
-      x.integrations.metrics.forEach((r, i) => check('instance', 'Integration', r, `${where}.integrations.metrics.${i}`));
+      const place = `${where}.instances.${xi}`;
+      x.recipients.items.forEach((r, i) => typed.push(['instance', 'Recipient', r, `${place}.recipients.items.${i}`]));
+      x.alarms.items.forEach((r, i) => typed.push(['instance', 'Alarm', r, `${place}.alarms.items.${i}`]));
+      x.integrations.logs.forEach((r, i) => typed.push(['instance', 'Integration', r, `${place}.integrations.logs.${i}`]));
+      x.integrations.metrics.forEach((r, i) => typed.push(['instance', 'Integration', r, `${place}.integrations.metrics.${i}`]));
     });
   });
+  for (const [api, schema, value, where] of typed) {
+    if (problems.length >= MAX_PROBLEMS) break;
+    const fn = schemas.validator(api, `#/components/schemas/${schema}`);
+    if (!fn(value)) problems.push(problemOf(fn.errors![0]!, where));
+  }
   if (problems.length) throw new StateError(problems);
+}
+
+/** Returns the value as a RegistryState, or throws a StateError naming the problems. */
+export function checkStateShape(value: unknown, schemas: SchemaSet, control: ControlDocument): RegistryState {
+  checkSchema(value, 'State', control);
+  const state = value as RegistryState;
+  checkRecords(state.accounts, (ai) => `accounts.${ai}`, schemas);
   return state;
 }
 
@@ -48,10 +72,8 @@ export function loadState(registry: Registry, value: unknown, schemas: SchemaSet
 
 /** Checks one account's dump (the AccountState schema, and its records) and makes it account `id`'s state. */
 export function loadAccountState(registry: Registry, id: string, value: unknown, schemas: SchemaSet, control: ControlDocument): void {
-  const validate = control.schema('AccountState');
-  if (!validate(value)) throw new StateError(validate.errors!.slice(0, MAX_PROBLEMS).map((e) => describeError(e, 'state')));
+  checkSchema(value, 'AccountState', control);
   const dump = value as AccountDump;
-  // The account's records, checked as in a whole state.
-  checkStateShape({ tusk_state: 1, seed: 0, clock: { offset_ms: 0, pinned_ms: null }, outbox: { last_id: 0, entries: [] }, accounts: [dump.account] }, schemas, control);
+  checkRecords([dump.account], () => 'account', schemas);
   registry.restoreAccount(id, dump);
 }

@@ -3,15 +3,15 @@
 // builds new stores from the same fixtures. toJSON() / restore() write and take over the whole
 // state (see snapshot.ts); the key index is rebuilt from the stores.
 import { hash, timingSafeEqual } from 'node:crypto';
-import { buildFixtures, type AccountFixture, type Catalogue, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
+import { buildFixtures, type AccountFixture, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
 import { AccountStore } from './account.js';
 import type { InstanceStore } from './instance.js';
 import { AccountClock, VirtualClock } from './clock.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
-import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
-import { SECOND_DATABASE } from './instance.js';
+import { STATE_VERSION, StateError, type AccountDump, type RegistryState } from './snapshot.js';
+import { checkState } from './state-check.js';
 import { Memo } from '../core/memo.js';
 import { SecretSource } from './secrets.js';
 import type { InstanceDatabases } from '../databases/databases.js';
@@ -207,17 +207,20 @@ export class Registry implements KeyIndex {
 
   /**
    * Replaces account `id` with a dump written by accountState() (its shape already checked): the
-   * whole state with that account replaced must pass the checks restore() makes (no key of another
-   * account, ids in order, catalogue plans and regions). Every other account is untouched. Throws
-   * a StateError naming the problems and changes nothing when it cannot.
+   * whole state with that account replaced must pass the checks restore() makes (no key of
+   * another account, ids in order, catalogue plans and regions). Every other account is untouched. Throws a StateError naming the problems and changes
+   * nothing when it cannot: the checks come before the first change.
    */
   restoreAccount(id: string, dump: AccountDump): AccountStore {
     const old = this.accounts.get(id);
     if (!old) throw new StateError([`no account has id ${id}`]);
-    if (dump.account.id !== id) throw new StateError([`account.id: the dump is of account ${dump.account.id}, not ${id}`]);
+    if (dump.account.id !== id) throw new StateError([{ field: 'account.id', rule: 'same-account', message: `the dump is of account ${dump.account.id}, not ${id}` }]);
+    // Checked as the last account of the whole state, so that what it shares with another account
+    // is named in its own dump (and the other account is not named).
     const whole = this.toJSON();
-    whole.accounts = whole.accounts.map((a) => (a.id === id ? dump.account : a));
-    const problems = checkState(whole, this.fixtures.catalogue).map((p) => p.replace(/^accounts\.\d+/, 'account'));
+    const others = whole.accounts.filter((a) => a.id !== id);
+    whole.accounts = [...others, dump.account];
+    const problems = checkState(whole, this.fixtures.catalogue, { scoped: others.length });
     if (problems.length) throw new StateError(problems);
     const keys = new Map(this.keys);
     for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
@@ -230,7 +233,7 @@ export class Registry implements KeyIndex {
     } catch (err) {
       this.keys = keys;
       clock.restore(before);
-      throw new StateError([(err as Error).message]);
+      throw new StateError([{ field: 'account', rule: 'state', message: (err as Error).message }]);
     }
     this.accounts.set(id, account);
     this.added.delete(id); // no seeded or created form to reset it to any more
@@ -242,9 +245,10 @@ export class Registry implements KeyIndex {
 
   /**
    * Takes over a state written by toJSON() (its shape already checked against the State schema,
-   * see src/control/state.ts): checks that its parts agree with each other and with the catalogue,
-   * builds every store and the key index from it and then swaps them in, with the seed, the clock
-   * and the outbox. Throws a StateError naming the problems and changes nothing when it cannot.
+   * see src/control/state.ts): checks that its parts agree with each other and with the catalogue
+   * (state-check.ts), builds every store and the key index from it and then swaps them in, with the
+   * seed, the clock and the outbox. Throws a StateError naming the problems and changes nothing
+   * when it cannot: the checks come before the first change.
    */
   restore(state: RegistryState): void {
     const problems = checkState(state, this.fixtures.catalogue);
@@ -263,8 +267,9 @@ export class Registry implements KeyIndex {
       this.accounts = previous.accounts;
       this.keys = previous.keys;
       this.clocks = previous.clocks;
-      throw new StateError([(err as Error).message]);
+      throw new StateError([{ field: 'accounts', rule: 'state', message: (err as Error).message }]);
     }
+    // The seed, the clock and the outbox cannot refuse what checkState() let through.
     this.options.seed = state.seed;
     this.clock.restore(state.clock);
     this.outbox.restore(state.outbox);
@@ -358,55 +363,4 @@ export class Registry implements KeyIndex {
     const instance = account?.instanceStore(t.instanceId);
     return account && instance ? { kind: 'instance', account, instance } : undefined;
   }
-}
-
-/** What a state's parts must agree on (its shape is checked before): every problem, named by its place. */
-function checkState(state: RegistryState, catalogue: Catalogue): string[] {
-  const problems: string[] = [];
-  if (state.tusk_state !== STATE_VERSION) problems.push(`tusk_state: this Tusk reads version ${STATE_VERSION}, not ${String(state.tusk_state)}`);
-  const unique = <T>(values: T[], what: string) => {
-    const seen = new Set<T>();
-    for (const v of values) {
-      if (seen.has(v)) problems.push(`${what} ${JSON.stringify(v)} appears twice`);
-      seen.add(v);
-    }
-  };
-  const ids = (items: { id: number }[], last: number, where: string) => {
-    unique(items.map((x) => x.id), `${where}: id`);
-    for (const x of items) if (x.id > last) problems.push(`${where}: id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
-  };
-  unique(state.accounts.map((a) => a.id), 'accounts: id');
-  unique([...state.accounts.flatMap((a) => a.keys.map((k) => k.key)), ...state.accounts.flatMap((a) => a.instances.map((x) => x.apikey))], 'API key');
-  ids(state.outbox.entries, state.outbox.last_id, 'outbox.entries');
-  state.accounts.forEach((a: AccountState, ai) => {
-    const at = `accounts.${ai}`;
-    unique(a.keys.map((k) => k.id), `${at}.keys: id`);
-    for (const k of a.keys) {
-      const n = Number(/(\d+)$/.exec(k.id)?.[1] ?? 0);
-      if (n > a.last_key_id) problems.push(`${at}.keys: id ${k.id} is above last_key_id ${a.last_key_id}`);
-      if (!a.team.some((m) => m.email.toLowerCase() === k.email.toLowerCase())) problems.push(`${at}.keys: ${k.id} acts for ${k.email}, who is no team member`);
-    }
-    unique(a.team.map((m) => m.id), `${at}.team: id`);
-    unique(a.team.map((m) => m.email.toLowerCase()), `${at}.team: e-mail`);
-    unique(a.invoices.map((inv) => inv.id), `${at}.invoices: id`);
-    ids(a.instances, a.last_instance_id, `${at}.instances`);
-    a.instances.forEach((x, xi) => {
-      const where = `${at}.instances.${xi}`;
-      if (!catalogue.plans.some((p) => p.name === x.plan)) problems.push(`${where}.plan: ${x.plan} is not a catalogue plan`);
-      if (!catalogue.regions.some((r) => `${r.provider}::${r.region}` === x.region)) problems.push(`${where}.region: ${x.region} is not a catalogue region`);
-      ids(x.recipients.items, x.recipients.last_id, `${where}.recipients`);
-      if (!x.recipients.items.some((r) => r.id === x.recipients.default_id)) problems.push(`${where}.recipients: the default recipient ${x.recipients.default_id} is missing`);
-      ids(x.alarms.items, x.alarms.last_id, `${where}.alarms`);
-      for (const alarm of x.alarms.items) {
-        for (const r of alarm.recipients) if (!x.recipients.items.some((y) => y.id === r)) problems.push(`${where}.alarms: alarm ${alarm.id} names the unknown recipient ${r}`);
-      }
-      ids([...x.integrations.logs, ...x.integrations.metrics], x.integrations.last_id, `${where}.integrations`);
-      const databases = [`db${x.id}`, SECOND_DATABASE];
-      if (x.backups.next_daily.length !== databases.length) problems.push(`${where}.backups.next_daily: one day per database (${databases.join(', ')})`);
-      ids(x.backups.items, x.backups.last_id, `${where}.backups`);
-      for (const b of x.backups.items) if (!databases.includes(b.database_name)) problems.push(`${where}.backups: backup ${b.id} is of ${b.database_name}, not a database of the instance (${databases.join(', ')})`);
-      ids(x.maintenance.items, x.maintenance.last_id, `${where}.maintenance`);
-    });
-  });
-  return problems;
 }

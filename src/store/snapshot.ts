@@ -57,10 +57,35 @@ export type MaintenanceState = GenInstance['maintenance'];
 /** started_at: set when it was run by hand (runMaintenance). */
 export type MaintenanceItemState = MaintenanceState['items'][number];
 
+/**
+ * One reason a state cannot be loaded: the field (its place in the dump, e.g.
+ * `accounts.0.instances.2.providerid`), the rule it breaks (`unique`, `maximum`, `maxDepth`, ...)
+ * and the problem in words.
+ */
+export interface StateProblem {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/** A problem as text: `field: message`. */
+export const problemText = (p: string | StateProblem): string => (typeof p === 'string' ? p : `${p.field}: ${p.message}`);
+
 /** A state that cannot be loaded: every problem found, each naming where it is. */
 export class StateError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`not a valid Tusk state: ${problems.slice(0, 10).join('; ')}${problems.length > 10 ? `; and ${problems.length - 10} more` : ''}`);
+  /** Every problem as text (`field: message`). */
+  readonly problems: string[];
+  /** The first problem's field and rule, which the 400 names (no field for a problem given as text only). */
+  readonly field: string | undefined;
+  readonly rule: string;
+
+  constructor(problems: readonly (string | StateProblem)[]) {
+    const texts = problems.map(problemText);
+    super(`not a valid Tusk state: ${texts.slice(0, 10).join('; ')}${texts.length > 10 ? `; and ${texts.length - 10} more` : ''}`);
     this.name = 'StateError';
+    this.problems = texts;
+    const first = problems[0];
+    this.field = typeof first === 'object' ? first.field : undefined;
+    this.rule = typeof first === 'object' ? first.rule : 'state';
   }
 }

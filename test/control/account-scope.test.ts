@@ -174,7 +174,7 @@ describe('controls scoped to one account', () => {
       const before = (await control('/state', { key: a.admin_key })).body;
       const res = await control('/state', { method: 'PUT', key: a.admin_key, body: other });
       expect(res.status).toBe(400);
-      expect(res.body.rule).toBe('state');
+      expect(res.body).toMatchObject({ field: 'account.id', rule: 'same-account' });
       expect((await control('/state', { key: a.admin_key })).body).toEqual(before);
     });
   });

@@ -149,14 +149,14 @@ describe('core controls: PUT /__tusk/state', () => {
     expect(await control('PUT', '/state', '{')).toStrictEqual({ status: 400, body: NOT_JSON });
   });
 
-  it('refuses a malformed dump with 400 rule state naming every problem, and changes nothing', async () => {
+  it('refuses a malformed dump with 400 naming every problem, the first one\'s field and rule, and changes nothing', async () => {
     const before = JSON.stringify(tusk.registry.toJSON());
     const state = json(tusk.registry.toJSON()) as Partial<RegistryState>;
     delete state.clock;
     state.seed = -1;
     expect(await control('PUT', '/state', state)).toStrictEqual({
       status: 400,
-      body: { error: 'not a valid Tusk state: state clock: is required; state seed: must be >= 0', rule: 'state' },
+      body: { error: 'not a valid Tusk state: clock: is required; seed: must be >= 0', field: 'clock', rule: 'required' },
     });
     expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
   });

@@ -74,7 +74,7 @@ describe('loading a state file', () => {
 
   it('names the problems of a state that is not valid', () => {
     writeFileSync(file, JSON.stringify({ ...tusk.registry.toJSON(), tusk_state: 2 }));
-    expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: state tusk_state: must be 1'));
+    expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: tusk_state: must be 1'));
   });
 
   it('does not blame the file for a failure that is not about the state', () => {

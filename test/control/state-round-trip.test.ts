@@ -139,8 +139,8 @@ describe('a state that cannot be loaded', () => {
     ['a record the contract refuses', (s) => (s.accounts[0].instances[0].recipients.items[0].type = 'pigeon'), /recipients\.items\.0/],
     ['an unknown plan', (s) => (s.accounts[0].instances[0].plan = 'gold'), /gold is not a catalogue plan/],
     ['an unknown region', (s) => (s.accounts[0].instances[0].region = 'moon::base-1'), /not a catalogue region/],
-    ['a key used twice', (s) => (s.accounts[0].keys[1].key = s.accounts[0].keys[0].key), /API key .* appears twice/],
-    ['an instance id above the sequence', (s) => (s.accounts[0].last_instance_id = 1), /above last_id/],
+    ['a key used twice', (s) => (s.accounts[0].keys[1].key = s.accounts[0].keys[0].key), /accounts\.0\.keys\.1\.key: this API key appears twice in the state \(also at accounts\.0\.keys\.0\.key\)/],
+    ['an instance id above the sequence', (s) => (s.accounts[0].last_instance_id = 1), /instances\.\d+\.id: id \d+ is above last_id 1/],
     ['an alarm naming an unknown recipient', (s) => s.accounts[0].instances[0].alarms.items[0].recipients.push(999), /unknown recipient 999/],
     ['no default recipient', (s) => (s.accounts[0].instances[0].recipients.default_id = 999), /default recipient 999 is missing/],
     ['a backup of another database', (s) => (s.accounts[0].instances[0].backups.items[0].database_name = 'other'), /not a database of the instance/],
@@ -203,7 +203,7 @@ describe('GET and PUT /__tusk/state', () => {
     expect(rest).toEqual(expected);
   });
 
-  it('PUT of a malformed or inconsistent dump is a 400 in the Error shape and changes nothing', async () => {
+  it('PUT of a malformed or inconsistent dump is a 400 in the Error shape, naming the field and the rule, and changes nothing', async () => {
     const before = JSON.stringify(registry.toJSON());
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
     const dump = json(registry.toJSON()) as any;
@@ -211,11 +211,15 @@ describe('GET and PUT /__tusk/state', () => {
     const res = await control('/__tusk/state', { method: 'PUT', body: '{' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: expect.stringMatching(/^body: malformed JSON/), field: 'body', rule: 'json' });
-    for (const body of ['[]', JSON.stringify({ tusk_state: 1 }), JSON.stringify(dump)]) {
+    for (const [body, field, rule] of [
+      ['[]', 'state', 'type'],
+      [JSON.stringify({ tusk_state: 1 }), 'seed', 'required'],
+      [JSON.stringify(dump), 'accounts.0.instances.0.plan', 'exists'],
+    ]) {
       const res = await control('/__tusk/state', { method: 'PUT', body });
       expect(res.status).toBe(400);
       const err = await res.json();
-      expect(err).toEqual({ error: expect.any(String), rule: 'state' });
+      expect(err).toEqual({ error: expect.stringContaining(`${field}: `), field, rule });
     }
     expect(JSON.stringify(registry.toJSON())).toBe(before);
   });

@@ -41,11 +41,11 @@ describe('the records of a state checked against the API documents', () => {
     a.team[2].email = 'nobody';
     a.invoices[1].detail = {};
     expect(problemsOf(s)).toStrictEqual([
-      'state accounts.0.id: must be a valid uuid',
-      'state accounts.0.customer company: is required',
-      `state accounts.0.keys.1.role: ${ROLES}`,
-      'state accounts.0.team.2 email: must be a valid email',
-      'state accounts.0.invoices.1.detail period: is required',
+      'accounts.0.id: must be a valid uuid',
+      'accounts.0.customer.company: is required',
+      `accounts.0.keys.1.role: ${ROLES}`,
+      'accounts.0.team.2.email: must be a valid email',
+      'accounts.0.invoices.1.detail.period: is required',
     ]);
   });
 
@@ -55,8 +55,8 @@ describe('the records of a state checked against the API documents', () => {
     x.recipients.items[0].type = 'pigeon';
     x.alarms.items[2].type = 'heat';
     expect(problemsOf(s)).toStrictEqual([
-      'state accounts.0.instances.1.recipients.items.0 type: must be one of "email", "webhook", "paging_a", "incident_b", "incident_b_eu", "incident_c", "chat_a", "chat_b"',
-      'state accounts.0.instances.1.alarms.items.2 type: must be one of "cpu", "memory", "disk", "netsplit", "server_unreachable", "notice"',
+      'accounts.0.instances.1.recipients.items.0.type: must be one of "email", "webhook", "paging_a", "incident_b", "incident_b_eu", "incident_c", "chat_a", "chat_b"',
+      'accounts.0.instances.1.alarms.items.2.type: must be one of "cpu", "memory", "disk", "netsplit", "server_unreachable", "notice"',
     ]);
   });
 
@@ -67,7 +67,7 @@ describe('the records of a state checked against the API documents', () => {
       const problems = problemsOf(s);
       expect(problems, kind).toHaveLength(1);
       // The place in the dump: integrations.logs.0 or integrations.metrics.0.
-      expect(problems[0], kind).toBe(`state accounts.0.instances.0.integrations.${kind}.0 id: must be integer`);
+      expect(problems[0], kind).toBe(`accounts.0.instances.0.integrations.${kind}.0.id: must be integer`);
     }
   });
 
@@ -75,12 +75,12 @@ describe('the records of a state checked against the API documents', () => {
     const s = dump();
     const a = s.accounts[0];
     a.keys = Array.from({ length: 25 }, (_, i) => ({ ...a.keys[0], id: `key-${i + 1}`, role: 'boss' }));
-    expect(problemsOf(s)).toStrictEqual(Array.from({ length: 20 }, (_, i) => `state accounts.0.keys.${i}.role: ${ROLES}`));
+    expect(problemsOf(s)).toStrictEqual(Array.from({ length: 20 }, (_, i) => `accounts.0.keys.${i}.role: ${ROLES}`));
   });
 
-  it('stops after twenty problems of the shape, each named from "state"', () => {
+  it('stops after twenty problems of the shape, each named by its place in the state', () => {
     const s = dump();
     for (let i = 0; i < 25; i++) s[`extra${i}`] = i;
-    expect(problemsOf(s)).toStrictEqual(Array.from({ length: 20 }, (_, i) => `state extra${i}: is not an accepted field here`));
+    expect(problemsOf(s)).toStrictEqual(Array.from({ length: 20 }, (_, i) => `extra${i}: is not an accepted field here`));
   });
 });

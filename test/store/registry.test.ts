@@ -179,7 +179,8 @@ describe('Registry: restore', () => {
   };
   const instance = (s: RegistryState) => s.accounts[0]!.instances[xi]!;
   const at = () => `accounts.0.instances.${xi}`;
-  const above = (where: string, items: { id: number }[]) => items.map((x) => `${where}: id ${x.id} is above last_id 0 (ids would be handed out twice)`);
+  const above = (where: string, items: { id: number }[], place = (i: number) => `${where}.${i}`) =>
+    items.map((x, i) => `${place(i)}.id: id ${x.id} is above last_id 0 (ids would be handed out twice)`);
 
   it('takes over a state whose key ids carry no number', () => {
     const s = json(good);
@@ -194,43 +195,46 @@ describe('Registry: restore', () => {
 
   it('names the ids an account, its keys, team members or invoices share', () => {
     const a = good.accounts[0]!;
-    expect(problemsOf((s) => (s.accounts[1]!.id = a.id))).toStrictEqual([`accounts: id "${a.id}" appears twice`]);
-    expect(problemsOf((s) => (s.accounts[0]!.keys[1]!.id = 'key-1'))).toStrictEqual(['accounts.0.keys: id "key-1" appears twice']);
-    expect(problemsOf((s) => (s.accounts[0]!.team[1]!.id = a.team[0]!.id))).toStrictEqual([`accounts.0.team: id "${a.team[0]!.id}" appears twice`]);
-    expect(problemsOf((s) => (s.accounts[0]!.invoices[1]!.id = a.invoices[0]!.id))).toStrictEqual([`accounts.0.invoices: id ${a.invoices[0]!.id} appears twice`]);
+    expect(problemsOf((s) => (s.accounts[1]!.id = a.id))).toStrictEqual([`accounts.1.id: account id "${a.id}" appears twice (also at accounts.0.id)`]);
+    expect(problemsOf((s) => (s.accounts[0]!.keys[1]!.id = 'key-1'))).toStrictEqual(['accounts.0.keys.1.id: key id "key-1" appears twice (also at accounts.0.keys.0.id)']);
+    expect(problemsOf((s) => (s.accounts[0]!.team[1]!.id = a.team[0]!.id))).toStrictEqual([`accounts.0.team.1.id: id "${a.team[0]!.id}" appears twice (also at accounts.0.team.0.id)`]);
+    expect(problemsOf((s) => (s.accounts[0]!.invoices[1]!.id = a.invoices[0]!.id))).toStrictEqual([`accounts.0.invoices.1.id: id ${a.invoices[0]!.id} appears twice (also at accounts.0.invoices.0.id)`]);
   });
 
   it('names a team e-mail twice in any case, and a key id above last_key_id', () => {
     const a = good.accounts[0]!;
     const keyless = a.team.findIndex((m) => m.email === 'keyless@example.com');
     expect(problemsOf((s) => (s.accounts[0]!.team[keyless]!.email = a.team[0]!.email.toUpperCase()))).toStrictEqual([
-      `accounts.0.team: e-mail "${a.team[0]!.email.toLowerCase()}" appears twice`,
+      `accounts.0.team.${keyless}.email: e-mail "${a.team[0]!.email.toLowerCase()}" appears twice (also at accounts.0.team.0.email)`,
     ]);
-    expect(problemsOf((s) => (s.accounts[0]!.keys[0]!.id = 'key-12'))).toStrictEqual([`accounts.0.keys: id key-12 is above last_key_id ${a.last_key_id}`]);
+    expect(problemsOf((s) => (s.accounts[0]!.keys[0]!.id = 'key-12'))).toStrictEqual([`accounts.0.keys.0.id: id key-12 is above last_key_id ${a.last_key_id}`]);
   });
 
   it('names the instances above last_instance_id, and a recipient id twice', () => {
     expect(problemsOf((s) => (s.accounts[0]!.last_instance_id = 0))).toStrictEqual(above('accounts.0.instances', good.accounts[0]!.instances));
     const [, ops, spare] = instance(good).recipients.items;
     expect(spare!.value).toBe('spare@example.com');
-    expect(problemsOf((s) => (instance(s).recipients.items[2]!.id = ops!.id))).toStrictEqual([`${at()}.recipients: id ${ops!.id} appears twice`]);
+    expect(problemsOf((s) => (instance(s).recipients.items[2]!.id = ops!.id))).toStrictEqual([`${at()}.recipients.items.2.id: id ${ops!.id} appears twice (also at ${at()}.recipients.items.1.id)`]);
   });
 
   it('names the recipients, alarms, integrations, backups and maintenance above their last_id', () => {
     const x = instance(good);
     for (const list of [x.recipients.items, x.alarms.items, x.integrations.logs, x.integrations.metrics, x.backups.items, x.maintenance.items]) expect(list.length).toBeGreaterThan(0);
-    expect(problemsOf((s) => (instance(s).recipients.last_id = 0))).toStrictEqual(above(`${at()}.recipients`, x.recipients.items));
-    expect(problemsOf((s) => (instance(s).alarms.last_id = 0))).toStrictEqual(above(`${at()}.alarms`, x.alarms.items));
-    expect(problemsOf((s) => (instance(s).integrations.last_id = 0))).toStrictEqual(above(`${at()}.integrations`, [...x.integrations.logs, ...x.integrations.metrics]));
-    expect(problemsOf((s) => (instance(s).backups.last_id = 0))).toStrictEqual(above(`${at()}.backups`, x.backups.items));
-    expect(problemsOf((s) => (instance(s).maintenance.last_id = 0))).toStrictEqual(above(`${at()}.maintenance`, x.maintenance.items));
+    expect(problemsOf((s) => (instance(s).recipients.last_id = 0))).toStrictEqual(above(`${at()}.recipients.items`, x.recipients.items));
+    expect(problemsOf((s) => (instance(s).alarms.last_id = 0))).toStrictEqual(above(`${at()}.alarms.items`, x.alarms.items));
+    const logs = x.integrations.logs.length;
+    expect(problemsOf((s) => (instance(s).integrations.last_id = 0))).toStrictEqual(
+      above(`${at()}.integrations`, [...x.integrations.logs, ...x.integrations.metrics], (i) => `${at()}.integrations.${i < logs ? `logs.${i}` : `metrics.${i - logs}`}`),
+    );
+    expect(problemsOf((s) => (instance(s).backups.last_id = 0))).toStrictEqual(above(`${at()}.backups.items`, x.backups.items));
+    expect(problemsOf((s) => (instance(s).maintenance.last_id = 0))).toStrictEqual(above(`${at()}.maintenance.items`, x.maintenance.items));
   });
 
   it('names a next daily backup missing for a database, and a backup of another database', () => {
     const b = instance(good).backups.items[0]!;
     expect(problemsOf((s) => instance(s).backups.next_daily.pop())).toStrictEqual([`${at()}.backups.next_daily: one day per database (db1, analytics)`]);
     expect(problemsOf((s) => (instance(s).backups.items[0]!.database_name = 'other'))).toStrictEqual([
-      `${at()}.backups: backup ${b.id} is of other, not a database of the instance (db1, analytics)`,
+      `${at()}.backups.items.0.database_name: backup ${b.id} is of other, not a database of the instance (db1, analytics)`,
     ]);
   });
 
