@@ -17,7 +17,7 @@ import type { ControlDeps } from './deps.js';
 import { controlBody, jsonOf } from './body.js';
 import { loadAccountState, loadState } from './state.js';
 import { scopeOf, serverOnly, type Scope } from './scope.js';
-import { AccountClock, type VirtualClock } from '../store/clock.js';
+import { AccountClock, clockTimeProblem, type VirtualClock } from '../store/clock.js';
 import { isoTime as iso } from '../store/dates.js';
 import { parseDuration } from './duration.js';
 import { freshAccount } from './accounts.js';
@@ -46,9 +46,12 @@ function clockView(registry: Registry, scope: Scope) {
   };
 }
 
+/** A time of a clock move as ms, refused (400 naming `field`) when not a time or where the clock cannot stand. */
 function parseTime(value: string, field: string): number {
   const ms = Date.parse(value);
   if (!Number.isFinite(ms)) throw invalid(field, 'format', `${value} is not an ISO 8601 time`);
+  const problem = clockTimeProblem(ms);
+  if (problem) throw invalid(field, 'range', problem);
   return ms;
 }
 
@@ -114,6 +117,8 @@ export function coreRoutes(deps: ControlDeps): Hono {
     } else if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
       if (ms === undefined) throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
+      const problem = clockTimeProblem(clock.now() + ms);
+      if (problem) throw invalid('advance', 'range', problem);
       clock.advance(ms);
     } else if (move.set !== undefined) {
       clock.set(parseTime(move.set, 'set'));

@@ -46,3 +46,28 @@ export const LIST_CAPS = {
   /** The audit log keeps the latest events; older ones are dropped (no error). */
   auditEventsPerAccount: 100_000,
 } as const;
+
+/**
+ * The times Tusk keeps (ms since the epoch): the years 0000 to 9999, i.e. 0000-01-01T00:00:00.000Z
+ * to 9999-12-31T23:59:59.999Z. Every date form of the documents writes a four-digit year (ISO 8601
+ * `date-time`, `yyyy-mm-dd hh:mm:ss+0000`, the audit log's timestamps); beyond it Date writes the
+ * extended `+010000-…` form, and beyond ±8.64e15 ms it throws. A loaded state's times lie within it.
+ */
+export const TIME_RANGE = { min: -62_167_219_200_000, max: 253_402_300_799_999 } as const;
+
+/**
+ * Where the virtual clock may stand: 1970-01-01T00:00:00.000Z to 9998-12-31T23:59:59.999Z. The
+ * stores date records from the clock's now, backwards (the seeded history: 40 days of backups,
+ * invoices, audit events) and forwards (maintenance windows weeks ahead, provisioning, backup and
+ * restore delays); the room left to TIME_RANGE (1970 years before, one year after) keeps all of
+ * them within it, so a dump written at any allowed time loads again. A move, a pin or a loaded
+ * clock outside it is a 400; a running clock that reaches an end stands there.
+ */
+export const CLOCK_RANGE = { min: 0, max: 253_370_764_799_999 } as const;
+
+/**
+ * The largest id of a record's sequence (instances, keys, recipients, alarms, integrations,
+ * backups, maintenance, outbox entries) a loaded state may carry: 2^31 - 1, what a 32-bit integer
+ * id holds; far below 2^53, where `id + 1` would give the same id twice.
+ */
+export const MAX_ID = 2_147_483_647;

@@ -573,16 +573,38 @@ export interface components {
              */
             tusk_state: 1;
             seed: number;
-            clock: {
-                offset_ms: number;
-                pinned_ms: number | null;
-            };
+            clock: components["schemas"]["StateClock"];
             outbox: {
-                last_id: number;
+                last_id: components["schemas"]["StateLastId"];
                 entries: components["schemas"]["StateOutboxEntry"][];
             };
             accounts: components["schemas"]["StateAccount"][];
         };
+        /**
+         * @description A time of a state dump, ms since the epoch: a whole number within the years 0000 to 9999
+         *     (0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z), the four-digit years every date form
+         *     of the interfaces and of this document writes.
+         */
+        StateTime: number;
+        /**
+         * @description Where the virtual clock may stand, ms since the epoch: 1970-01-01T00:00:00.000Z to
+         *     9998-12-31T23:59:59.999Z. The stores date records weeks and months before and after the
+         *     clock's now; a year of room keeps them within the years a StateTime allows.
+         */
+        ClockTime: number;
+        /**
+         * @description offset_ms: added to real time while the clock runs, at most the width of the clock's range
+         *     either way; pinned_ms: the time it stands still at, or null. A running clock whose real time
+         *     plus offset_ms lies beyond an end of its range (ClockTime) stands at that end.
+         */
+        StateClock: {
+            offset_ms: number;
+            pinned_ms: components["schemas"]["ClockTime"] | null;
+        };
+        /** @description An id of a record in a state dump: 1 to 2^31 - 1. */
+        StateId: number;
+        /** @description The last id a sequence handed out: 0 to 2^31 - 1. */
+        StateLastId: number;
         StatusCount: {
             /** @description a documented response key (`200`, `404`, `4XX`, `default`) or, under undocumented, the status */
             status: string;
@@ -633,13 +655,13 @@ export interface components {
             };
         };
         StateOutboxEntry: {
-            id: number;
+            id: components["schemas"]["StateId"];
             /** @enum {string} */
             kind: "callback" | "notification";
             event: string;
             target: string;
             body: unknown;
-            dueAt: number;
+            dueAt: components["schemas"]["StateTime"];
             attempts: number;
             status: components["schemas"]["OutboxStatus"];
             result?: string;
@@ -649,10 +671,7 @@ export interface components {
         StateAccount: {
             id: string;
             /** @description The account's own clock, once it moved it (`POST /__tusk/clock` scoped to the account); absent or null, it follows the server's. */
-            clock?: null | {
-                offset_ms: number;
-                pinned_ms: number | null;
-            };
+            clock?: null | components["schemas"]["StateClock"];
             name: string;
             /** Format: email */
             team_email: string;
@@ -665,7 +684,7 @@ export interface components {
                 comment: string;
                 email: string;
             }[];
-            last_key_id: number;
+            last_key_id: components["schemas"]["StateLastId"];
             team: {
                 id: string;
                 email: string;
@@ -681,7 +700,7 @@ export interface components {
                 detail: Record<string, never>;
             }[];
             audit: {
-                at: number;
+                at: components["schemas"]["StateTime"];
                 event: string;
                 source: string;
                 user: string;
@@ -690,77 +709,78 @@ export interface components {
                     string | number
                 ][];
             }[];
-            last_instance_id: number;
+            last_instance_id: components["schemas"]["StateLastId"];
             instances: components["schemas"]["StateInstance"][];
         };
         StateInstance: {
-            id: number;
+            id: components["schemas"]["StateId"];
             name: string;
             /** @description Absent in a dump written before tags were kept: none. */
             tags?: string[];
             plan: string;
             region: string;
             pg_version: string;
-            created_at: number;
-            ready_at: number;
+            created_at: components["schemas"]["StateTime"];
+            ready_at: components["schemas"]["StateTime"];
             /** Format: uuid */
             providerid: string;
             apikey: string;
             password: string;
             recipients: {
-                last_id: number;
-                default_id: number;
+                last_id: components["schemas"]["StateLastId"];
+                default_id: components["schemas"]["StateId"];
                 items: Record<string, never>[];
             };
             alarms: {
-                last_id: number;
+                last_id: components["schemas"]["StateLastId"];
                 items: Record<string, never>[];
             };
             integrations: {
-                last_id: number;
+                last_id: components["schemas"]["StateLastId"];
                 logs: Record<string, never>[];
                 metrics: Record<string, never>[];
             };
             backups: {
-                last_id: number;
+                last_id: components["schemas"]["StateLastId"];
                 /** @description per database: the day (ms, 00:00 UTC) of its next daily backup */
-                next_daily: number[];
+                next_daily: components["schemas"]["StateTime"][];
                 items: {
-                    id: number;
+                    id: components["schemas"]["StateId"];
                     database_name: string;
-                    taken_at: number;
-                    ready_at: number;
+                    taken_at: components["schemas"]["StateTime"];
+                    ready_at: components["schemas"]["StateTime"];
                     size: number;
                 }[];
             };
             maintenance: {
-                last_id: number;
+                last_id: components["schemas"]["StateLastId"];
                 items: {
-                    id: number;
-                    scheduled_by: number;
-                    required_by: number;
+                    id: components["schemas"]["StateId"];
+                    scheduled_by: components["schemas"]["StateTime"];
+                    required_by: components["schemas"]["StateTime"];
+                    /** @description at most a year */
                     minutes: number;
                     description: string;
-                    started_at?: number;
+                    started_at?: components["schemas"]["StateTime"];
                 }[];
             };
             /** @description Simulated metrics and alarm states (src/store/instance-monitor.ts); absent, the defaults. */
             monitor?: {
                 metrics: WithRequired<components["schemas"]["Metrics"], "cpu" | "memory" | "disk_used_gb" | "disk_total_gb">;
                 /** @description when the metrics were last set (ms) */
-                metrics_at: number;
+                metrics_at: components["schemas"]["StateTime"];
                 /** @description per level alarm (cpu, memory, disk) */
                 alarms: {
-                    id: number;
+                    id: components["schemas"]["StateId"];
                     /** @description the thresholds it was armed with (JSON text); a change re-arms it */
                     armed: string;
                     /** @description since when its condition holds (ms), or null */
-                    since: number | null;
+                    since: components["schemas"]["StateTime"] | null;
                     /** @description whether it triggered for that */
                     fired: boolean;
                 }[];
                 /** @description ids of maintenance items whose start was notified */
-                maintenance_started: number[];
+                maintenance_started: components["schemas"]["StateId"][];
             };
         };
     };

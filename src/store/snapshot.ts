@@ -21,7 +21,7 @@ type GenInstance = S['StateInstance'];
 
 export type RegistryState = Omit<S['State'], 'outbox' | 'accounts'> & { outbox: OutboxState; accounts: AccountState[] };
 /** offset_ms: added to real time while the clock runs; pinned_ms: the time it stands still at, or null. */
-export type ClockState = S['State']['clock'];
+export type ClockState = S['StateClock'];
 export type OutboxState = Omit<S['State']['outbox'], 'entries'> & { entries: OutboxEntry[] };
 
 export type { TeamMemberState } from './types.js';

@@ -1,10 +1,11 @@
 // What a state dump's parts must agree on before the registry takes it over (Registry.restore and
 // restoreAccount; its shape is checked before, src/control/state.ts): ids within their sequences,
-// recipients, team members and databases that exist, plans and regions of the catalogue, and
-// identifiers unique across the whole server: account ids and API keys (customer and instance
-// keys alike).
+// recipients, team members and databases that exist, plans and regions of the catalogue, clocks
+// within their range, and identifiers unique across the whole server: account ids and API keys
+// (customer and instance keys alike).
 // Every problem is found, each with its field and rule; the registry changes nothing when there is one.
 import type { Catalogue } from '../../fixtures/index.js';
+import { clockStateProblems } from './clock.js';
 import { SECOND_DATABASE } from './instance.js';
 import { STATE_VERSION, type AccountState, type RegistryState, type StateProblem } from './snapshot.js';
 
@@ -12,7 +13,7 @@ export interface StateCheckOptions {
   /**
    * The index of the one account being loaded from its own dump (PUT /__tusk/state scoped to an
    * account; the other accounts are the server's as they are): its places are named `account...`
-   * as in its dump, the server's outbox is not its to check, and an identifier another
+   * as in its dump, the server's clock and outbox are not its to check, and an identifier another
    * account holds is called another account's, without saying whose.
    */
   scoped?: number;
@@ -40,6 +41,7 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
 
   if (state.tusk_state !== STATE_VERSION) push('tusk_state', 'const', `this Tusk reads version ${STATE_VERSION}, not ${String(state.tusk_state)}`);
   if (options.scoped === undefined) {
+    for (const p of clockStateProblems(state.clock)) push(`clock.${p.field}`, 'range', p.message);
     ids(state.outbox.entries, state.outbox.last_id, 'outbox.entries');
   }
   unique(state.accounts.map((a) => a.id), (ai) => `${placeOf(ai)}.id`, 'account id');
@@ -67,6 +69,7 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
 
   state.accounts.forEach((a: AccountState, ai) => {
     const at = placeOf(ai);
+    if (a.clock) for (const p of clockStateProblems(a.clock)) push(`${at}.clock.${p.field}`, 'range', p.message);
     unique(a.keys.map((k) => k.id), (i) => `${at}.keys.${i}.id`, 'key id');
     a.keys.forEach((k, i) => {
       const n = Number(/(\d+)$/.exec(k.id)?.[1] ?? 0);

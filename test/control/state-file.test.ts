@@ -77,6 +77,13 @@ describe('loading a state file', () => {
     expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: tusk_state: must be 1'));
   });
 
+  it('refuses a clock the server cannot take, naming it, and the registry stays as it was (issue 31)', () => {
+    const before = JSON.stringify(tusk.registry.toJSON());
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(before), clock: { offset_ms: 1e308, pinned_ms: null } }));
+    expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: clock.offset_ms: must be <= 253370764799999'));
+    expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
+  });
+
   it('does not blame the file for a failure that is not about the state', () => {
     writeFileSync(file, JSON.stringify(tusk.registry.toJSON()));
     const broken = { restore: () => { throw new RangeError('out of memory, say'); } } as unknown as Registry;

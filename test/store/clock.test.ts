@@ -1,7 +1,8 @@
 // VirtualClock: real time plus an offset, advanced, set or pinned (src/store/clock.ts). The real
 // time is a stub the tests move by hand.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/store/clock.js';
+import { AccountClock, ClockRangeError, VirtualClock, clockStateProblems } from '../../src/store/clock.js';
+import { CLOCK_RANGE } from '../../src/core/limits.js';
 
 const T0 = Date.UTC(2026, 10, 21, 13, 30, 0);
 
@@ -69,5 +70,86 @@ describe('VirtualClock: pin and set', () => {
   it('refuses to be set to a non-finite time', () => {
     for (const at of [Number.NaN, Number.POSITIVE_INFINITY]) expect(() => clock.set(at), String(at)).toThrow(new RangeError('the clock needs a finite time'));
     expect(clock.now()).toBe(T0);
+  });
+});
+
+describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
+  const END = CLOCK_RANGE.max;
+
+  it('refuses an advance, a set or a pin beyond it with a ClockRangeError, and stays where it was', () => {
+    clock.advance(60_000);
+    const before = clock.toJSON();
+    const moves: [string, () => void][] = [
+      ['advance 1e300', () => clock.advance(1e300)],
+      ['advance to one ms beyond the end', () => clock.advance(END - clock.now() + 1)],
+      ['set before 1970', () => clock.set(-1)],
+      ['set beyond the end', () => clock.set(END + 1)],
+      ['set to a fraction of a ms', () => clock.set(T0 + 0.5)],
+      ['pin at -1e20', () => clock.pin(-1e20)],
+      ['pin at 1e308', () => clock.pin(1e308)],
+    ];
+    for (const [what, move] of moves) {
+      expect(move, what).toThrow(ClockRangeError);
+      expect(clock.toJSON(), what).toEqual(before);
+    }
+    expect(() => clock.advance(1e300)).toThrow(/outside its range \(1970-01-01T00:00:00\.000Z to 9998-12-31T23:59:59\.999Z\)/);
+  });
+
+  it('moves to either end of it', () => {
+    clock.set(END);
+    expect(clock.now()).toBe(END);
+    clock.pin(CLOCK_RANGE.min);
+    expect(clock.now()).toBe(0);
+    clock.advance(END);
+    expect(clock.now()).toBe(END);
+  });
+
+  it('refuses a state whose clock stands outside it, and keeps its own', () => {
+    clock.advance(1_000);
+    const before = clock.toJSON();
+    for (const state of [
+      { offset_ms: 1e308, pinned_ms: null },
+      { offset_ms: -END - 1, pinned_ms: null },
+      { offset_ms: 0, pinned_ms: -1e20 },
+      { offset_ms: 0, pinned_ms: END + 1 },
+      { offset_ms: 0.5, pinned_ms: null },
+      { offset_ms: 2 * END, pinned_ms: T0 },
+    ]) {
+      expect(() => clock.restore(state), JSON.stringify(state)).toThrow(ClockRangeError);
+      expect(clock.toJSON()).toEqual(before);
+    }
+  });
+
+  it('a running clock stands at the end of the range it reached, and its dump loads again whenever it is loaded', () => {
+    clock.restore({ offset_ms: END - T0, pinned_ms: null });
+    expect(clock.now()).toBe(END);
+    real += 60_000;
+    expect(clock.now()).toBe(END);
+    const dump = clock.toJSON();
+    real += 3_600_000;
+    clock.restore(dump);
+    expect(clock.now()).toBe(END);
+    expect(() => clock.advance(1)).toThrow(ClockRangeError);
+    clock.restore({ offset_ms: -END, pinned_ms: null });
+    expect(clock.now()).toBe(0);
+    clock.set(T0);
+    expect(clock.now()).toBe(T0);
+  });
+
+  it('names the field of each problem of a clock state', () => {
+    expect(clockStateProblems({ offset_ms: 1e308, pinned_ms: -1 }).map((p) => p.field)).toEqual(['pinned_ms', 'offset_ms']);
+    expect(clockStateProblems({ offset_ms: END, pinned_ms: END })).toEqual([]);
+    expect(clockStateProblems({ offset_ms: END + 1, pinned_ms: null })).toEqual([{ field: 'offset_ms', message: expect.stringMatching(/is more than the width of the clock's range/) }]);
+  });
+
+  it('an account clock that refuses a state keeps following the server\'s', () => {
+    const account = new AccountClock(clock);
+    expect(() => account.restore({ offset_ms: 1e308, pinned_ms: null })).toThrow(ClockRangeError);
+    expect(account.follows).toBe(true);
+    for (const move of [() => account.advance(1e300), () => account.set(-1), () => account.pin(1e308)]) {
+      expect(move).toThrow(ClockRangeError);
+      expect(account.follows).toBe(true);
+    }
+    expect(account.now()).toBe(clock.now());
   });
 });
