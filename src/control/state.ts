@@ -1,12 +1,16 @@
 // Checks a state dump before the registry takes it over (PUT /__tusk/state, `--state FILE`):
-// its shape against the control document's State schema, and the records it carries from the
-// interfaces against the interfaces' schemas; each problem names its field and rule.
-// Registry.restore() then checks that the parts agree with each other and with the rest of the
-// server (src/store/state-check.ts).
+// its shape against the control document's State schema (which bounds every time, id and count:
+// issue 31), the nesting of the records it carries from the interfaces (at most MAX_BODY_DEPTH, as
+// a request body: one nested 20,000 levels deep overflowed the stack when it was copied), and those
+// records against the interfaces' schemas. Registry.restore() then checks that the parts agree
+// with each other and with the rest of the server (src/store/state-check.ts).
 import type { ErrorObject } from 'ajv';
+import { MAX_BODY_DEPTH } from '../core/limits.js';
 import { errorField, ruleOf, type SchemaSet } from '../openapi/ajv.js';
 import type { InterfaceName } from '../openapi/documents.js';
+import { deeperThan } from '../openapi/requests.js';
 import { StateError, type AccountDump, type AccountState, type RegistryState, type StateProblem } from '../store/snapshot.js';
+import type { OutboxEntry } from '../store/outbox.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDocument } from './document.js';
 import { tellingErrors } from './body.js';
@@ -29,11 +33,13 @@ function checkSchema(value: unknown, name: 'State' | 'AccountState', control: Co
 }
 
 /**
- * Checks the records an account carries from the interfaces, each against its interface schema.
+ * Checks the records an account carries from the interfaces (and its outbox entries' bodies): first
+ * that none nests deeper than a request body may, then each against its interface schema.
  * `at(ai)` is the place of account `ai` in the dump.
  */
-function checkRecords(accounts: AccountState[], at: (ai: number) => string, schemas: SchemaSet): void {
+function checkRecords(accounts: AccountState[], entries: OutboxEntry[], at: (ai: number) => string, schemas: SchemaSet): void {
   const problems: StateProblem[] = [];
+  const free: [unknown, string][] = entries.map((e, i) => [e.body, `outbox.entries.${i}.body`]);
   const typed: [InterfaceName, string, unknown, string][] = [];
   accounts.forEach((a, ai) => {
     const where = at(ai);
@@ -49,6 +55,11 @@ function checkRecords(accounts: AccountState[], at: (ai: number) => string, sche
       x.integrations.metrics.forEach((r, i) => typed.push(['instance', 'Integration', r, `${place}.integrations.metrics.${i}`]));
     });
   });
+  for (const [value, where] of [...free, ...typed.map(([, , v, w]): [unknown, string] => [v, w])]) {
+    if (problems.length >= MAX_PROBLEMS) break;
+    if (deeperThan(value, MAX_BODY_DEPTH)) problems.push({ field: where, rule: 'maxDepth', message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels, as no request body may` });
+  }
+  if (problems.length) throw new StateError(problems);
   for (const [api, schema, value, where] of typed) {
     if (problems.length >= MAX_PROBLEMS) break;
     const fn = schemas.validator(api, `#/components/schemas/${schema}`);
@@ -61,7 +72,7 @@ function checkRecords(accounts: AccountState[], at: (ai: number) => string, sche
 export function checkStateShape(value: unknown, schemas: SchemaSet, control: ControlDocument): RegistryState {
   checkSchema(value, 'State', control);
   const state = value as RegistryState;
-  checkRecords(state.accounts, (ai) => `accounts.${ai}`, schemas);
+  checkRecords(state.accounts, state.outbox.entries, (ai) => `accounts.${ai}`, schemas);
   return state;
 }
 
@@ -74,6 +85,6 @@ export function loadState(registry: Registry, value: unknown, schemas: SchemaSet
 export function loadAccountState(registry: Registry, id: string, value: unknown, schemas: SchemaSet, control: ControlDocument): void {
   checkSchema(value, 'AccountState', control);
   const dump = value as AccountDump;
-  checkRecords([dump.account], () => 'account', schemas);
+  checkRecords([dump.account], dump.outbox.entries, () => 'account', schemas);
   registry.restoreAccount(id, dump);
 }

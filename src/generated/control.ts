@@ -660,6 +660,7 @@ export interface components {
             kind: "callback" | "notification";
             event: string;
             target: string;
+            /** @description the JSON body sent: nested at most 32 levels deep, as a request body of the interfaces */
             body: unknown;
             dueAt: components["schemas"]["StateTime"];
             attempts: number;

@@ -169,7 +169,8 @@ export class Outbox implements OutboxWriter {
   restore(state: { last_id: number; entries: OutboxEntry[] }): void {
     this.entries.length = 0;
     for (const e of state.entries) this.entries.push({ ...structuredClone(e), status: e.status === 'sending' ? 'pending' : e.status });
-    this.nextId = Math.max(state.last_id, ...state.entries.map((e) => e.id)) + 1;
+    // A loop, not Math.max(...ids): a spread of many entries overflows the stack.
+    this.nextId = state.entries.reduce((max, e) => Math.max(max, e.id), state.last_id) + 1;
     this.trim();
   }
 

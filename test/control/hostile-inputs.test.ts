@@ -1,12 +1,13 @@
 // No control input can break the server or reach another account (issue 31, point 2). Every
 // control input is checked whole before anything is applied: times within the range the clock and
-// the date forms can show (src/core/limits.ts), ids far from where id + 1 repeats. A refused input
-// is a 400 naming the field and the rule, and changes nothing: the whole state dumps the same, the
-// keys open what they opened, and the other accounts keep being served. Each case was a 500, a
-// half-applied load or an endless loop before.
+// the date forms can show (src/core/limits.ts), ids far from where id + 1 repeats, records nested
+// no deeper than a request body may be. A refused input is a 400 naming the field and the rule,
+// and changes nothing: the whole state dumps the same, the keys open what they opened, and the
+// other accounts keep being served. Each case was a 500, a half-applied load or an endless loop
+// before.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import { CLOCK_RANGE, MAX_ID, TIME_RANGE } from '../../src/core/limits.js';
+import { CLOCK_RANGE, MAX_BODY_DEPTH, MAX_ID, TIME_RANGE } from '../../src/core/limits.js';
 import { instanceKey } from '../../fixtures/index.js';
 
 const ADMIN_KEY = 'hostile-test-admin-key';
@@ -61,16 +62,22 @@ async function stillServes(): Promise<void> {
   expect((await call('instance', 'GET', '/api/maintenance', { key: instanceKey(1) })).status).toBe(200);
 }
 
+/** `"[[[...0...]]]"`: a JSON value nesting `depth` arrays (written as text: JSON.stringify of it would overflow). */
+const nestedText = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
+
+/** A state load whose text puts `nested` where the JSON string "@@" stands in `value`. */
+const withNested = (value: unknown, depth: number) => JSON.stringify(value).replace('"@@"', nestedText(depth));
+
 beforeEach(async () => {
   tusk = await createTusk({ log: 'off', apiKey: ADMIN_KEY, provisionDelayMs: 0 });
 });
 
 describe('a server-wide state load refused whole', () => {
-  const refused = async (spoil: (s: ReturnType<typeof dump>) => void, field: string, rule: string) => {
+  const refused = async (spoil: (s: ReturnType<typeof dump>) => void, field: string, rule: string, text?: (s: ReturnType<typeof dump>) => string) => {
     const before = everything();
     const s = dump();
     spoil(s);
-    const res = await control('PUT', '/state', { body: s });
+    const res = await control('PUT', '/state', { body: text ? text(s) : s });
     expect(res, JSON.stringify(res.body)).toMatchObject({ status: 400, body: { field, rule } });
     expect(res.body.error).toContain(`${field}: `);
     expect(everything()).toBe(before);
@@ -130,6 +137,23 @@ describe('a server-wide state load refused whole', () => {
     await refused((s) => (s.seed = 1e300), 'seed', 'maximum');
   });
 
+  it('an outbox body nested 20,000 deep is a 400 naming it, rule maxDepth, as the APIs refuse bodies deeper than 32', async () => {
+    const entry = { id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' };
+    await refused((s) => (s.outbox = { last_id: 1, entries: [entry] }), 'outbox.entries.0.body', 'maxDepth', (s) => withNested(s, 20_000));
+    // A recipient's free-form options too.
+    await refused((s) => (s.accounts[0].instances[0].recipients.items[0].options = '@@'), 'accounts.0.instances.0.recipients.items.0', 'maxDepth', (s) => withNested(s, 20_000));
+  });
+
+  it('a body nested as deep as a request body may be (32 levels) is kept; one level more is refused', async () => {
+    const s = dump();
+    s.outbox = { last_id: 1, entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' }] };
+    expect((await control('PUT', '/state', { body: withNested(s, MAX_BODY_DEPTH) })).status).toBe(200);
+    expect((await control('GET', '/outbox')).status).toBe(200);
+    const s2 = dump();
+    s2.outbox.entries[0].body = '@@';
+    expect((await control('PUT', '/state', { body: withNested(s2, MAX_BODY_DEPTH + 1) })).body).toMatchObject({ field: 'outbox.entries.0.body', rule: 'maxDepth' });
+  });
+
 });
 
 describe('an account-scoped state load refused whole', () => {
@@ -143,11 +167,11 @@ describe('an account-scoped state load refused whole', () => {
     yInstance = await createInstance(y, 'y-db');
   });
 
-  const refused = async (spoil: (d: ReturnType<typeof dump>) => void, field: string, rule: string) => {
+  const refused = async (spoil: (d: ReturnType<typeof dump>) => void, field: string, rule: string, text?: (d: unknown) => string) => {
     const before = everything();
     const d = (await control('GET', '/state', { key: x.admin_key })).body;
     spoil(d);
-    const res = await control('PUT', '/state', { key: x.admin_key, body: d });
+    const res = await control('PUT', '/state', { key: x.admin_key, body: text ? text(d) : d });
     expect(res, JSON.stringify(res.body)).toMatchObject({ status: 400, body: { field, rule } });
     expect(res.body.error).toContain(`${field}: `);
     expect(res.body.error).not.toContain(y.account_id);
@@ -162,6 +186,15 @@ describe('an account-scoped state load refused whole', () => {
   it('a clock of 1e308 is a 400 naming account.clock, and no other account\'s time moves', async () => {
     await refused((d) => (d.account.clock = { offset_ms: 1e308, pinned_ms: null }), 'account.clock.offset_ms', 'maximum');
     await refused((d) => (d.account.clock = { offset_ms: 0, pinned_ms: -1 }), 'account.clock.pinned_ms', 'minimum');
+  });
+
+  it('an outbox body nested 20,000 deep is a 400 naming it', async () => {
+    await refused(
+      (d) => (d.outbox.entries = [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' }]),
+      'outbox.entries.0.body',
+      'maxDepth',
+      (d) => withNested(d, 20_000),
+    );
   });
 
   it('its own dump still loads', async () => {

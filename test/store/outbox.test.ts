@@ -75,6 +75,15 @@ describe('entries', () => {
     expect(outbox.toJSON()).toStrictEqual({ last_id: 6, entries: [{ ...dumped[0], status: 'pending' }, dumped[1]] });
     expect(outbox.schedule(entry(7)).id).toBe(7);
   });
+
+  it('restore() takes over a dump of 300,000 entries (no spread of the ids onto the stack), keeping the newest', () => {
+    const { outbox } = harness();
+    const many: OutboxEntry[] = Array.from({ length: 300_000 }, (_, i) => ({ id: i + 1, kind: 'callback', ...entry(i), dueAt: NOW, attempts: 1, status: 'delivered' }));
+    outbox.restore({ last_id: 0, entries: many });
+    expect(outbox.list()).toHaveLength(1000);
+    expect(outbox.list()[999]!.id).toBe(300_000);
+    expect(outbox.schedule(entry(0)).id).toBe(300_001);
+  });
 });
 
 describe('delivery', () => {
