@@ -723,7 +723,10 @@ export interface components {
             pg_version: string;
             created_at: components["schemas"]["StateTime"];
             ready_at: components["schemas"]["StateTime"];
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Names the instance's real database and role (`--databases`): unique across the server, compared without case by its first 16 letters and digits, which the names are made of; never the providerid of another account's instance.
+             */
             providerid: string;
             apikey: string;
             password: string;

@@ -207,9 +207,9 @@ export class Registry implements KeyIndex {
 
   /**
    * Replaces account `id` with a dump written by accountState() (its shape already checked): the
-   * whole state with that account replaced must pass the checks restore() makes (no key of
-   * another account, ids in order, catalogue plans and regions, its clock within range). Every
-   * other account is untouched. Throws a StateError naming the problems and changes
+   * whole state with that account replaced must pass the checks restore() makes (no key or
+   * providerid of another account, ids in order, catalogue plans and regions, its clock within
+   * range). Every other account is untouched. Throws a StateError naming the problems and changes
    * nothing when it cannot: the checks come before the first change.
    */
   restoreAccount(id: string, dump: AccountDump): AccountStore {

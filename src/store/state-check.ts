@@ -1,12 +1,13 @@
 // What a state dump's parts must agree on before the registry takes it over (Registry.restore and
 // restoreAccount; its shape is checked before, src/control/state.ts): ids within their sequences,
 // recipients, team members and databases that exist, plans and regions of the catalogue, clocks
-// within their range, and identifiers unique across the whole server: account ids and API keys
-// (customer and instance keys alike).
+// within their range, and identifiers unique across the whole server: account ids, API keys
+// (customer and instance keys alike) and providerids, which name the instances' real databases and
+// roles (issue 31: an account that loaded another account's providerid took over its database).
 // Every problem is found, each with its field and rule; the registry changes nothing when there is one.
 import type { Catalogue } from '../../fixtures/index.js';
 import { clockStateProblems } from './clock.js';
-import { SECOND_DATABASE } from './instance.js';
+import { SECOND_DATABASE, databaseKeyOf } from './instance.js';
 import { STATE_VERSION, type AccountState, type RegistryState, type StateProblem } from './snapshot.js';
 
 export interface StateCheckOptions {
@@ -46,8 +47,9 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
   }
   unique(state.accounts.map((a) => a.id), (ai) => `${placeOf(ai)}.id`, 'account id');
 
-  // Identifiers of the whole server: a key opens one account (or one instance). In an account's own
-  // load, one another account holds is refused without naming that account.
+  // Identifiers of the whole server: a key opens one account (or one instance), a providerid names
+  // one database and its role. In an account's own load, one another account holds is refused
+  // without naming that account.
   const across = (what: string, sentence: string) => {
     const first = new Map<string, { field: string; account: number; shown: string }>();
     return (key: string, shown: string, account: number, field: string) => {
@@ -62,10 +64,15 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
     };
   };
   const apiKey = across('this API key', 'every customer and instance API key is unique across the server');
+  const providerid = across(
+    'this providerid',
+    'it names the instance\'s database and role, so it is unique across the server (compared without case by its first 16 letters and digits)',
+  );
   state.accounts.forEach((a, ai) => {
     a.keys.forEach((k, i) => apiKey(k.key, 'this API key', ai, `${placeOf(ai)}.keys.${i}.key`));
     a.instances.forEach((x, i) => apiKey(x.apikey, 'this API key', ai, `${placeOf(ai)}.instances.${i}.apikey`));
   });
+  state.accounts.forEach((a, ai) => a.instances.forEach((x, i) => providerid(databaseKeyOf(x.providerid), x.providerid, ai, `${placeOf(ai)}.instances.${i}.providerid`)));
 
   state.accounts.forEach((a: AccountState, ai) => {
     const at = placeOf(ai);

@@ -1,10 +1,10 @@
 // No control input can break the server or reach another account (issue 31, point 2). Every
 // control input is checked whole before anything is applied: times within the range the clock and
-// the date forms can show (src/core/limits.ts), ids far from where id + 1 repeats, records nested
-// no deeper than a request body may be. A refused input is a 400 naming the field and the rule,
-// and changes nothing: the whole state dumps the same, the keys open what they opened, and the
-// other accounts keep being served. Each case was a 500, a half-applied load or an endless loop
-// before.
+// the date forms can show (src/core/limits.ts), records nested no deeper than a request body may
+// be, identifiers (API keys, providerids) unique across the server. A refused input is a 400 naming
+// the field and the rule, and changes nothing: the whole state dumps the same, the keys open what
+// they opened, and the other accounts keep being served. Each case was a 500, a half-applied load,
+// an endless loop or a takeover of another account's database before.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
 import { CLOCK_RANGE, MAX_BODY_DEPTH, MAX_ID, TIME_RANGE } from '../../src/core/limits.js';
@@ -154,6 +154,25 @@ describe('a server-wide state load refused whole', () => {
     expect((await control('PUT', '/state', { body: withNested(s2, MAX_BODY_DEPTH + 1) })).body).toMatchObject({ field: 'outbox.entries.0.body', rule: 'maxDepth' });
   });
 
+  it('two accounts with one providerid, or one API key, are a 400 naming the second place and the first', async () => {
+    const a = await newJob('a');
+    const b = await newJob('b');
+    await createInstance(a, 'a-db');
+    await createInstance(b, 'b-db');
+    const place = (s: ReturnType<typeof dump>, id: string) => s.accounts.findIndex((x: { id: string }) => x.id === id);
+    const s0 = dump();
+    const [ai, bi] = [place(s0, a.account_id), place(s0, b.account_id)];
+    expect(ai).toBeLessThan(bi);
+    const error = await refused((s) => (s.accounts[bi].instances[0].providerid = s.accounts[ai].instances[0].providerid), `accounts.${bi}.instances.0.providerid`, 'unique');
+    expect(error).toContain(`appears twice in the state (also at accounts.${ai}.instances.0.providerid)`);
+    // The same first 16 letters and digits, in another case and with another tail, name the same database.
+    await refused(
+      (s) => (s.accounts[bi].instances[0].providerid = `${s.accounts[ai].instances[0].providerid.slice(0, 19).toUpperCase()}ffff-ffffffffffff`),
+      `accounts.${bi}.instances.0.providerid`,
+      'unique',
+    );
+    await refused((s) => (s.accounts[bi].keys[2].key = s.accounts[ai].instances[0].apikey), `accounts.${bi}.keys.2.key`, 'unique');
+  });
 });
 
 describe('an account-scoped state load refused whole', () => {
@@ -183,6 +202,25 @@ describe('an account-scoped state load refused whole', () => {
     return res.body.error as string;
   };
 
+  it('an instance with another account\'s providerid (its database and role) is a 400 naming the field and the rule', async () => {
+    const error = await refused((d) => {
+      d.account.instances[0].providerid = yInstance.providerid;
+      d.account.instances[0].password = 'chosen-by-x';
+    }, 'account.instances.0.providerid', 'unique');
+    expect(error).toContain('belongs to another account');
+    expect(error).toContain('names the instance\'s database and role');
+  });
+
+  it('a providerid that names the same database in another spelling is refused too', async () => {
+    await refused((d) => (d.account.instances[0].providerid = yInstance.providerid.toUpperCase()), 'account.instances.0.providerid', 'unique');
+  });
+
+  it('another account\'s customer key or instance key is a 400 naming the field', async () => {
+    const yKeys = (await control('GET', '/state', { key: y.admin_key })).body.account.keys as { key: string }[];
+    await refused((d) => (d.account.keys[1].key = yKeys[1]!.key), 'account.keys.1.key', 'unique');
+    await refused((d) => (d.account.instances[0].apikey = yInstance.apikey), 'account.instances.0.apikey', 'unique');
+  });
+
   it('a clock of 1e308 is a 400 naming account.clock, and no other account\'s time moves', async () => {
     await refused((d) => (d.account.clock = { offset_ms: 1e308, pinned_ms: null }), 'account.clock.offset_ms', 'maximum');
     await refused((d) => (d.account.clock = { offset_ms: 0, pinned_ms: -1 }), 'account.clock.pinned_ms', 'minimum');
@@ -197,7 +235,7 @@ describe('an account-scoped state load refused whole', () => {
     );
   });
 
-  it('its own dump still loads', async () => {
+  it('its own dump, with its own providerids and keys, still loads', async () => {
     const d = (await control('GET', '/state', { key: x.admin_key })).body;
     expect((await control('PUT', '/state', { key: x.admin_key, body: d })).status).toBe(200);
   });

@@ -77,13 +77,19 @@ describe('loading a state file', () => {
     expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: tusk_state: must be 1'));
   });
 
-  it('refuses a clock or an outbox body the server cannot take, naming each, and the registry stays as it was (issue 31)', () => {
+  it('refuses a clock, an outbox body or a providerid that the server cannot take, naming each, and the registry stays as it was (issue 31)', () => {
     const before = JSON.stringify(tusk.registry.toJSON());
-    writeFileSync(file, JSON.stringify({ ...JSON.parse(before), clock: { offset_ms: 1e308, pinned_ms: null } }));
+    const good = () => JSON.parse(before);
+    const clock = { ...good(), clock: { offset_ms: 1e308, pinned_ms: null } };
+    writeFileSync(file, JSON.stringify(clock));
     expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: clock.offset_ms: must be <= 253370764799999'));
-    const deep = { ...JSON.parse(before), outbox: { last_id: 1, entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'pending' }] } };
+    const deep = { ...good(), outbox: { last_id: 1, entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'pending' }] } };
     writeFileSync(file, JSON.stringify(deep).replace('"@@"', `${'['.repeat(20_000)}${']'.repeat(20_000)}`));
     expect(() => load(file)).toThrow(/cannot be loaded: not a valid Tusk state: outbox\.entries\.0\.body: nests objects and arrays deeper than 32 levels/);
+    const twice = good();
+    twice.accounts[0].instances[1].providerid = twice.accounts[0].instances[0].providerid;
+    writeFileSync(file, JSON.stringify(twice));
+    expect(() => load(file)).toThrow(/cannot be loaded: not a valid Tusk state: accounts\.0\.instances\.1\.providerid: this providerid appears twice in the state \(also at accounts\.0\.instances\.0\.providerid\)/);
     expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
   });
 

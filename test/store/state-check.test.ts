@@ -1,0 +1,109 @@
+// A state load refused by the checks of src/store/state-check.ts reaches nothing: not the stores,
+// the keys or the clock (test/control/hostile-inputs.test.ts), and not the database engine either,
+// which is told nothing (issue 31: a providerid of another account's instance took over its
+// database, because the load provisioned it with the loader's password). And the identity the
+// checks compare providerids by is the one the engine names databases by (databaseKeyOf).
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadDocuments } from '../../src/openapi/documents.js';
+import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
+import { Registry } from '../../src/store/registry.js';
+import { VirtualClock } from '../../src/store/clock.js';
+import { StateError } from '../../src/store/snapshot.js';
+import { databaseKeyOf } from '../../src/store/instance.js';
+import { freshAccount } from '../../src/control/accounts.js';
+import { Databases, type InstanceDatabases } from '../../src/databases/databases.js';
+import type { PostgresEngine } from '../../src/databases/engine.js';
+
+const DEDICATED = { name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
+
+/** Records the name of every call the stores make to the engine's side (a unit test's stand-in for the engine). */
+function recorder(calls: string[]): InstanceDatabases {
+  return new Proxy({} as InstanceDatabases, {
+    get: (_, name) => {
+      if (name === 'host') return '127.0.0.1';
+      if (name === 'port') return 5432;
+      if (typeof name !== 'string' || name === 'then') return undefined;
+      return (...args: unknown[]) => {
+        calls.push(name);
+        if (name === 'provision') return { role: `r_${String(args[0])}`, database: `d_${String(args[0])}` };
+        if (name === 'isReady') return true;
+        return undefined;
+      };
+    },
+  });
+}
+
+let rules: ContractRules;
+beforeAll(async () => {
+  rules = readContractRules((await loadDocuments()).instance);
+});
+
+describe('a refused load tells the database engine nothing', () => {
+  const calls: string[] = [];
+  let registry: Registry;
+  let x: string;
+  let y: string;
+  beforeEach(() => {
+    registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock: new VirtualClock(), rules, databases: recorder(calls) });
+    for (const name of ['x', 'y']) {
+      const { fixture, keys } = freshAccount({ name });
+      const account = registry.addAccount(fixture);
+      account.createInstance(DEDICATED, account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!);
+      if (name === 'x') x = account.id;
+      else y = account.id;
+    }
+    calls.length = 0;
+  });
+
+  it('an account\'s load naming another account\'s providerid: a StateError, and no step for the engine', () => {
+    const dump = registry.accountState(x);
+    dump.account.instances[0]!.providerid = registry.accountState(y).account.instances[0]!.providerid;
+    dump.account.instances[0]!.password = 'chosen-by-x';
+    const before = JSON.stringify(registry.toJSON());
+    calls.length = 0;
+    expect(() => registry.restoreAccount(x, dump)).toThrow(StateError);
+    expect(calls).toEqual([]);
+    expect(JSON.stringify(registry.toJSON())).toBe(before);
+  });
+
+  it('a server-wide load with one providerid twice: a StateError, and no step for the engine', () => {
+    const state = registry.toJSON();
+    const [a, b] = state.accounts.filter((s) => s.id === x || s.id === y);
+    b!.instances[0]!.providerid = a!.instances[0]!.providerid;
+    calls.length = 0;
+    expect(() => registry.restore(state)).toThrow(StateError);
+    expect(calls).toEqual([]);
+  });
+
+  it('an account\'s own dump loads, and the engine is told (the recorder sees the stores\' steps)', () => {
+    registry.restoreAccount(x, registry.accountState(x));
+    expect(calls).toContain('provision');
+  });
+});
+
+describe('databaseKeyOf: the identity of a providerid is the name of its database', () => {
+  // The engine names a database after the providerid (Databases.provision); a stand-in engine that
+  // runs nothing is enough to read the names it gives.
+  const engine = new Proxy({ prefix: 'tusk_t_', host: '127.0.0.1', port: 5432 } as unknown as PostgresEngine, {
+    get: (target, name) => (name in target ? (target as unknown as Record<string | symbol, unknown>)[name] : name === 'then' ? undefined : () => Promise.resolve(undefined)),
+  });
+  const databases = new Databases(engine, () => {});
+  const nameOf = (providerid: string) => databases.provision(providerid, 'pw').database;
+  const base = '3850f1f9-ea8c-46b6-9d6b-88fc0b7f4341';
+  const spellings = [
+    base,
+    base.toUpperCase(),
+    '3850f1f9-ea8c-46b6-0000-000000000000', // the same first 16 hex digits, another tail
+    `urn:uuid:${base}`,
+    '3850f1f9-ea8c-46b7-9d6b-88fc0b7f4341',
+    '00000000-0000-4000-8000-000000000000',
+  ];
+
+  it('two providerids name one database exactly when their keys agree', () => {
+    for (const a of spellings) {
+      for (const b of spellings) expect(databaseKeyOf(a) === databaseKeyOf(b), `${a} / ${b}`).toBe(nameOf(a) === nameOf(b));
+    }
+    expect(databaseKeyOf(base)).toBe(databaseKeyOf(base.toUpperCase()));
+    expect(databaseKeyOf(base)).toBe(databaseKeyOf('3850f1f9-ea8c-46b6-0000-000000000000'));
+  });
+});
