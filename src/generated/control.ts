@@ -64,7 +64,18 @@ export interface paths {
         get: operations["getState"];
         /**
          * Load a state
-         * @description Replaces the whole state (clock and outbox included) with a dump of `GET /__tusk/state`. A malformed or inconsistent dump is refused with 400 and changes nothing.
+         * @description Replaces the whole state (clock and outbox included) with a dump of `GET /__tusk/state`.
+         *     Scoped to an account (`?account=ID` or its admin key), replaces that account only with a
+         *     dump of `GET /__tusk/state` scoped to it (`AccountState`).
+         *
+         *     The dump is checked whole before anything of it is applied: its shape (with the bounds of
+         *     `StateTime`, `ClockTime`, `StateClock`, `StateId`), records of the interfaces against their
+         *     schemas and nested at most 32 levels deep (as a request body), ids within their sequences,
+         *     and identifiers unique across the whole server: API keys and `providerid`s (which name the
+         *     instances' real databases), never another account's. A malformed or inconsistent dump is a
+         *     400 whose `field` is the first problem's place in the dump (`clock.offset_ms`,
+         *     `account.instances.0.providerid`) and whose `rule` is the rule it breaks (`maximum`,
+         *     `maxDepth`, `unique`, ...); it changes nothing.
          */
         put: operations["putState"];
         post?: never;
@@ -90,6 +101,11 @@ export interface paths {
          *     `pin` (stop the clock at a time; `null` lets it run again from where it stands). A pinned clock
          *     stays pinned when advanced or set. Afterwards everything the new time makes due runs at once:
          *     outbox deliveries (callbacks) start and alarms are evaluated.
+         *
+         *     The clock stands between 1970-01-01T00:00:00.000Z and 9998-12-31T23:59:59.999Z
+         *     (`ClockTime`): a move to a time beyond, or an advance past the end, is a 400 naming
+         *     `advance`, `set` or `pin` with rule `range`, and the clock stays where it was. A running
+         *     clock that reaches an end stands there.
          */
         post: operations["moveClock"];
         delete?: never;
