@@ -15,6 +15,7 @@
 // every path. One line per scenario, PASS or FAIL; exit code 1 when one fails.
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { sql } from './databases.js';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const basic = (key) => `Basic ${Buffer.from(`:${key}`).toString('base64')}`;
@@ -123,17 +124,6 @@ const deepEntry = { id: 1, kind: 'callback', event: 'backup', target: 'http://12
 /** Real Postgres behind the instances (not the records-only `*.db.tusk.example` urls)? */
 const realDatabase = (url) => !new URL(url).hostname.endsWith('.db.tusk.example');
 
-async function sql(url, text) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: ANSWER_MS });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 /** The two accounts every scenario acts on and around, made once per server. */
 const jobsOf = new WeakMap();

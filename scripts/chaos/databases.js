@@ -24,7 +24,8 @@ async function until(what, condition, ms = 30_000) {
   }
 }
 
-async function sql(url, text) {
+/** Runs `text` on `url` with a fresh client (exported: scripts/chaos/control-inputs.js reads databases with it too). */
+export async function sql(url, text) {
   const client = new pg.Client({ connectionString: url });
   client.on('error', () => undefined);
   await client.connect();
