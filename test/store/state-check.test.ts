@@ -83,9 +83,10 @@ describe('a refused load tells the database engine nothing', () => {
 
 describe('databaseKeyOf: the identity of a providerid is the name of its database', () => {
   // The engine names a database after the providerid (Databases.provision); a stand-in engine that
-  // runs nothing is enough to read the names it gives.
-  const engine = new Proxy({ prefix: 'tusk_t_', host: '127.0.0.1', port: 5432 } as unknown as PostgresEngine, {
-    get: (target, name) => (name in target ? (target as unknown as Record<string | symbol, unknown>)[name] : name === 'then' ? undefined : () => Promise.resolve(undefined)),
+  // never becomes ready is enough to read the names it gives (no step ever runs).
+  const never = () => new Promise<never>(() => {});
+  const engine = new Proxy({ prefix: 'tusk_t_', host: '127.0.0.1', port: 5432, state: 'starting' } as unknown as PostgresEngine, {
+    get: (target, name) => (name in target ? (target as unknown as Record<string | symbol, unknown>)[name] : name === 'then' ? undefined : never),
   });
   const databases = new Databases(engine, () => {});
   const nameOf = (providerid: string) => databases.provision(providerid, 'pw').database;
