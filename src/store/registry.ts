@@ -10,7 +10,8 @@ import { AccountClock, VirtualClock } from './clock.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
-import { STATE_VERSION, StateError, type AccountDump, type RegistryState } from './snapshot.js';
+import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
+import { databaseKeyOf } from './instance.js';
 import { checkState } from './state-check.js';
 import { Memo } from '../core/memo.js';
 import { SecretSource } from './secrets.js';
@@ -240,8 +241,24 @@ export class Registry implements KeyIndex {
     this.added.delete(id); // no seeded or created form to reset it to any more
     this.outbox.clear(id);
     this.outbox.adopt(id, dump.outbox.entries);
+    this.dropReplaced([old], [dump.account]);
     this.context.databases?.dropUnused();
     return account;
+  }
+
+  /**
+   * Drops the databases of the instances of `replaced` accounts whose providerid no instance of
+   * `kept` names (a load left them out). The engine keeps every database it was told of until it is
+   * told to drop it: left there, with its data and its role, a later load of another account naming
+   * that providerid would be handed them (issue 31).
+   */
+  private dropReplaced(replaced: Iterable<AccountStore>, kept: readonly AccountState[]): void {
+    const databases = this.context.databases;
+    if (!databases) return;
+    const keep = new Set(kept.flatMap((a) => a.instances.map((x) => databaseKeyOf(x.providerid))));
+    for (const account of replaced) {
+      for (const instance of account.instanceStores()) if (instance.db && !keep.has(databaseKeyOf(instance.providerid))) databases.drop(instance.db);
+    }
   }
 
   /**
@@ -276,6 +293,7 @@ export class Registry implements KeyIndex {
     this.outbox.restore(state.outbox);
     // The databases of instances the state keeps are kept (a database is named after its
     // instance's providerid); the others go.
+    this.dropReplaced(previous.accounts.values(), state.accounts);
     this.context.databases?.dropUnused();
   }
 

@@ -16,8 +16,8 @@ import type { PostgresEngine } from '../../src/databases/engine.js';
 
 const DEDICATED = { name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
-/** Records the name of every call the stores make to the engine's side (a unit test's stand-in for the engine). */
-function recorder(calls: string[]): InstanceDatabases {
+/** Records the name of every call the stores make to the engine's side, and the databases dropped (a unit test's stand-in for the engine). */
+function recorder(calls: string[], dropped: string[] = []): InstanceDatabases {
   return new Proxy({} as InstanceDatabases, {
     get: (_, name) => {
       if (name === 'host') return '127.0.0.1';
@@ -25,6 +25,7 @@ function recorder(calls: string[]): InstanceDatabases {
       if (typeof name !== 'string' || name === 'then') return undefined;
       return (...args: unknown[]) => {
         calls.push(name);
+        if (name === 'drop') dropped.push((args[0] as { database: string }).database);
         if (name === 'provision') return { role: `r_${String(args[0])}`, database: `d_${String(args[0])}` };
         if (name === 'isReady') return true;
         return undefined;
@@ -78,6 +79,46 @@ describe('a refused load tells the database engine nothing', () => {
   it('an account\'s own dump loads, and the engine is told (the recorder sees the stores\' steps)', () => {
     registry.restoreAccount(x, registry.accountState(x));
     expect(calls).toContain('provision');
+  });
+});
+
+describe('an accepted load drops the databases of the instances it leaves out', () => {
+  const calls: string[] = [];
+  const dropped: string[] = [];
+  let registry: Registry;
+  let x: string;
+  beforeEach(() => {
+    registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock: new VirtualClock(), rules, databases: recorder(calls, dropped) });
+    const { fixture, keys } = freshAccount({ name: 'x' });
+    const account = registry.addAccount(fixture);
+    const key = account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!;
+    account.createInstance(DEDICATED, key);
+    account.createInstance(DEDICATED, key);
+    x = account.id;
+    calls.length = 0;
+    dropped.length = 0;
+  });
+  const databaseOf = (providerid: string) => `d_${providerid}`;
+
+  it('an account\'s load without one of its instances drops that one\'s database, and keeps the other\'s', () => {
+    const dump = registry.accountState(x);
+    const [gone, kept] = dump.account.instances;
+    dump.account.instances = [kept!];
+    registry.restoreAccount(x, dump);
+    expect(dropped).toEqual([databaseOf(gone!.providerid)]);
+  });
+
+  it('an account\'s load of its own dump drops nothing', () => {
+    registry.restoreAccount(x, registry.accountState(x));
+    expect(dropped).toEqual([]);
+  });
+
+  it('a server-wide load without an account drops the databases of its instances', () => {
+    const state = registry.toJSON();
+    const gone = state.accounts.find((a) => a.id === x)!;
+    state.accounts = state.accounts.filter((a) => a.id !== x);
+    registry.restore(state);
+    expect(dropped.sort()).toEqual(gone.instances.map((i) => databaseOf(i.providerid)).sort());
   });
 });
 
