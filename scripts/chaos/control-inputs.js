@@ -1,6 +1,7 @@
 // The hostile control inputs of issue 31 (point 2), against a real `tusk serve` over HTTP: state
 // loads of the whole server and of one account with a clock out of range, an outbox body nested
-// 20,000 deep, or another account's providerid or key; clock moves beyond the clock's range. Each
+// 20,000 deep, or another account's providerid or key, or the providerid of a database another
+// account's load left behind; clock moves beyond the clock's range. Each
 // is { name, run(server) }, as scripts/chaos.js runs them, and throws (with what happened) when
 // Tusk does not hold: every such input must be a 400 naming the field and the rule, change nothing
 // (the clock, the accounts, their keys and instances), and leave the server answering every
@@ -260,6 +261,34 @@ export const scenarios = [
         ys.instances[0].providerid = xs.instances[0].providerid.toUpperCase();
         return control(server, '/state', { method: 'PUT', body: s });
       }, /^accounts\.\d+\.instances\.0\.providerid$/, 'unique');
+    },
+  },
+  {
+    name: "account Y loads the providerid of an instance account X's own load left out",
+    async run(server) {
+      const x = { ...(await job(server, 'chaos-left-x')), name: 'chaos-left-x' };
+      const y = { ...(await job(server, 'chaos-left-y')), name: 'chaos-left-y' };
+      const real = realDatabase(x.instance.url);
+      if (real) await sql(x.instance.url, "create table chaos_left (v text); insert into chaos_left values ('x-data')");
+      const xDump = (await own(server, x, '/state')).body;
+      xDump.account.instances = [];
+      const left = await own(server, x, '/state', { method: 'PUT', body: xDump });
+      if (left.status !== 200) throw new Error(`X's load without its instance answered ${left.status}: ${JSON.stringify(left.body)}`);
+      const yDump = (await own(server, y, '/state')).body;
+      yDump.account.instances[0].providerid = x.instance.providerid;
+      yDump.account.instances[0].password = 'chosen-by-y';
+      const taken = await own(server, y, '/state', { method: 'PUT', body: yDump });
+      if (taken.status !== 200) throw new Error(`Y's load of a providerid nobody holds answered ${taken.status}: ${JSON.stringify(taken.body)}`);
+      if (!real) return 'both loads 200; records only (--databases off): no database to check';
+      const end = Date.now() + 30_000;
+      let got;
+      while (!(got = (await call(server.customerUrl, `/api/instances/${y.instance.id}`, { key: y.admin_key })).body).ready) {
+        if (Date.now() > end) throw new Error("Y's instance not ready within 30 s");
+        await sleep(100);
+      }
+      const rows = await sql(got.url, "select to_regclass('chaos_left') as t");
+      if (rows[0]?.t !== null) throw new Error("Y's url opens the data X's instance left behind");
+      return "both loads 200; the database X's load left out was dropped: Y's url opens an empty one";
     },
   },
 ];
