@@ -16,6 +16,13 @@
 import { DatabaseAdmin } from './admin.js';
 import { isUnreachable, type PostgresEngine } from './engine.js';
 
+/**
+ * The part of a providerid that names the instance's real database and role: its first 16 letters
+ * and digits, without case. Two providerids that agree there would share one database, so a loaded
+ * state may not hold two such (src/store/state-check.ts).
+ */
+export const databaseKeyOf = (providerid: string): string => providerid.replace(/[^0-9a-z]/gi, '').toLowerCase().slice(0, 16);
+
 export interface DatabaseRef {
   role: string;
   database: string;
@@ -172,7 +179,7 @@ export class Databases implements InstanceDatabases {
   }
 
   provision(key: string, password: string, options: ProvisionOptions = {}): DatabaseRef {
-    const id = key.replace(/[^0-9a-z]/gi, '').toLowerCase().slice(0, 16);
+    const id = databaseKeyOf(key);
     const ref = { role: `${this.engine.prefix}u${id}`, database: `${this.engine.prefix}d${id}` };
     this.live.set(ref.database, ref);
     if (options.onSize) this.sizeListeners.set(ref.database, options.onSize);

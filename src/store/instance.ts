@@ -30,13 +30,8 @@ export type { IntegrationKind, SystemBodyValidator } from './instance-integratio
 
 export { SECOND_DATABASE } from './instance-side.js';
 
-/**
- * The part of a providerid that names the instance's real database and role: its first 16 letters
- * and digits, without case (Databases.provision in src/databases/databases.ts makes both names of
- * them). Two providerids that agree there would share one database, so a loaded state may not hold
- * two such (src/store/state-check.ts).
- */
-export const databaseKeyOf = (providerid: string): string => providerid.replace(/[^0-9a-z]/gi, '').toLowerCase().slice(0, 16);
+/** The part of a providerid that names the instance's real database and role (src/databases/databases.ts). */
+export { databaseKeyOf } from '../databases/databases.js';
 
 export interface InstanceInit {
   id: number;
