@@ -9,6 +9,8 @@ import type { Context } from 'hono';
 import type { ErrorObject } from 'ajv';
 import { ApiError, invalid } from '../core/errors.js';
 import { errorField, ruleOf } from '../openapi/ajv.js';
+import { CONTROL_BODY_BYTES } from '../core/limits.js';
+import { readLimitedBody } from '../http/pipeline.js';
 import type { operations } from '../generated/control.js';
 import type { ControlDocument } from './document.js';
 
@@ -39,10 +41,11 @@ export function tellingErrors(errors: ErrorObject[]): ErrorObject[] {
 
 /**
  * The request's body parsed as JSON, not yet checked (PUT /__tusk/state checks a state whole, with
- * every problem named): undefined when empty and not required.
+ * every problem named): undefined when empty and not required. A body over `limit` bytes is a 413,
+ * refused before it is read whole (a state may be large; every other control's body is small).
  */
-export async function jsonOf(c: Context, required: boolean): Promise<unknown> {
-  const text = await c.req.text();
+export async function jsonOf(c: Context, required: boolean, limit = CONTROL_BODY_BYTES.control): Promise<unknown> {
+  const text = Buffer.from(await readLimitedBody(c.req.raw, limit)).toString('utf8');
   if (text.trim() === '') {
     if (!required) return undefined;
     throw invalid('body', 'required', 'a JSON body is required');

@@ -11,6 +11,7 @@
 //   GET  /__tusk/openapi.json     the control plane's document
 import { Hono, type Context } from 'hono';
 import { ApiError, badRequest, invalid } from '../core/errors.js';
+import { CONTROL_BODY_BYTES } from '../core/limits.js';
 import { StateError } from '../store/snapshot.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';
@@ -93,7 +94,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
 
   app.put('/state', async (c) => {
     const s = scope(c);
-    const value = await jsonOf(c, true);
+    const value = await jsonOf(c, true, CONTROL_BODY_BYTES.state);
     try {
       if (s.kind === 'account') loadAccountState(registry, s.account.id, value, deps.app.schemas, deps.document);
       else loadState(registry, value, deps.app.schemas, deps.document);

@@ -11,6 +11,13 @@
  */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The control plane's request bodies: a state dump (PUT /__tusk/state) may be large (about 10 KB
+ * per instance); every other control's body is a few fields. Larger bodies are a 413, refused
+ * before they are read whole.
+ */
+export const CONTROL_BODY_BYTES = { state: 256 * 1024 * 1024, control: 1024 * 1024 } as const;
+
 /** HTTP timeouts of both node servers (ms); see startTusk. */
 export const SERVER_TIMEOUTS = {
   /** The request line and headers must arrive within this time (slowloris). */

@@ -110,15 +110,15 @@ export function parseBody<P>(options: ParseBodyOptions): MiddlewareHandler<Pipel
   };
 }
 
-/** A body over MAX_BODY_BYTES (413): refused by its Content-Length, or as soon as that many bytes arrived. */
-export const payloadTooLarge = () =>
-  new ApiError(413, `Payload too large: a request body may have at most ${MAX_BODY_BYTES} bytes (64 KiB)`, { field: 'body', rule: 'maxBytes' });
+/** A body over `limit` bytes (413): refused by its Content-Length, or as soon as that many bytes arrived. */
+export const payloadTooLarge = (limit = MAX_BODY_BYTES) =>
+  new ApiError(413, `Payload too large: a request body may have at most ${limit} bytes (${limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`})`, { field: 'body', rule: 'maxBytes' });
 
-/** The body's bytes, read no further than MAX_BODY_BYTES, before anything parses them. */
-export async function readLimitedBody(req: Request): Promise<Uint8Array> {
+/** The body's bytes, read no further than `limit` (the APIs' MAX_BODY_BYTES), before anything parses them. */
+export async function readLimitedBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
   const length = req.headers.get('content-length');
   const declared = Number(length ?? 0);
-  if (declared > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (declared > limit) throw payloadTooLarge(limit);
   if (length !== null && /^\d+$/.test(length)) {
     // A declared length within the limit: the body is read whole, on @hono/node-server's direct
     // path from the socket (req.body would build a web stream and a full Request for it).
@@ -127,7 +127,7 @@ export async function readLimitedBody(req: Request): Promise<Uint8Array> {
         throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', { field: 'body', rule: 'aborted' });
       }),
     );
-    if (whole.byteLength > MAX_BODY_BYTES) throw payloadTooLarge();
+    if (whole.byteLength > limit) throw payloadTooLarge(limit);
     return whole;
   }
   if (!req.body) return new Uint8Array(0);
@@ -140,9 +140,9 @@ export async function readLimitedBody(req: Request): Promise<Uint8Array> {
     });
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > limit) {
       void reader.cancel().catch(() => undefined);
-      throw payloadTooLarge();
+      throw payloadTooLarge(limit);
     }
     chunks.push(value);
   }

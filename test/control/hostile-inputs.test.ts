@@ -7,7 +7,7 @@
 // an endless loop or a takeover of another account's database before.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import { CLOCK_RANGE, MAX_BODY_DEPTH, MAX_ID, TIME_RANGE } from '../../src/core/limits.js';
+import { CLOCK_RANGE, CONTROL_BODY_BYTES, MAX_BODY_DEPTH, MAX_ID, TIME_RANGE } from '../../src/core/limits.js';
 import { instanceKey } from '../../fixtures/index.js';
 
 const ADMIN_KEY = 'hostile-test-admin-key';
@@ -303,6 +303,21 @@ describe('the ends of the clock\'s range', () => {
     s.clock = { offset_ms: 0, pinned_ms: CLOCK_RANGE.max - HOUR };
     expect((await control('PUT', '/state', { body: s })).status).toBe(200);
     expect((await control('GET', '/clock')).body.now).toBe('9998-12-31T22:59:59.999Z');
+  });
+});
+
+describe('control bodies of any size', () => {
+  it('a body over its limit is a 413 naming body, read no further, and changes nothing', async () => {
+    const before = everything();
+    const huge = JSON.stringify({ advance: '1s', pad: 'x'.repeat(CONTROL_BODY_BYTES.control) });
+    const clock = await control('POST', '/clock', { body: huge });
+    expect(clock.status).toBe(413);
+    expect(clock.body).toMatchObject({ field: 'body', rule: 'maxBytes' });
+    // A state declared larger than a state may be is refused by its length, before it is read.
+    const res = await tusk.customer.fetch(new Request('http://tusk/__tusk/state', { method: 'PUT', headers: { 'content-type': 'application/json', 'content-length': String(CONTROL_BODY_BYTES.state + 1) }, body: '{}' }));
+    expect(res.status).toBe(413);
+    expect(everything()).toBe(before);
+    await stillServes();
   });
 });
 
