@@ -63,7 +63,9 @@ export async function writeBundle(name: InterfaceName): Promise<OpenApiDocument>
   const { stringify } = await import('yaml');
   mkdirSync(BUNDLE_DIR, { recursive: true });
   writeFileSync(join(BUNDLE_DIR, `${name}.json`), JSON.stringify(doc, null, 2) + '\n');
-  writeFileSync(join(BUNDLE_DIR, `${name}.yaml`), stringify(doc, { lineWidth: 0 }));
+  // YAML 1.1 quoting (as Redocly's CLI writes it): a 1.1 reader such as Prism's js-yaml must not
+  // read an example like 2026-10-01T00:00:00Z as a date.
+  writeFileSync(join(BUNDLE_DIR, `${name}.yaml`), stringify(doc, { lineWidth: 0, version: '1.1', singleQuote: true }));
   return doc;
 }
 

@@ -1,4 +1,4 @@
-// `npm start` builds only when an input of the build changed (scripts/build-if-changed.js): the
+// `npm start` builds only when an input of the build changed (scripts/build.js --if-changed): the
 // stamp is a hash of the inputs' content, so an edit always rebuilds and an unchanged tree never does.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 // @ts-expect-error -- a plain JavaScript script without types
-import { inputsHash, upToDate } from '../../scripts/build-if-changed.js';
+import { inputsHash, upToDate } from '../../scripts/build.js';
 
 const run = promisify(execFile);
-const SCRIPT = join(PROJECT_ROOT, 'scripts', 'build-if-changed.js');
+const SCRIPT = join(PROJECT_ROOT, 'scripts', 'build.js');
 
 function tree(): string {
   const dir = mkdtempSync(join(tmpdir(), 'tusk-build-stamp-'));
@@ -50,7 +50,7 @@ describe('the build stamp', () => {
   it('after npm run build, the tree of this checkout is up to date, so npm start skips the build', async () => {
     const { stdout } = await run(process.execPath, [SCRIPT, '--check'], { cwd: PROJECT_ROOT });
     expect(stdout.trim()).toBe('build: up to date');
-    const start = await run(process.execPath, [SCRIPT], { cwd: PROJECT_ROOT });
+    const start = await run(process.execPath, [SCRIPT, '--if-changed'], { cwd: PROJECT_ROOT });
     expect(start.stdout).toMatch(/^build: up to date, skipped/);
   });
 });
