@@ -10,28 +10,52 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
-import { formatSummary, groupOf, parseTestArgs, suiteFiles, targetEnv, UsageError, type RunSummary } from '../src/conformance/run.js';
+import { formatSummary, groupOf, parseTestArgs, suiteFiles, targetEnv, TEST_HELP, UsageError, type RunSummary } from '../src/conformance/run.js';
 
 describe('tusk test: arguments', () => {
   it('runs in-process without URLs', () => {
-    expect(parseTestArgs([])).toMatchObject({ customerUrl: undefined, instanceUrl: undefined, allowDestructive: false, filters: [] });
+    expect(parseTestArgs([], {})).toMatchObject({ customerUrl: undefined, instanceUrl: undefined, allowDestructive: false, filters: [] });
   });
 
   it('takes a deployment, role keys, a callback host, the destructive and database flags, JUnit and filters', () => {
-    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--check-databases', '--junit', 'r.xml', 'derived/']);
+    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--check-databases', '--junit', 'r.xml', 'derived/'], {});
     expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, junit: 'r.xml', filters: ['derived/'] });
     expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({ TUSK_CUSTOMER_URL: 'http://c:1', TUSK_API_KEY: 'K', TUSK_ROLE_KEYS: 'monitor=M,billing manager=B', TUSK_ALLOW_DESTRUCTIVE: '1', TUSK_CHECK_DATABASES: '1' });
-    expect(parseTestArgs([])).toMatchObject({ checkDatabases: false });
+    expect(parseTestArgs([], {})).toMatchObject({ checkDatabases: false });
   });
 
   it('refuses half a deployment, a deployment without key, a key without deployment, bad URLs and bad role keys', () => {
-    expect(() => parseTestArgs(['--customer-url', 'http://c'])).toThrow(UsageError);
-    expect(() => parseTestArgs(['--customer-url', 'http://c', '--instance-url', 'http://i'])).toThrow(/--api-key is required/);
-    expect(() => parseTestArgs(['--api-key', 'K'])).toThrow(/needs --customer-url/);
-    expect(() => parseTestArgs(['--customer-url', 'ftp://c', '--instance-url', 'http://i', '--api-key', 'K'])).toThrow(/http\(s\) URL/);
-    expect(() => parseTestArgs(['--role-keys', 'monitor'])).toThrow(/role-keys/);
-    expect(() => parseTestArgs(['--bogus'])).toThrow(UsageError);
-    expect(parseTestArgs(['-h'])).toBe('help');
+    expect(() => parseTestArgs(['--customer-url', 'http://c'], {})).toThrow(UsageError);
+    expect(() => parseTestArgs(['--customer-url', 'http://c', '--instance-url', 'http://i'], {})).toThrow(/--api-key \(or TUSK_API_KEY\) is required/);
+    expect(() => parseTestArgs(['--api-key', 'K'], {})).toThrow(/TUSK_API_KEY\) needs --customer-url/);
+    expect(() => parseTestArgs(['--customer-url', 'ftp://c', '--instance-url', 'http://i', '--api-key', 'K'], {})).toThrow(/http\(s\) URL/);
+    expect(() => parseTestArgs(['--role-keys', 'monitor'], {})).toThrow(/role-keys/);
+    expect(() => parseTestArgs(['--bogus'], {})).toThrow(UsageError);
+    expect(parseTestArgs(['-h'], {})).toBe('help');
+  });
+
+  it('takes the deployment, its keys and the destructive and database switches from TUSK_* variables, a flag winning over its variable', () => {
+    const env = {
+      TUSK_CUSTOMER_URL: 'http://c:1',
+      TUSK_INSTANCE_URL: 'https://i',
+      TUSK_API_KEY: 'K',
+      TUSK_ROLE_KEYS: 'monitor=M',
+      TUSK_CALLBACK_HOST: 'me.local',
+      TUSK_ALLOW_DESTRUCTIVE: '1',
+      TUSK_CHECK_DATABASES: 'true',
+    };
+    expect(parseTestArgs([], env)).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, junit: undefined, filters: [] });
+    expect(parseTestArgs(['--api-key', 'FLAG', '--customer-url', 'http://other'], env)).toMatchObject({ apiKey: 'FLAG', customerUrl: 'http://other', instanceUrl: 'https://i' });
+    expect(parseTestArgs([], { ...env, TUSK_ALLOW_DESTRUCTIVE: '0', TUSK_CHECK_DATABASES: '' })).toMatchObject({ allowDestructive: false, checkDatabases: false });
+    // an empty variable is unset; errors name the variable too
+    expect(parseTestArgs([], { TUSK_CUSTOMER_URL: '', TUSK_INSTANCE_URL: '', TUSK_API_KEY: '' })).toMatchObject({ customerUrl: undefined, apiKey: undefined });
+    expect(() => parseTestArgs([], { TUSK_CUSTOMER_URL: 'http://c', TUSK_INSTANCE_URL: 'http://i' })).toThrow(/--api-key \(or TUSK_API_KEY\) is required/);
+    expect(() => parseTestArgs([], { ...env, TUSK_INSTANCE_URL: 'nope' })).toThrow(/--instance-url \(or TUSK_INSTANCE_URL\) must be an http\(s\) URL/);
+    expect(() => parseTestArgs([], { TUSK_ROLE_KEYS: 'monitor' })).toThrow(/TUSK_ROLE_KEYS/);
+  });
+
+  it('tusk test --help names every variable it reads', () => {
+    for (const name of ['TUSK_CUSTOMER_URL', 'TUSK_INSTANCE_URL', 'TUSK_API_KEY', 'TUSK_ROLE_KEYS', 'TUSK_CALLBACK_HOST', 'TUSK_ALLOW_DESTRUCTIVE', 'TUSK_CHECK_DATABASES', 'TUSK_CALLBACK_PORT', 'TUSK_CALLBACK_TIMEOUT_MS']) expect(TEST_HELP).toContain(name);
   });
 
   it('groups test files by name: read-only, creating and removing, destructive', () => {

@@ -29,6 +29,16 @@ Flags:
   --junit FILE           also write a JUnit XML report to FILE
   -h, --help             this help
 
+Environment (a flag wins over its variable; secrets stay off the command line):
+  TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL, TUSK_API_KEY, TUSK_ROLE_KEYS, TUSK_CALLBACK_HOST
+                         the values of --customer-url, --instance-url, --api-key, --role-keys,
+                         --callback-host
+  TUSK_ALLOW_DESTRUCTIVE=1, TUSK_CHECK_DATABASES=1
+                         as --allow-destructive, --check-databases (also "true")
+  TUSK_CALLBACK_PORT     the port of the suite's callback receiver (default: any free port)
+  TUSK_CALLBACK_TIMEOUT_MS
+                         how long a test waits for a callback to arrive (default 60000)
+
 Test files are grouped by what they do to the target: *.readonly.test.ts only read;
 *.test.ts create their own resources and remove them afterwards; *.destructive.test.ts change
 what they did not create. File filters select test files whose path contains one of them.
@@ -59,7 +69,18 @@ export interface TestOptions {
 
 export class UsageError extends Error {}
 
-export function parseTestArgs(args: string[]): TestOptions | 'help' {
+/** The flags `tusk test` also takes from the environment (TEST_HELP), by flag. */
+export const TEST_ENV = {
+  'customer-url': 'TUSK_CUSTOMER_URL',
+  'instance-url': 'TUSK_INSTANCE_URL',
+  'api-key': 'TUSK_API_KEY',
+  'role-keys': 'TUSK_ROLE_KEYS',
+  'callback-host': 'TUSK_CALLBACK_HOST',
+  'allow-destructive': 'TUSK_ALLOW_DESTRUCTIVE',
+  'check-databases': 'TUSK_CHECK_DATABASES',
+} as const;
+
+export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.env): TestOptions | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -81,12 +102,21 @@ export function parseTestArgs(args: string[]): TestOptions | 'help' {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
+  const { values: flags, positionals } = parsed;
+  if (flags.help) return 'help';
+  // A flag wins over its variable; an empty variable counts as unset.
+  const fromEnv = (flag: keyof typeof TEST_ENV) => env[TEST_ENV[flag]] || undefined;
+  const envFlag = (flag: keyof typeof TEST_ENV) => ['1', 'true'].includes((fromEnv(flag) ?? '').toLowerCase());
+  const values = {
+    ...flags,
+    ...Object.fromEntries((['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host'] as const).map((f) => [f, flags[f] ?? fromEnv(f)])),
+    'allow-destructive': flags['allow-destructive'] === true || envFlag('allow-destructive'),
+    'check-databases': flags['check-databases'] === true || envFlag('check-databases'),
+  } as typeof flags;
   const external = [values['customer-url'], values['instance-url']].filter((v) => v !== undefined).length;
-  if (external === 1) throw new UsageError('give both --customer-url and --instance-url, or neither to test the in-process reference implementation');
-  if (external === 2 && !values['api-key']) throw new UsageError('--api-key is required with --customer-url and --instance-url');
-  if (external === 0 && values['api-key'] !== undefined) throw new UsageError('--api-key needs --customer-url and --instance-url (the in-process reference implementation has its own key)');
+  if (external === 1) throw new UsageError('give both --customer-url and --instance-url (or TUSK_CUSTOMER_URL and TUSK_INSTANCE_URL), or neither to test the in-process reference implementation');
+  if (external === 2 && !values['api-key']) throw new UsageError('--api-key (or TUSK_API_KEY) is required with --customer-url and --instance-url');
+  if (external === 0 && values['api-key'] !== undefined) throw new UsageError('--api-key (or TUSK_API_KEY) needs --customer-url and --instance-url (the in-process reference implementation has its own key)');
   for (const name of ['customer-url', 'instance-url'] as const) {
     const v = values[name];
     if (v === undefined) continue;
@@ -94,13 +124,13 @@ export function parseTestArgs(args: string[]): TestOptions | 'help' {
     try {
       url = new URL(v);
     } catch {
-      throw new UsageError(`--${name} must be an http(s) URL, got "${v}"`);
+      throw new UsageError(`--${name} (or ${TEST_ENV[name]}) must be an http(s) URL, got "${v}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${name} must be an http(s) URL, got "${v}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${name} (or ${TEST_ENV[name]}) must be an http(s) URL, got "${v}"`);
   }
   if (values['role-keys'] !== undefined) {
     for (const part of values['role-keys'].split(',')) {
-      if (part.trim() && !/^[^=]+=.+$/.test(part.trim())) throw new UsageError(`--role-keys must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`);
+      if (part.trim() && !/^[^=]+=.+$/.test(part.trim())) throw new UsageError(`--role-keys (or TUSK_ROLE_KEYS) must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`);
     }
   }
   return {
