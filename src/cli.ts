@@ -6,8 +6,9 @@ import type { CoverageReport } from './openapi/coverage.js';
 import { coverageTable, writeCoverageFiles } from './openapi/coverage-render.js';
 import { DEFAULTS, startTusk } from './server.js';
 import { DOCS_PATH } from './docs/routes.js';
-import { INTERFACES } from './openapi/documents.js';
+import { INTERFACES, packageVersion } from './openapi/documents.js';
 import { parseEngineSpec } from './databases/engine.js';
+import { createLogger, type Logger } from './core/log.js';
 
 interface Flag {
   name: string;
@@ -37,8 +38,8 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'vary-success', help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)', default: 'off' },
   { name: 'strict-fields', help: 'refuse body fields the schema does not name with a 400 instead of ignoring them (env TUSK_STRICT_FIELDS=1; per request: header Tusk-Strict-Fields: true)', default: 'off' },
   { name: 'coverage', arg: 'FILE', help: 'on shutdown, write the API coverage of the traffic served (GET /__tusk/coverage) to FILE as JSON and beside it as HTML (FILE.html, or FILE with .json replaced)', default: 'none' },
-  { name: 'log', arg: 'text|json', help: 'request log format, one line per request', default: DEFAULTS.log },
-  { name: 'quiet', help: 'no request log', default: 'off' },
+  { name: 'log', arg: 'text|json', help: 'format of every line printed: text, or one JSON object per line with time, level and msg (start-up, requests, databases, shutdown)', default: DEFAULTS.log },
+  { name: 'quiet', help: 'no request log (the start-up and shutdown lines stay)', default: 'off' },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
 ];
 
@@ -105,11 +106,13 @@ Commands:
   coverage  print what the clients' requests exercised on a running stand-in (tusk coverage --help)
 
 Flags:
-  -h, --help   this help (default off)
+  -h, --help      this help (default off)
+  -v, --version   print the version of tusk-mock (default off)
 `;
 
-function fail(message: string): never {
-  console.error(`tusk: ${message}`);
+function fail(message: string, logger?: Logger): never {
+  if (logger) logger.error(`tusk: ${message}`);
+  else console.error(`tusk: ${message}`);
   process.exit(2);
 }
 
@@ -176,46 +179,48 @@ async function serveCommand(args: string[]): Promise<void> {
   const coverageFile = str('coverage');
   if (coverageFile === '') fail('--coverage needs a file name');
   const defined = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const logger = createLogger(log === 'json' ? 'json' : 'text');
   let tusk;
   try {
-    tusk = await startTusk(defined);
+    tusk = await startTusk({ ...defined, logger });
   } catch (err) {
-    fail((err as Error).message);
+    fail((err as Error).message, logger);
   }
   const o = { ...DEFAULTS, ...defined };
-  console.log(`tusk: customer API   ${tusk.customerUrl}`);
-  console.log(`tusk: instance API   ${tusk.instanceUrl}`);
-  console.log(`tusk: customer docs  ${tusk.customerUrl}${DOCS_PATH}`);
-  console.log(`tusk: instance docs  ${tusk.instanceUrl}${DOCS_PATH}`);
-  console.log(`tusk: admin key      ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`);
-  console.log(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
-  if (tusk.control.state) console.log(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
-  for (const rule of tusk.deps.faults.list()) console.log(`tusk: fault          ${JSON.stringify(rule)}`);
+  logger.info(`tusk: customer API   ${tusk.customerUrl}`);
+  logger.info(`tusk: instance API   ${tusk.instanceUrl}`);
+  logger.info(`tusk: customer docs  ${tusk.customerUrl}${DOCS_PATH}`);
+  logger.info(`tusk: instance docs  ${tusk.instanceUrl}${DOCS_PATH}`);
+  logger.info(`tusk: admin key      ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`);
+  logger.info(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
+  if (tusk.control.state) logger.info(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
+  for (const rule of tusk.deps.faults.list()) logger.info(`tusk: fault          ${JSON.stringify(rule)}`);
+  let closing = false;
   const engine = tusk.deps.databases?.engine;
   if (engine) {
     const what = engine.spec.kind === 'embedded' ? 'embedded Postgres, starting in the background' : 'an existing Postgres server';
-    console.log(`tusk: databases      ${what} on ${engine.host}:${engine.port} (roles and databases ${engine.prefix}*)`);
+    logger.info(`tusk: databases      ${what} on ${engine.host}:${engine.port} (roles and databases ${engine.prefix}*)`);
     engine.start().then(
-      () => console.log(`tusk: databases      ready (PostgreSQL ${engine.version})`),
-      (err: Error) => console.error(`tusk: databases      failed to start: ${err.message}; instances stay not ready`),
+      () => logger.info(`tusk: databases      ready (PostgreSQL ${engine.version})`),
+      (err: unknown) => logger.log(closing ? 'debug' : 'error', `tusk: databases      failed to start: ${err instanceof Error ? err.message : String(err)}; instances stay not ready`),
     );
-  } else console.log('tusk: databases      off (instances are records only)');
+  } else logger.info('tusk: databases      off (instances are records only)');
   if (options.answers === 'production' || options.varySuccess || options.strictFields) {
     const modes = [options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`, ...(options.strictFields ? ['strict fields'] : [])];
-    console.log(`tusk: modes          ${modes.join(', ')}`);
+    logger.info(`tusk: modes          ${modes.join(', ')}`);
   }
-  console.log(`tusk: controls       ${tusk.customerUrl}/__tusk/ (reset, clock, state, outbox, requests; ${controlKey === undefined ? 'no key' : 'control key required'})`);
-  console.log('tusk: ready');
-  let closing = false;
+  logger.info(`tusk: controls       ${tusk.customerUrl}/__tusk/ (health, reset, clock, state, outbox, requests; ${controlKey === undefined ? 'no key' : 'control key required'})`);
+  logger.info('tusk: ready');
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    console.log(`tusk: ${signal}, shutting down`);
+    tusk.stopping(); // a Ctrl-C reaches the embedded Postgres server too: its end is expected now
+    logger.info(`tusk: ${signal}, shutting down`);
     if (coverageFile) {
       try {
-        for (const file of writeCoverageFiles(coverageFile, tusk.deps.coverage.report())) console.log(`tusk: coverage       ${file}`);
+        for (const file of writeCoverageFiles(coverageFile, tusk.deps.coverage.report())) logger.info(`tusk: coverage       ${file}`);
       } catch (err) {
-        console.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
+        logger.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
       }
     }
     void tusk.close().then(() => process.exit(0));
@@ -294,6 +299,11 @@ export async function main(argv: string[]): Promise<void> {
       return coverageCommand(rest);
     case 'proxy':
       return (await import('./proxy/cli.js')).proxyCommand(rest);
+    case '-v':
+    case '--version':
+    case 'version':
+      console.log(packageVersion());
+      return;
     case undefined:
     case '-h':
     case '--help':

@@ -22,9 +22,11 @@ import { CoverageRecorder } from './openapi/coverage.js';
 import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
+import type { EngineHealth } from './control/deps.js';
 import type { AppDependencies } from './http/deps.js';
 import { PostgresEngine, parseEngineSpec, persistentDataDir } from './databases/engine.js';
 import { Databases } from './databases/databases.js';
+import { createLogger, type Logger } from './core/log.js';
 
 export interface TuskOptions {
   host?: string;
@@ -60,6 +62,8 @@ export interface TuskOptions {
   databases?: string;
   /** `--control-key`: the /__tusk/ controls need this key (HTTP Basic password); see src/control/app.ts. */
   controlKey?: string;
+  /** Where the server's lines go (the request log, the databases' messages); default: text on the console. */
+  logger?: Logger;
 }
 
 export const DEFAULTS = {
@@ -76,6 +80,10 @@ export const DEFAULTS = {
 export type { AppDependencies } from './http/deps.js';
 
 export interface Tusk {
+  /** Where the server's lines go (options.logger, else text on the console). */
+  logger: Logger;
+  /** From now on the databases' messages are the expected end of a stop, not errors (close() calls it first). */
+  stopping(): void;
   deps: AppDependencies;
   registry: Registry;
   /** The simulation controls under /__tusk/, the request journal and the state file. */
@@ -84,10 +92,24 @@ export interface Tusk {
   instance: ReturnType<typeof createInstanceApp>;
 }
 
-function requestLogger(format: 'text' | 'json', api: InterfaceName) {
+function requestLogger(logger: Logger, api: InterfaceName) {
   return (r: ResponseInfo, ms: number) => {
     const line = { api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10 };
-    console.log(format === 'json' ? JSON.stringify(line) : `${api.padEnd(8)} ${line.method.padEnd(6)} ${line.path} ${line.status} ${line.ms}ms`);
+    if (logger.format === 'json') logger.info(`${line.method} ${line.path} ${line.status}`, line);
+    else logger.info(`${api.padEnd(8)} ${line.method.padEnd(6)} ${line.path} ${line.status} ${line.ms}ms`);
+  };
+}
+
+/**
+ * The engine's state for GET /__tusk/health: PostgresEngine's own `state` where it has one, else
+ * read from what it shows (why it failed; its server's version once it answered).
+ */
+function engineHealth(engine: PostgresEngine): EngineHealth {
+  if ('state' in engine) return engine as unknown as EngineHealth;
+  return {
+    get state() {
+      return engine.failure ? 'failed' : engine.version ? 'ready' : 'starting';
+    },
   };
 }
 
@@ -98,14 +120,19 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const schemas = new SchemaSet(documents);
   const { limit, windowMs } = parseRateLimit(o.rateLimit);
   const engineSpec = parseEngineSpec(o.databases ?? 'off');
+  const logger = o.logger ?? createLogger(o.log === 'json' ? 'json' : 'text');
+  // Once Tusk stops, what the databases report (connections ended, steps that can no longer run) is
+  // the expected end, not an error: a Ctrl-C reaches the embedded server too.
+  let stopping = false;
+  const databaseLog = (line: string) => logger.log(stopping ? 'debug' : 'error', line);
   let databases: Databases | undefined;
   if (engineSpec.kind !== 'off') {
     // With --state, the embedded server keeps its data beside the state file: databases survive restarts.
     const kept = engineSpec.kind === 'embedded' && o.state ? persistentDataDir(o.state) : undefined;
-    if (kept?.why) console.error(`tusk: databases: keeping the data in ${kept.dir}, not beside the state file: ${kept.why}`);
-    const engine = new PostgresEngine(engineSpec, (line) => console.error(line), kept ? { dataDir: kept.dir } : {});
+    if (kept?.why) logger.warn(`tusk: databases: keeping the data in ${kept.dir}, not beside the state file: ${kept.why}`);
+    const engine = new PostgresEngine(engineSpec, databaseLog, kept ? { dataDir: kept.dir } : {});
     await engine.reserve();
-    databases = new Databases(engine);
+    databases = new Databases(engine, databaseLog);
     // The server starts in the background: the API answers at once, instances turn ready once their database is made.
     void engine.start().catch(() => undefined);
   }
@@ -140,17 +167,27 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const answers = { mode: () => answerMode } as const;
   const strict = Boolean(o.strictFields);
   const strictFields = () => strict;
-  const log = o.log === 'off' ? undefined : o.log;
+  const requestLog = o.log !== 'off';
   // Routes outside the contract, on both ports (see ApiAppOptions.extensions).
-  const control = new ControlPlane({ app: deps, registry, ...(o.state ? { stateFile: o.state } : {}), ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}) });
+  const control = new ControlPlane({
+    app: deps,
+    registry,
+    ...(o.state ? { stateFile: o.state } : {}),
+    ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}),
+    ...(databases ? { engine: engineHealth(databases.engine) } : {}),
+  });
   const extensions: NonNullable<ApiAppOptions<unknown>['extensions']> = [docsRoutes(documents), control.extension];
-  const onResponse = (api: InterfaceName) => control.observer(api, log ? requestLogger(log, api) : undefined);
+  const onResponse = (api: InterfaceName) => control.observer(api, requestLog ? requestLogger(logger, api) : undefined);
   // API coverage: every answer, by the operation that took the request (if any), its status and account.
   const onAnswer = (api: InterfaceName) => (c: Context, res: Response) => {
     const principal = c.get('principal') as { account: { id: string } } | undefined;
     deps.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.account.id, { method: c.req.method, path: c.req.path });
   };
   return {
+    logger,
+    stopping: () => {
+      stopping = true;
+    },
     deps,
     registry,
     control,
@@ -221,6 +258,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
     customerUrl: urlOf(host, customer),
     instanceUrl: urlOf(host, instance),
     async close() {
+      tusk.stopping();
       clearInterval(ticker);
       await Promise.all([close(customer), close(instance)]);
       await tusk.registry.outbox.settle();

@@ -5,7 +5,7 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { PROJECT_ROOT, packageVersion } from '../src/openapi/documents.js';
 import { serveUntilReady } from './support/serve.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
@@ -67,9 +67,104 @@ describe('the tusk command', () => {
     expect(docs.out).toMatch(/^  --out DIR .*\(default dist\/docs\)$/m);
   });
 
+  it('tusk --version and tusk -v print the version of package.json', async () => {
+    for (const flag of ['--version', '-v']) {
+      const { code, out } = await run([flag]);
+      expect(code).toBe(0);
+      expect(out).toBe(`${packageVersion()}\n`);
+    }
+    expect(packageVersion()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
   it('refuses a malformed flag value with exit code 2 and a message', async () => {
     const { code, out } = await run(['serve', '--rate-limit', 'lots']);
     expect(code).toBe(2);
     expect(out).toMatch(/--rate-limit must look like N\/S/);
+  });
+});
+
+/** Starts `tusk serve` in a process group of its own (as a terminal runs it); resolves its output so far and a stop. */
+function serveInGroup(args: string[]) {
+  const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stdout = '';
+  let stderr = '';
+  p.stdout.on('data', (d) => (stdout += d));
+  p.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => p.on('exit', resolve));
+  return {
+    p,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    /** Kills the whole group, whatever happened (a failed assertion included). */
+    kill: () => {
+      if (p.exitCode === null && p.signalCode === null) process.kill(-p.pid!, 'SIGKILL');
+    },
+  };
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await Promise.resolve().then(check).catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ADMIN = { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') };
+
+/** Waits for `tusk: ready` in the output, then for the databases (GET /__tusk/health), and makes an instance's database. */
+async function readyWithDatabases(s: ReturnType<typeof serveInGroup>): Promise<string> {
+  const customer = await until('the customer URL', () => /customer API\s+(http:\/\/[\d.:]+)/.exec(s.stdout())?.[1]);
+  await until('tusk: ready', () => (s.stdout().includes('tusk: ready') ? true : undefined));
+  await until('the databases', async () => (((await (await fetch(`${customer}/__tusk/health`)).json()) as { ready: boolean }).ready ? true : undefined));
+  const created = await fetch(`${customer}/api/instances`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'stop-me', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+  const { id } = (await created.json()) as { id: number };
+  await until('the instance', async () => (((await (await fetch(`${customer}/api/instances/${id}`, { headers: ADMIN })).json()) as { ready: boolean }).ready ? true : undefined));
+  return customer;
+}
+
+describe('stopping tusk serve', () => {
+  it('Ctrl-C (SIGINT to the process group, the embedded Postgres server included) stops it with exit code 0 and not one error line', async () => {
+    const s = serveInGroup(['--quiet']);
+    try {
+      await readyWithDatabases(s);
+      process.kill(-s.p.pid!, 'SIGINT');
+      expect(await s.exited).toBe(0);
+      expect(s.stdout()).toMatch(/tusk: SIGINT, shutting down\n$/);
+      expect(s.stderr()).toBe('');
+    } finally {
+      s.kill();
+    }
+  });
+});
+
+describe('tusk serve --log json', () => {
+  it('prints every line as one JSON object with time, level and msg: start-up, requests, databases, shutdown (SIGTERM, no error)', async () => {
+    const s = serveInGroup(['--log', 'json']);
+    try {
+      const customer = await readyWithDatabases(s);
+      await fetch(`${customer}/api/plans`, { headers: ADMIN });
+      s.p.kill('SIGTERM');
+      expect(await s.exited).toBe(0);
+      expect(s.stderr()).toBe('');
+      const lines = s.stdout().trimEnd().split('\n').map((l) => JSON.parse(l) as { time: string; level: string; msg: string; path?: string; status?: number });
+      for (const line of lines) {
+        expect(new Date(line.time).toISOString()).toBe(line.time);
+        expect(['info', 'warn', 'error']).toContain(line.level);
+        expect(typeof line.msg).toBe('string');
+      }
+      const messages = lines.map((l) => l.msg);
+      expect(messages[0]).toMatch(/^tusk: customer API +http:/);
+      expect(messages).toContain('tusk: ready');
+      expect(messages.some((m) => /^tusk: databases +ready \(PostgreSQL/.test(m))).toBe(true);
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'GET /api/plans 200', path: '/api/plans', status: 200 }));
+      expect(messages.at(-1)).toBe('tusk: SIGTERM, shutting down');
+      expect(lines.filter((l) => l.level !== 'info')).toEqual([]);
+    } finally {
+      s.kill();
+    }
   });
 });

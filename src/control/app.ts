@@ -3,7 +3,7 @@
 // `--control-key` it needs no key (a local tool on loopback; see README, "Simulation controls");
 // with one, every control needs it as the password of HTTP Basic, except the controls of one
 // account (ACCOUNT_SCOPED below), which also accept an admin key of that account and then act on
-// that account only (scope.ts), and the control document itself. Errors are the shared JSON Error body (ApiError through the apps'
+// that account only (scope.ts), and the index, the health and the control document (health.ts). Errors are the shared JSON Error body (ApiError through the apps'
 // one error handler).
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
@@ -13,6 +13,7 @@ import { basicCredentials } from '../http/pipeline.js';
 import type { ControlDeps } from './deps.js';
 import { CONTROL_ROUTES } from './routes.js';
 import { sameKey } from './scope.js';
+import { indexRoute, OPEN_PATHS } from './health.js';
 
 export const CONTROL_PREFIX = '/__tusk';
 
@@ -21,6 +22,7 @@ export function controlApp(deps: ControlDeps): Hono {
   const app = new Hono();
   if (deps.controlKey !== undefined) app.use('*', controlAuth(deps, deps.controlKey));
   for (const { path, routes } of CONTROL_ROUTES) app.route(path, routes(deps));
+  app.get('/', indexRoute(deps));
   app.all('*', (c) => {
     throw new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a control of Tusk (see ${CONTROL_PREFIX}/openapi.json)`);
   });
@@ -39,7 +41,7 @@ const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|sta
 /** `--control-key`: the control key, or an admin key of the account for the account's own controls; else 401. */
 function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
   return async (c, next) => {
-    if (c.req.path === `${CONTROL_PREFIX}/openapi.json`) return next();
+    if (OPEN_PATHS.has(c.req.path)) return next();
     const creds = basicCredentials(c.req.header('authorization'));
     const key = creds?.password || creds?.user || '';
     if (key && sameKey(key, controlKey)) return next();
@@ -60,8 +62,10 @@ function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
 /** The extension (ApiAppOptions.extensions) mounting the control app on each port. */
 export function controlRoutes(deps: ControlDeps) {
   const control = controlApp(deps);
+  const index = indexRoute(deps);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- extensions serve both interfaces
   return (app: Hono<any>, _api: InterfaceName): void => {
+    app.get(`${CONTROL_PREFIX}/`, index); // the sub-app's '/' is /__tusk only; before its catch-all
     app.route(CONTROL_PREFIX, control);
   };
 }

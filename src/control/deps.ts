@@ -5,6 +5,14 @@ import type { RequestJournal } from './journal.js';
 import type { ControlDocument } from './document.js';
 import type { IntervalHistogram } from 'node:perf_hooks';
 
+/** The state of the database engine behind the instances: `off` with `--databases off`. */
+export type EngineState = 'off' | 'starting' | 'ready' | 'restarting' | 'failed';
+
+/** What GET /__tusk/health (health.ts) reads of the engine (PostgresEngine's `state`). */
+export interface EngineHealth {
+  readonly state: EngineState;
+}
+
 export interface ControlDeps {
   /** The server's registry (the same one the API apps read). */
   registry: Registry;
@@ -21,6 +29,8 @@ export interface ControlDeps {
   clockMoved: () => void;
   /** The event-loop delay of this process (GET /__tusk/runtime). */
   eventLoopDelay: IntervalHistogram;
+  /** The database engine, for GET /__tusk/health (absent: `--databases off`). */
+  engine?: EngineHealth;
   /** `--control-key`: when set, the control plane needs it (or, for an account's own controls, that account's admin key). */
   controlKey?: string;
 }

@@ -5,12 +5,12 @@ import type { ResponseInfo } from '../http/app.js';
 import type { InterfaceName } from '../openapi/documents.js';
 import type { Registry } from '../store/registry.js';
 import { controlRoutes, CONTROL_PREFIX } from './app.js';
-import type { ControlDeps } from './deps.js';
 import { RequestJournal } from './journal.js';
 import { StateFile } from './persist.js';
 import { ControlDocument } from './document.js';
 import { AccountFinder } from './scope.js';
 import { eventLoopMonitor } from './runtime.js';
+import type { ControlDeps, EngineHealth } from './deps.js';
 
 export interface ControlPlaneOptions {
   app: AppDependencies;
@@ -22,6 +22,8 @@ export interface ControlPlaneOptions {
   saveDebounceMs?: number;
   /** `--control-key`: the key the control plane needs (see app.ts). */
   controlKey?: string;
+  /** The database engine, whose state GET /__tusk/health tells. */
+  engine?: EngineHealth;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -52,6 +54,7 @@ export class ControlPlane {
       eventLoopDelay: eventLoopMonitor(),
       clockMoved: () => registry.tick(),
       ...(options.controlKey !== undefined ? { controlKey: options.controlKey } : {}),
+      ...(options.engine ? { engine: options.engine } : {}),
     };
     this.extension = controlRoutes(this.deps);
   }

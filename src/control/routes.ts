@@ -8,6 +8,7 @@ import { metricsRoutes } from './metrics.js';
 import { faultRoutes } from './faults.js';
 import { coverageRoutes } from './coverage.js';
 import { runtimeRoutes } from './runtime.js';
+import { healthRoutes } from './health.js';
 
 export interface ControlRoute {
   /** Mount path below /__tusk ('/' for the root). */
@@ -22,4 +23,5 @@ export const CONTROL_ROUTES: ControlRoute[] = [
   { path: '/faults', routes: faultRoutes }, // fault injection
   { path: '/coverage', routes: coverageRoutes }, // what the clients' requests exercised
   { path: '/runtime', routes: runtimeRoutes }, // event-loop delay, memory
+  { path: '/health', routes: healthRoutes }, // liveness and the database engine's state
 ];

@@ -23,6 +23,12 @@ export const PROJECT_ROOT = (() => {
   return dir;
 })();
 
+/** The version of the tusk-mock package (package.json), read once. */
+export const packageVersion = (() => {
+  let version: string | undefined;
+  return (): string => (version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+})();
+
 export const OPENAPI_DIR = join(PROJECT_ROOT, 'openapi');
 export const BUNDLE_DIR = join(PROJECT_ROOT, 'dist', 'openapi');
 
