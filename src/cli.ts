@@ -28,7 +28,7 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'api-key', arg: 'KEY', help: "the seeded account's admin key (8+ characters)", default: DEFAULTS.apiKey },
   { name: 'seed', arg: 'N', help: 'seed of the fixture randomness', default: String(DEFAULTS.seed) },
   { name: 'provision-delay', arg: 'MS', help: 'ms until a new instance is ready', default: String(DEFAULTS.provisionDelayMs) },
-  { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds and API key', default: DEFAULTS.rateLimit },
+  { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds (or per a duration: 100/1m) and API key', default: DEFAULTS.rateLimit },
   { name: 'state', arg: 'FILE', help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)', default: 'none: in memory' },
   { name: 'fault', arg: 'RULE', multiple: true, help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)", default: 'none' },
   { name: 'control-key', arg: 'KEY', help: 'the /__tusk/ controls need KEY as the password of HTTP Basic (an instance\'s metrics and events also take an admin key of its account); env TUSK_CONTROL_KEY', default: 'none: no key on loopback' },

@@ -20,7 +20,7 @@ import { loadAccountState, loadState } from './state.js';
 import { scopeOf, serverOnly, type Scope } from './scope.js';
 import { AccountClock, clockTimeProblem, type VirtualClock } from '../store/clock.js';
 import { isoTime as iso } from '../store/dates.js';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '../core/duration.js';
 import { freshAccount } from './accounts.js';
 
 function resetResult(registry: Registry, scope: Scope = { kind: 'server' }) {

@@ -642,7 +642,7 @@ export interface components {
              * @enum {string}
              */
             api?: "customer" | "instance";
-            /** @description `200ms`, `1.5s` or a range `100-300ms` (uniform), at most 120 s */
+            /** @description `200ms`, `1.5s`, `1m` or a range `100-300ms` (uniform), at most 120 s */
             latency?: string;
             error?: {
                 status: number;

@@ -11,6 +11,7 @@
 // declared headers, e.g. Retry-After for 429) plus `Tusk-Fault: error`.
 import type { MiddlewareHandler } from 'hono';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
+import { parseDuration, type DurationUnit } from '../core/duration.js';
 import type { OperationInfo } from '../openapi/operations.js';
 import { exampleHeaders, responseKeyFor, responseObject } from './examples.js';
 
@@ -43,16 +44,16 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-/** `200ms`, `1.5s`, `100-300ms`, `1-2s` -> [min, max] in ms. */
+/** `200ms`, `1.5s`, `1m`, a range `100-300ms`, `1-2s`, `500ms-1s` (the low end in the high end's unit unless it has one) -> [min, max] in ms. */
 export function parseLatency(text: string): [number, number] {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:(ms|s)\s*)?(?:-\s*(\d+(?:\.\d+)?)\s*)?(ms|s)\s*$/.exec(text);
-  if (!m) throw new Error(`latency must look like 200ms, 1.5s or 100-300ms, got "${text}"`);
-  const unitOf = (u: string | undefined) => (u === 's' ? 1000 : 1);
-  const lo = Number(m[1]) * unitOf(m[2] ?? m[4]);
-  const hi = m[3] === undefined ? lo : Number(m[3]) * unitOf(m[4]);
+  const [low, high, ...more] = text.split('-');
+  const unit = /(ms|s|m|h|d)\s*$/.exec(high ?? low ?? '')?.[1] as DurationUnit | undefined;
+  const hi = parseDuration(high ?? low);
+  const lo = high === undefined ? hi : parseDuration(low, unit);
+  if (more.length || lo === undefined || hi === undefined) throw new Error(`latency must look like 200ms, 1.5s, 1m or 100-300ms, got "${text}"`);
   if (hi < lo) throw new Error(`latency range ${text} goes down`);
   if (hi > MAX_LATENCY_MS) throw new Error(`latency ${text} is more than ${MAX_LATENCY_MS} ms`);
-  return [Math.round(lo), Math.round(hi)];
+  return [lo, hi];
 }
 
 function parseRate(text: string | undefined, what: string): number {

@@ -1,6 +1,7 @@
 // A fixed-window rate limiter per API key, on the store's clock so that a test can roll the window
 // by advancing the clock instead of sleeping (generic limiters read Date.now()).
 import type { Clock } from '../store/clock.js';
+import { parseDuration } from '../core/duration.js';
 
 export interface RateLimitOptions {
   /** Requests admitted per window and key. */
@@ -40,9 +41,10 @@ export class RateLimiter {
   }
 }
 
-/** Parses `N/S` (N requests per S seconds) as used by --rate-limit. */
+/** Parses `N/S` (N requests per S seconds, or per a duration: `100/1m`) as used by --rate-limit. */
 export function parseRateLimit(text: string): { limit: number; windowMs: number } {
-  const m = /^(\d+)\/(\d+(?:\.\d+)?)(s)?$/.exec(text.trim());
-  if (!m || Number(m[1]) < 1 || Number(m[2]) <= 0) throw new Error(`--rate-limit must look like N/S (N requests per S seconds), got "${text}"`);
-  return { limit: Number(m[1]), windowMs: Number(m[2]) * 1000 };
+  const m = /^(\d+)\/(\S+)$/.exec(text.trim());
+  const windowMs = m ? parseDuration(m[2], 's') : undefined;
+  if (!m || Number(m[1]) < 1 || !windowMs) throw new Error(`--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`);
+  return { limit: Number(m[1]), windowMs };
 }

@@ -32,6 +32,12 @@ describe('fault control: GET, PUT and DELETE', () => {
     expect(await put(tusk, [])).toStrictEqual({ status: 200, body: { seed: 7, rules: [] } });
   });
 
+  it('PUT takes a latency in minutes and a range with spaces, as the flag form does', async () => {
+    const tusk = await tuskWithRule();
+    const rules = [{ operation: 'listAlarms', latency: '1m' }, { operation: 'getAlarm', latency: '30s - 1.5m' }];
+    expect(await put(tusk, { rules, seed: 1 })).toStrictEqual({ status: 200, body: { seed: 1, rules } });
+  });
+
   it('DELETE removes every rule (204, no body) and restores the server\'s seed', async () => {
     const tusk = await tuskWithRule();
     await put(tusk, { rules: ['*:reset@0.1'], seed: 3 });

@@ -81,6 +81,14 @@ describe('parseLatency', () => {
     expect(parseLatency('0.4ms')).toEqual([0, 0]);
   });
 
+  it('reads minutes too, as the clock does (within MAX_LATENCY_MS)', () => {
+    expect(parseLatency('1m')).toEqual([60_000, 60_000]);
+    expect(parseLatency('1.5m')).toEqual([90_000, 90_000]);
+    expect(parseLatency('30s-1m')).toEqual([30_000, 60_000]);
+    expect(parseLatency('1-2m')).toEqual([60_000, 120_000]);
+    expect(thrown(() => parseLatency('10m'))).toBe('latency 10m is more than 120000 ms');
+  });
+
   it('takes at most MAX_LATENCY_MS', () => {
     expect(MAX_LATENCY_MS).toBe(120_000);
     expect(parseLatency('120s')).toEqual([120_000, 120_000]);
@@ -89,8 +97,8 @@ describe('parseLatency', () => {
   });
 
   it('refuses anything else, saying why', () => {
-    for (const bad of ['fast', '200', '10m', '200msx', 'x200ms', '200 ms x', '-1ms']) {
-      expect(thrown(() => parseLatency(bad)), bad).toBe(`latency must look like 200ms, 1.5s or 100-300ms, got "${bad}"`);
+    for (const bad of ['fast', '200', '200msx', 'x200ms', '200 ms x', '-1ms', '1-2-3ms', '1s-', 'ms']) {
+      expect(thrown(() => parseLatency(bad)), bad).toBe(`latency must look like 200ms, 1.5s, 1m or 100-300ms, got "${bad}"`);
     }
     expect(thrown(() => parseLatency('300-100ms'))).toBe('latency range 300-100ms goes down');
   });
@@ -238,7 +246,7 @@ describe('Faults: setting, listing and clearing rules', () => {
   it('checks latency', () => {
     const { faults } = setup();
     expect(thrown(() => faults.set([{ latency: 200 as never }]))).toBe('fault rule 1: latency must be a string like 200ms or 100-300ms');
-    expect(thrown(() => faults.set([{ latency: '9 days' }]))).toBe('latency must look like 200ms, 1.5s or 100-300ms, got "9 days"');
+    expect(thrown(() => faults.set([{ latency: '9 days' }]))).toBe('latency must look like 200ms, 1.5s, 1m or 100-300ms, got "9 days"');
   });
 
   it('checks the error status: an integer from 400 to 599', () => {

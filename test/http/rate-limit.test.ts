@@ -97,11 +97,13 @@ describe('parseRateLimit', () => {
     expect(parseRateLimit('3/0.5s')).toEqual({ limit: 3, windowMs: 500 });
     expect(parseRateLimit(' 7/2 ')).toEqual({ limit: 7, windowMs: 2000 });
     expect(parseRateLimit('\t7/2s\n')).toEqual({ limit: 7, windowMs: 2000 });
+    expect(parseRateLimit('100/1m')).toEqual({ limit: 100, windowMs: 60_000 });
+    expect(parseRateLimit('100/250ms')).toEqual({ limit: 100, windowMs: 250 });
   });
 
   it('refuses anything else, naming the value', () => {
     for (const text of ['', 'abc', '100', '/1', '10/', 'x10/1', '10/1x', '10/1ss', '10/1.', '10/.5', '10/1.5.5', '-1/1', '1.5/1', '10 / 1', '10/1 s', '0/1', '00/5', '5/0', '5/0.0', '5/0s']) {
-      expect(() => parseRateLimit(text), JSON.stringify(text)).toThrow(new Error(`--rate-limit must look like N/S (N requests per S seconds), got "${text}"`));
+      expect(() => parseRateLimit(text), JSON.stringify(text)).toThrow(new Error(`--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`));
     }
   });
 });

@@ -1,7 +1,8 @@
-// parseDuration, the durations of POST /__tusk/clock {advance}: `<number><unit>` with unit ms, s, m,
-// h or d (e.g. `10m`, `1.5h`, `30d`), or a number of ms; anything else is not a duration.
+// parseDuration, the one reader of durations (POST /__tusk/clock {advance}, a fault's latency,
+// --rate-limit's window): `<number><unit>` with unit ms, s, m, h or d (e.g. `10m`, `1.5h`, `30d`), a
+// bare number in the caller's unit if it has one, or a number of ms; anything else is not a duration.
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/control/duration.js';
+import { parseDuration } from '../../src/core/duration.js';
 
 describe('parseDuration', () => {
   it('reads a number with a unit as ms, decimals included', () => {
@@ -11,6 +12,14 @@ describe('parseDuration', () => {
     expect(parseDuration('1.25h')).toBe(4_500_000);
     expect(parseDuration('30d')).toBe(30 * 86_400_000);
     expect(parseDuration('0s')).toBe(0);
+    expect(parseDuration(' 2 m ')).toBe(120_000);
+  });
+
+  it('reads a bare number in the unit the caller names, and only then', () => {
+    expect(parseDuration('10', 's')).toBe(10_000);
+    expect(parseDuration('1.25', 's')).toBe(1250);
+    expect(parseDuration('10m', 's')).toBe(600_000);
+    expect(parseDuration('10')).toBeUndefined();
   });
 
   it('takes a number as ms, zero included', () => {
@@ -26,7 +35,7 @@ describe('parseDuration', () => {
   });
 
   it('refuses a text that is a duration only in part', () => {
-    for (const text of ['-1m', 'x10m', '10min', '1.5hours', '10m later', '5w', '10', 'm', '1.h', '.5h', '10 minutes']) {
+    for (const text of ['-1m', 'x10m', '10min', '1.5hours', '10m later', '5w', '10', 'm', '1.h', '.5h', '10 minutes', '1-2s', '1e3ms']) {
       expect(parseDuration(text), text).toBeUndefined();
     }
   });
