@@ -9,7 +9,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { InterfaceName } from '../openapi/documents.js';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { errorResponse } from '../http/app.js';
-import { basicCredentials } from '../http/pipeline.js';
+import { keyOfHeader } from '../core/basic-auth.js';
 import type { ControlDeps } from './deps.js';
 import { CONTROL_ROUTES } from './routes.js';
 import { sameKey } from './scope.js';
@@ -42,8 +42,7 @@ const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|sta
 function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
   return async (c, next) => {
     if (OPEN_PATHS.has(c.req.path)) return next();
-    const creds = basicCredentials(c.req.header('authorization'));
-    const key = creds?.password || creds?.user || '';
+    const key = keyOfHeader(c.req.header('authorization'));
     if (key && sameKey(key, controlKey)) return next();
     if (key && ACCOUNT_SCOPED.test(c.req.path)) {
       const principal = deps.registry.authenticateCustomer(key);

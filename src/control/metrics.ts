@@ -11,7 +11,7 @@
 // The rules of evaluation are in src/store/instance-monitor.ts.
 import { Hono, type Context } from 'hono';
 import { ApiError, invalid } from '../core/errors.js';
-import { basicCredentials } from '../http/pipeline.js';
+import { keyOfHeader } from '../core/basic-auth.js';
 import type { InstanceStore } from '../store/instance.js';
 import type { AccountStore } from '../store/account.js';
 import type { Registry } from '../store/registry.js';
@@ -31,8 +31,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
     if (!instance) throw new ApiError(404, `Not found: account ${accountId} has no instance with id ${id}`);
     return { account, instance };
   }
-  const creds = basicCredentials(c.req.header('authorization'));
-  const key = creds && (creds.password || creds.user);
+  const key = keyOfHeader(c.req.header('authorization'));
   if (key) {
     const customer = registry.authenticateCustomer(key);
     if (customer) {

@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { Memo } from '../core/memo.js';
-import { basicCredentials } from '../http/pipeline.js';
+import { keyOfHeader } from '../core/basic-auth.js';
 import type { AccountStore } from '../store/account.js';
 import type { Registry } from '../store/registry.js';
 
@@ -25,12 +25,6 @@ export function sameKey(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The key an Authorization header carries (the password of HTTP Basic, else the user), '' for none. */
-export function keyOfHeader(header: string | null | undefined): string {
-  const creds = header ? basicCredentials(header) : undefined;
-  return (creds && (creds.password || creds.user)) || '';
-}
-
 /** Finds the account of a request's Authorization header, remembering the key each header carries. */
 export class AccountFinder {
   private readonly keys = new Memo<string>({ size: 10_000 });
@@ -40,7 +34,7 @@ export class AccountFinder {
   /** The id of the account whose key (customer or instance) the header carries, if any. */
   accountOf(header: string | null | undefined): string | undefined {
     if (!header) return undefined;
-    const key = this.keys.get(header, keyOfHeader);
+    const key = this.keys.get(header, (h) => keyOfHeader(h));
     return key ? this.registry.accountOfKey(key) : undefined;
   }
 }

@@ -14,6 +14,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../store/clock.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 import { Memo } from '../core/memo.js';
+import { basicCredentials, keyOfHeader, type KeyField } from '../core/basic-auth.js';
 import { answerModeOf, type AnswerMode } from './answers.js';
 
 export interface PipelineVariables<P> {
@@ -32,20 +33,9 @@ export interface PipelineVariables<P> {
 }
 export type PipelineEnv<P> = { Variables: PipelineVariables<P> };
 
-/** Reads HTTP Basic credentials; undefined when the header is absent or malformed. */
-export function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
-  if (!header) return undefined;
-  const m = /^Basic[ ]+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
-  if (!m) return undefined;
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return undefined;
-  return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
-
 export interface AuthenticateOptions<P> {
   /** Which Basic field carries the key: the password, or the password else the user. */
-  keyField: 'password' | 'password-or-user';
+  keyField: KeyField;
   /** Finds the principal of a key; undefined for a wrong, revoked or foreign key. */
   resolve: (key: string) => { principal: P; credentialId: string } | undefined;
 }
@@ -54,16 +44,13 @@ export function authenticate<P>(options: AuthenticateOptions<P>): MiddlewareHand
   // Authorization header -> the key it carries ('' for none), so a header is decoded once. The key
   // is still resolved on every request: a revoked key is refused at once.
   const keys = new Memo<string>({ size: 10_000 });
-  const decode = (header: string): string => {
-    const creds = basicCredentials(header);
-    return (creds && (creds.password || (options.keyField === 'password-or-user' ? creds.user : ''))) || '';
-  };
+  const decode = (header: string): string => keyOfHeader(header, options.keyField);
   return (c, next) => {
     const header = c.req.header('authorization');
     const key = header ? keys.get(header, decode) : '';
     const found = key ? options.resolve(key) : undefined;
     if (!found) {
-      const creds = header ? basicCredentials(header) : undefined;
+      const creds = basicCredentials(header);
       if (!creds) throw unauthorized('Unauthorized: HTTP Basic credentials with an API key are required');
       // The customer interface reads the password field only: say so to a client that put the key in the user field.
       if (options.keyField === 'password' && !creds.password && creds.user) {

@@ -8,6 +8,7 @@ import { SchemaSet, describeError, errorField } from './ajv.js';
 import type { InterfaceName, OpenApiDocument } from './documents.js';
 import { declaredResponse, readOperations, type OperationInfo } from './operations.js';
 import { OperationValidator, rawBodyOf } from './requests.js';
+import { parseBasic, type KeyField } from '../core/basic-auth.js';
 
 /** What the checks read of a response (supertest's Response fits). */
 export interface ResponseLike {
@@ -93,7 +94,7 @@ export interface RequestLike {
 }
 
 /** Which Basic field an interface reads the key from (the stand-in's authenticate step, pipeline.ts). */
-const KEY_FIELD: Record<InterfaceName, 'password' | 'password-or-user'> = { customer: 'password', instance: 'password-or-user' };
+const KEY_FIELD: Record<InterfaceName, KeyField> = { customer: 'password', instance: 'password-or-user' };
 
 /**
  * The operations of both documents and their validators, compiled once: finds the operation a
@@ -181,13 +182,10 @@ function headerOf(headers: RequestLike['headers'], name: string): string | undef
 function authDeparture(api: InterfaceName, header: string | undefined): Departure | undefined {
   const depart = (message: string): Departure => ({ side: 'request', rule: 'auth', field: 'Authorization', message });
   if (!header) return depart('no credentials: every operation needs HTTP Basic with an API key');
-  const m = /^Basic[ ]+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
-  if (!m) return depart('the Authorization header is not HTTP Basic');
-  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return depart('the Basic credentials have no colon between user and password');
-  const user = decoded.slice(0, colon);
-  const password = decoded.slice(colon + 1);
+  const creds = parseBasic(header);
+  if (creds === 'not basic') return depart('the Authorization header is not HTTP Basic');
+  if (creds === 'no colon') return depart('the Basic credentials have no colon between user and password');
+  const { user, password } = creds;
   if (password) return undefined;
   if (user && KEY_FIELD[api] === 'password-or-user') return undefined;
   return depart(user ? 'the key is in the user field; this interface reads the password field (curl -u :KEY)' : 'the Basic credentials carry no key');

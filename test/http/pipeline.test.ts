@@ -7,7 +7,6 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
 import {
   authenticate,
-  basicCredentials,
   composeSteps,
   operationSteps,
   parseBody,
@@ -18,6 +17,7 @@ import {
   type PipelineEnv,
 } from '../../src/http/pipeline.js';
 import { errorResponse } from '../../src/http/app.js';
+import { basicCredentials, keyOfHeader } from '../../src/core/basic-auth.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 import { MAX_BODY_BYTES } from '../../src/core/limits.js';
 import { VirtualClock } from '../../src/store/clock.js';
@@ -129,6 +129,17 @@ describe('basicCredentials', () => {
     expect(basicCredentials(`Basic ${b64(':key')} extra`)).toBeUndefined();
     expect(basicCredentials(`Basic ${b64(':key')}!`)).toBeUndefined();
     expect(basicCredentials(`Basic ${b64('no-colon')}`)).toBeUndefined();
+  });
+});
+
+describe('keyOfHeader (src/core/basic-auth.ts: the one reader of the key, for the interfaces and the controls)', () => {
+  it('reads the password, else the user unless the reader takes the password only; empty for none', () => {
+    expect(keyOfHeader(`Basic ${b64(':key')}`)).toBe('key');
+    expect(keyOfHeader(`Basic ${b64('user:pw')}`)).toBe('pw');
+    expect(keyOfHeader(`Basic ${b64('key:')}`)).toBe('key');
+    expect(keyOfHeader(`Basic ${b64('key:')}`, 'password')).toBe('');
+    expect(keyOfHeader(`Basic ${b64(':key')}`, 'password')).toBe('key');
+    for (const header of [undefined, null, '', 'Bearer x', `Basic ${b64('no-colon')}`]) expect(keyOfHeader(header)).toBe('');
   });
 });
 
