@@ -4,7 +4,7 @@
 //   GET /__tusk/         the controls of this server, from the control document: JSON, or an HTML
 //                        page for a browser (a request that accepts text/html)
 import { Hono } from 'hono';
-import { html } from 'hono/html';
+import { html } from '../core/html.js';
 import { packageVersion } from '../openapi/documents.js';
 import type { ControlDeps } from './deps.js';
 

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PROJECT_ROOT, type InterfaceName, type OpenApiDocument } from '../openapi/documents.js';
+import { html, raw, text } from '../core/html.js';
 
 export const RENDERER_FILE = 'redoc.standalone.js';
 
@@ -91,10 +92,6 @@ function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
 export interface PageOptions {
   api: InterfaceName;
   doc: OpenApiDocument;
@@ -131,25 +128,25 @@ export function referencePage(options: PageOptions): Page {
   ].join('; ');
   const title = `${options.doc.info.title} ${options.doc.info.version} — Tusk API reference`;
   const data = scriptJson({ document: options.doc, options: rendererOptions(options.downloads) });
-  const html = `<!doctype html>
+  const page = text(html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
-<meta name="generator" content="Tusk (${options.api} interface), Redoc ${escapeHtml(loadRenderer().version)}">
-<title>${escapeHtml(title)}</title>
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="generator" content="Tusk (${options.api} interface), Redoc ${loadRenderer().version}">
+<title>${title}</title>
 <link rel="icon" href="data:,">
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
-<noscript>This API reference needs JavaScript. The document itself: <a href="${escapeHtml(options.downloads.json)}">openapi.json</a>, <a href="${escapeHtml(options.downloads.yaml)}">openapi.yaml</a>.</noscript>
+<noscript>This API reference needs JavaScript. The document itself: <a href="${options.downloads.json}">openapi.json</a>, <a href="${options.downloads.yaml}">openapi.yaml</a>.</noscript>
 <div id="redoc"></div>
-<script id="tusk-openapi" type="application/json">${data}</script>
-<script src="${escapeHtml(options.scriptUrl)}"></script>
-<script>${BOOT}</script>
+<script id="tusk-openapi" type="application/json">${raw(data)}</script>
+<script src="${options.scriptUrl}"></script>
+<script>${raw(BOOT)}</script>
 </body>
 </html>
-`;
-  return { html, csp };
+`);
+  return { html: page, csp };
 }

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CoverageReport, InterfaceCoverage, OperationCoverage } from './coverage.js';
+import { html, text } from '../core/html.js';
 
 const INTERFACES = ['customer', 'instance'] as const;
 
@@ -31,23 +32,21 @@ export function coverageTable(report: CoverageReport): string {
   return out.join('\n') + '\n';
 }
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-function operationRow(op: OperationCoverage): string {
+function operationRow(op: OperationCoverage) {
   const cells = [
-    ...op.statuses.map((s) => `<span class="${s.count > 0 ? 'seen' : 'never'}">${escape(s.status)}${s.count > 0 ? ` &times;${s.count}` : ' never'}</span>`),
-    ...op.undocumented.map((u) => `<span class="undocumented">${escape(u.status)} undocumented &times;${u.count}</span>`),
+    ...op.statuses.map((s) => html`<span class="${s.count > 0 ? 'seen' : 'never'}">${s.status}${s.count > 0 ? html` &times;${s.count}` : ' never'}</span>`),
+    ...op.undocumented.map((u) => html`<span class="undocumented">${u.status} undocumented &times;${u.count}</span>`),
   ];
   const state = op.statuses.every((s) => s.count === 0) && op.undocumented.length === 0 ? 'never' : op.statuses.some((s) => s.count === 0) ? 'partly' : 'all';
-  return `<tr class="${state}"><td><code>${escape(op.operation_id)}</code></td><td><code>${escape(op.method)} ${escape(op.path)}</code></td><td>${cells.join(' ')}</td></tr>`;
+  return html`<tr class="${state}"><td><code>${op.operation_id}</code></td><td><code>${op.method} ${op.path}</code></td><td>${cells.map((cell, i) => (i ? [' ', cell] : cell))}</td></tr>`;
 }
 
-function interfaceSection(api: string, c: InterfaceCoverage): string {
-  return `<section id="${api}">
+function interfaceSection(api: string, c: InterfaceCoverage) {
+  return html`<section id="${api}">
 <h2>${api} interface</h2>
 <p class="summary" data-interface="${api}"><strong>${c.operations_exercised} of ${c.operations}</strong> operations exercised (<span class="percent">${c.operations_percent} %</span>), <strong>${c.statuses_exercised} of ${c.statuses}</strong> documented statuses (${c.statuses_percent} %).</p>
 <table><thead><tr><th>operation</th><th>request</th><th>statuses</th></tr></thead><tbody>
-${c.by_operation.map(operationRow).join('\n')}
+${c.by_operation.map((op, i) => (i ? ['\n', operationRow(op)] : operationRow(op)))}
 </tbody></table>
 </section>`;
 }
@@ -55,11 +54,11 @@ ${c.by_operation.map(operationRow).join('\n')}
 /** A self-contained HTML page (no script, no external resource). */
 export function coverageHtml(report: CoverageReport, generatedAt = new Date()): string {
   const outside = report.outside.length
-    ? `<section id="outside"><h2>Outside the contract</h2><table><thead><tr><th>interface</th><th>request</th><th>status</th><th>count</th></tr></thead><tbody>${report.outside
-        .map((o) => `<tr><td>${o.api}</td><td><code>${escape(o.method)} ${escape(o.path)}</code></td><td>${o.status}</td><td>${o.count}</td></tr>`)
-        .join('')}</tbody></table></section>`
+    ? html`<section id="outside"><h2>Outside the contract</h2><table><thead><tr><th>interface</th><th>request</th><th>status</th><th>count</th></tr></thead><tbody>${report.outside.map(
+        (o) => html`<tr><td>${o.api}</td><td><code>${o.method} ${o.path}</code></td><td>${o.status}</td><td>${o.count}</td></tr>`,
+      )}</tbody></table></section>`
     : '';
-  return `<!doctype html>
+  return text(html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Tusk API coverage</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#222}
@@ -69,12 +68,12 @@ tr.never td:first-child{border-left:4px solid #c0392b}tr.partly td:first-child{b
 span{display:inline-block;margin:0 .3rem .2rem 0;padding:0 .35rem;border-radius:3px}
 .seen{background:#d5f5e3}.never{background:#fadbd8}.undocumented{background:#f9e79f}
 </style></head><body>
-<h1>API coverage${report.account ? ` of account <code>${escape(report.account)}</code>` : ''}</h1>
+<h1>API coverage${report.account ? html` of account <code>${report.account}</code>` : ''}</h1>
 <p>${report.requests} requests, as of ${generatedAt.toISOString()}. Operations never exercised come first, then those with statuses never seen.</p>
-${INTERFACES.map((api) => interfaceSection(api, report.interfaces[api])).join('\n')}
+${INTERFACES.map((api, i) => (i ? ['\n', interfaceSection(api, report.interfaces[api])] : interfaceSection(api, report.interfaces[api])))}
 ${outside}
 </body></html>
-`;
+`);
 }
 
 /** Writes a report as JSON to `file` and as HTML beside it (`x.json` -> `x.html`, else `file.html`); returns both paths. */

@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { loadDocuments } from '../openapi/documents.js';
 import { writeCoverageFiles } from '../openapi/coverage-render.js';
 import { ValidatingProxy, type ReportedDeparture } from './proxy.js';
+import { html, text } from '../core/html.js';
 
 export const PROXY_HELP = `Usage: tusk proxy --customer-target URL --instance-target URL [flags]
 
@@ -38,8 +39,6 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** JUnit XML: per interface a test suite, per operation seen a test case failing with its departures. */
 export function junitReport(proxy: ValidatingProxy): string {
   const suites: string[] = [];
@@ -52,9 +51,9 @@ export function junitReport(proxy: ValidatingProxy): string {
     const cases = names.map((name) => {
       const found = byOp.get(name) ?? [];
       const failure = found.length
-        ? `<failure message="${found.length} departure(s)">${xml(found.map((d) => `${d.side} ${d.method} ${d.path}${d.status !== undefined ? ` ${d.status}` : ''}: ${d.field ? `${d.field}: ` : ''}rule ${d.rule}: ${d.message}`).join('\n'))}</failure>`
+        ? html`<failure message="${found.length} departure(s)">${found.map((d) => `${d.side} ${d.method} ${d.path}${d.status !== undefined ? ` ${d.status}` : ''}: ${d.field ? `${d.field}: ` : ''}rule ${d.rule}: ${d.message}`).join('\n')}</failure>`
         : '';
-      return `    <testcase classname="${api}" name="${xml(name)}">${failure}</testcase>`;
+      return text(html`    <testcase classname="${api}" name="${name}">${failure}</testcase>`);
     });
     const failures = names.filter((n) => byOp.has(n)).length;
     suites.push(`  <testsuite name="tusk proxy ${api}" tests="${names.length}" failures="${failures}">\n${cases.join('\n')}\n  </testsuite>`);
