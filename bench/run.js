@@ -18,7 +18,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { createServer } from 'node:net';
 import { cpus, totalmem, release, tmpdir, platform } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +25,8 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { autocannonLoad, hasWrk, median, wrkLoad } from './load.js';
 import { operationsBench } from './operations.js';
+// Built by npm run build (npm run bench builds first).
+import { freePort } from '../dist/src/core/net.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH = join(ROOT, 'bench');
@@ -94,17 +95,6 @@ const log = (...a) => console.log(...a);
 
 // ---------------------------------------------------------------------------------------------
 // processes
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 /** Starts `node ...args`; the pid is the node process itself (for its memory). */
 function startNode(args, nodeFlags = [], { ignoreStdout = false } = {}) {

@@ -2,7 +2,7 @@
 // bundled document, and every operation called once with a request built from the document's own
 // examples gets a response that the document declares.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../src/core/net.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
@@ -10,16 +10,6 @@ import { PROJECT_ROOT, BUNDLE_DIR, writeBundle, INTERFACES, type InterfaceName }
 import { Contract } from '../contract-tests/harness/contract.js';
 import type { OperationInfo } from '../src/openapi/operations.js';
 import { formEncode } from '../contract-tests/harness/client.js';
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 
 async function startPrism(file: string): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();

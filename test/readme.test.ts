@@ -5,7 +5,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../src/core/net.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,14 +24,6 @@ function blocks(kind: string): string[] {
   const re = new RegExp(`<!-- readme-test: ${kind} -->\\n\`\`\`(?:sh|bash)\\n([\\s\\S]*?)\\n\`\`\``, 'g');
   return [...README.matchAll(re)].map((m) => m[1]!);
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 let tusk: RunningTusk;
 let receiverPort: number;

