@@ -4,6 +4,7 @@
 // port that is taken. Every Tusk is built inside its test and closed there.
 import http from 'node:http';
 import net from 'node:net';
+import { freePort } from '../src/core/net.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTusk, startTusk, type RunningTusk } from '../src/server.js';
 import { SERVER_TIMEOUTS } from '../src/core/limits.js';
@@ -22,15 +23,6 @@ afterEach(() => {
 function spyServers(): http.Server[] {
   const listen = vi.spyOn(net.Server.prototype, 'listen');
   return listen.mock.contexts as http.Server[];
-}
-
-/** A port that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 /** A listening server holding a port of 127.0.0.1. */
@@ -93,10 +85,14 @@ describe('createTusk: the request log', () => {
     clockReadings(600, 600.04);
     expect((await tusk.customer.fetch(new Request('http://tusk/nowhere?q=1'))).status).toBe(404);
 
-    expect(log.mock.calls).toEqual([
-      ['{"api":"instance","method":"GET","path":"/api/alarms","status":401,"ms":7.3}'],
-      ['{"api":"customer","method":"GET","path":"/nowhere","status":404,"ms":0}'],
+    // Each line: its time and level first (src/core/log.ts), then what the request was.
+    const lines = log.mock.calls.map(([line]) => JSON.parse(line as string) as Record<string, unknown>);
+    for (const line of lines) expect(new Date(line.time as string).toISOString()).toBe(line.time);
+    expect(lines.map(({ time: _, ...rest }) => rest)).toEqual([
+      { level: 'info', msg: 'GET /api/alarms 401', api: 'instance', method: 'GET', path: '/api/alarms', status: 401, ms: 7.3 },
+      { level: 'info', msg: 'GET /nowhere 404', api: 'customer', method: 'GET', path: '/nowhere', status: 404, ms: 0 },
     ]);
+    expect(Object.keys(lines[0]!).slice(0, 3)).toEqual(['time', 'level', 'msg']);
   });
 
   it('writes nothing with log: off, while the journal still records the requests', async () => {
