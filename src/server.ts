@@ -22,7 +22,6 @@ import { CoverageRecorder } from './openapi/coverage.js';
 import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
-import type { EngineHealth } from './control/deps.js';
 import type { AppDependencies } from './http/deps.js';
 import { PostgresEngine, parseEngineSpec, persistentDataDir } from './databases/engine.js';
 import { Databases } from './databases/databases.js';
@@ -100,19 +99,6 @@ function requestLogger(logger: Logger, api: InterfaceName) {
   };
 }
 
-/**
- * The engine's state for GET /__tusk/health: PostgresEngine's own `state` where it has one, else
- * read from what it shows (why it failed; its server's version once it answered).
- */
-function engineHealth(engine: PostgresEngine): EngineHealth {
-  if ('state' in engine) return engine as unknown as EngineHealth;
-  return {
-    get state() {
-      return engine.failure ? 'failed' : engine.version ? 'ready' : 'starting';
-    },
-  };
-}
-
 /** Builds the apps without listening (in-process use: `tusk.customer.fetch(request)`). */
 export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const o = { ...DEFAULTS, ...options };
@@ -174,7 +160,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     registry,
     ...(o.state ? { stateFile: o.state } : {}),
     ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}),
-    ...(databases ? { engine: engineHealth(databases.engine) } : {}),
+    ...(databases ? { engine: databases.engine } : {}),
   });
   const extensions: NonNullable<ApiAppOptions<unknown>['extensions']> = [docsRoutes(documents), control.extension];
   const onResponse = (api: InterfaceName) => control.observer(api, requestLog ? requestLogger(logger, api) : undefined);

@@ -5,8 +5,9 @@ import type { RequestJournal } from './journal.js';
 import type { ControlDocument } from './document.js';
 import type { IntervalHistogram } from 'node:perf_hooks';
 
-/** The state of the database engine behind the instances: `off` with `--databases off`. */
-export type EngineState = 'off' | 'starting' | 'ready' | 'restarting' | 'failed';
+import type { EngineState } from '../databases/engine.js';
+
+export type { EngineState };
 
 /** What GET /__tusk/health (health.ts) reads of the engine (PostgresEngine's `state`). */
 export interface EngineHealth {
