@@ -7,55 +7,15 @@ export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-// The calendar by arithmetic, not through Date objects: maintenance writes, notifications and
-// listings format and read dates on every request, and `new Date(ms)` with six getUTC* calls cost
-// more than the rest of such a request's store work (issue 20's profiles). Same results as Date's
-// proleptic Gregorian UTC calendar (test/store/dates.test.ts checks them against Date).
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-/** Two digits (or more, for a number over 99). */
-const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
-
-/** The largest time a Date holds (ms from the epoch, either way). */
-const MAX_TIME = 8.64e15;
-
-/** The UTC date of a day number (days since 1970-01-01); m and d from 1 (H. Hinnant's civil_from_days). */
-function civil(days: number): { y: number; m: number; d: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097; // [0, 146096]
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365); // [0, 399]
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100)); // [0, 365]
-  const mp = Math.floor((5 * doy + 2) / 153); // [0, 11], from March
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
-}
+/** ISO 8601 in UTC, as `Date.prototype.toISOString` writes it. */
+export const isoTime = (ms: number): string => new Date(ms).toISOString();
 
 /** `yyyy-mm-dd hh:mm:ss` of a time, in UTC. */
 function dateTime(ms: number): string {
-  if (!(Math.abs(ms) <= MAX_TIME)) return dateTimeOfDate(new Date(ms)); // NaN and beyond Date's range: as Date writes them
-  const days = Math.floor(ms / DAY);
-  const { y, m, d } = civil(days);
-  const secs = Math.floor((ms - days * DAY) / SECOND);
-  return `${y}-${two(m)}-${two(d)} ${two(Math.floor(secs / 3600))}:${two(Math.floor(secs / 60) % 60)}:${two(secs % 60)}`;
-}
-
-function dateTimeOfDate(d: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
+  const d = new Date(ms);
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-}
-
-/** `new Date(ms).toISOString()`, without the Date for the years 0 to 9999 (a RangeError for an invalid time, as Date's). */
-export function isoTime(ms: number): string {
-  if (!(Math.abs(ms) <= MAX_TIME)) return new Date(ms).toISOString();
-  const days = Math.floor(ms / DAY);
-  const { y, m, d } = civil(days);
-  if (y < 0 || y > 9999) return new Date(ms).toISOString(); // the extended ±yyyyyy form
-  const inDay = ms - days * DAY;
-  const secs = Math.floor(inDay / SECOND);
-  const milli = inDay - secs * SECOND;
-  const year = y < 1000 ? String(y).padStart(4, '0') : `${y}`;
-  return `${year}-${two(m)}-${two(d)}T${two(Math.floor(secs / 3600))}:${two(Math.floor(secs / 60) % 60)}:${two(secs % 60)}.${milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : milli}Z`;
 }
 
 /** `yyyy-mm-dd hh:mm:ss UTC` (the audit log's Timestamp column). */
@@ -76,18 +36,13 @@ export const startOfUtcDay = (ms: number): number => Math.floor(ms / DAY) * DAY;
 /** The time cut down to whole minutes. */
 export const floorToMinute = (ms: number): number => Math.floor(ms / MINUTE) * MINUTE;
 
-const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const leap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-
-/**
- * ms of a UTC calendar time, or undefined when the fields name no real time (2026-02-30). The
- * fields are whole numbers from the parsers' digits. Years before 100 are refused: Date.UTC reads
- * them as 1900 to 1999.
- */
+/** ms of a UTC calendar time, or undefined when the fields name no real time (2026-02-30). */
 function utc(y: number, mo: number, d: number, h: number, mi: number, s: number): number | undefined {
-  if (y < 100 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
-  if (d > (mo === 2 && leap(y) ? 29 : MONTH_DAYS[mo - 1]!)) return undefined;
-  return Date.UTC(y, mo - 1, d, h, mi, s);
+  const ms = Date.UTC(y, mo - 1, d, h, mi, s);
+  const back = new Date(ms);
+  const same =
+    back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi && back.getUTCSeconds() === s;
+  return same ? ms : undefined;
 }
 
 /** Reads `yyyy-mm-dd hh:mm` as UTC; undefined when it is not that form or not a real calendar time. */
