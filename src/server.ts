@@ -23,7 +23,7 @@ import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
 import type { AppDependencies } from './http/deps.js';
-import { PostgresEngine, parseEngineSpec, persistentDataDir } from './databases/engine.js';
+import { PostgresEngine, parseEngineSpec, persistentDataDir, type EngineLog } from './databases/engine.js';
 import { Databases } from './databases/databases.js';
 import { createLogger, type Logger } from './core/log.js';
 
@@ -110,7 +110,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   // Once Tusk stops, what the databases report (connections ended, steps that can no longer run) is
   // the expected end, not an error: a Ctrl-C reaches the embedded server too.
   let stopping = false;
-  const databaseLog = (line: string) => logger.log(stopping ? 'debug' : 'error', line);
+  const databaseLog: EngineLog = (level, line) => logger.log(stopping ? 'debug' : level, line);
   let databases: Databases | undefined;
   if (engineSpec.kind !== 'off') {
     // With --state, the embedded server keeps its data beside the state file: databases survive restarts.

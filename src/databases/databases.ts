@@ -14,7 +14,7 @@
 // the snapshot; the seeded backup history, which has no snapshot, restores the database as it was
 // created: empty), pitr (the newest snapshot at or before pit), run-maintenance (sessions ended).
 import { DatabaseAdmin } from './admin.js';
-import { isUnreachable, type PostgresEngine } from './engine.js';
+import { isUnreachable, type EngineLog, type PostgresEngine } from './engine.js';
 
 /**
  * The part of a providerid that names the instance's real database and role: its first 16 letters
@@ -114,7 +114,7 @@ export class Databases implements InstanceDatabases {
 
   constructor(
     readonly engine: PostgresEngine,
-    private readonly log: (line: string) => void = (line) => console.error(line),
+    private readonly log: EngineLog = (level, line) => (level === 'info' ? console.log(line) : console.error(line)),
   ) {
     this.admin = new DatabaseAdmin(engine);
     this.closing = new Promise((resolve) => (this.startClosing = resolve));
@@ -165,7 +165,7 @@ export class Databases implements InstanceDatabases {
   private fail(what: string, err: unknown): void {
     const line = `tusk: databases: ${what} failed: ${(err as Error).message}`;
     this.failures.push(line);
-    this.log(line);
+    this.log('error', line);
   }
 
   /** Resolves once every step asked so far has run. */
@@ -214,7 +214,7 @@ export class Databases implements InstanceDatabases {
     const open = await this.admin.guardServer(role);
     this.guarded = true;
     if (open.length) {
-      this.log(`tusk: databases: on this server, every role may connect to ${open.join(', ')} (PUBLIC has CONNECT there); instance roles included. Its admin closes them with: REVOKE CONNECT, TEMPORARY ON DATABASE ${open.join(', ')} FROM PUBLIC`);
+      this.log('warn', `tusk: databases: on this server, every role may connect to ${open.join(', ')} (PUBLIC has CONNECT there); instance roles included. Its admin closes them with: REVOKE CONNECT, TEMPORARY ON DATABASE ${open.join(', ')} FROM PUBLIC`);
     }
   }
 

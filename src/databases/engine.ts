@@ -12,6 +12,9 @@ import { EmbeddedServer, freePort } from './embedded.js';
 
 export { blockedForPostgres, cleanStaleEmbedded, persistentDataDir } from './embedded.js';
 
+/** Where the engine's lines go, with their level: an error, a warning, or news (info). */
+export type EngineLog = (level: 'info' | 'warn' | 'error', line: string) => void;
+
 export type EngineSpec = { kind: 'off' } | { kind: 'embedded' } | { kind: 'external'; url: string };
 
 /** off: not started yet; starting: the first start; ready: accepts connections; restarting: lost, being brought back; failed: the first start failed. */
@@ -78,7 +81,7 @@ export class PostgresEngine {
    */
   constructor(
     readonly spec: Exclude<EngineSpec, { kind: 'off' }>,
-    private readonly log: (line: string) => void = () => undefined,
+    private readonly log: EngineLog = () => undefined,
     private readonly options: { dataDir?: string } = {},
   ) {
     this.prefix = spec.kind === 'embedded' && options.dataDir ? 'tusk_' : `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
@@ -138,7 +141,7 @@ export class PostgresEngine {
       } catch (err) {
         this.failure = err instanceof Error ? err : new Error(String(err));
         this.setState('failed');
-        if (!this.closed) this.log(`tusk: databases: the engine did not start: ${this.failure.message}`);
+        if (!this.closed) this.log('error', `tusk: databases: the engine did not start: ${this.failure.message}`);
         throw this.failure;
       }
       this.setState('ready');
@@ -199,7 +202,7 @@ export class PostgresEngine {
     this.silent = 0;
     this.setState('restarting');
     const what = this.embedded ? 'starting it again on the same data' : 'reconnecting when it is back';
-    this.log(`tusk: databases: the Postgres server is gone (${why}); instances are not ready; ${what}`);
+    this.log('warn', `tusk: databases: the Postgres server is gone (${why}); instances are not ready; ${what}`);
     void this.recover();
   }
 
@@ -217,7 +220,7 @@ export class PostgresEngine {
           }
           await this.pool!.query('select 1');
           if (this.closed) return;
-          this.log(`tusk: databases: the Postgres server is back after ${((Date.now() - since) / 1000).toFixed(1)} s`);
+          this.log('info', `tusk: databases: the Postgres server is back after ${((Date.now() - since) / 1000).toFixed(1)} s`);
           this.setState('ready');
           return;
         } catch {
@@ -281,7 +284,7 @@ export class PostgresEngine {
    */
   async close(cleanup?: () => Promise<void>): Promise<void> {
     if (this.closed) return;
-    if (cleanup && this.current === 'ready') await cleanup().catch((err: Error) => this.log(`tusk: databases: cleanup failed: ${err.message}`));
+    if (cleanup && this.current === 'ready') await cleanup().catch((err: Error) => this.log('warn', `tusk: databases: cleanup failed: ${err.message}`));
     this.closed = true;
     clearInterval(this.probeTimer);
     this.back?.resolve();
