@@ -1,30 +1,21 @@
 // `tusk serve` as a user runs it: a separate process that prints its URLs and key when ready,
 // answers on both ports, and shuts down cleanly on SIGTERM. Needs `npm run build` (npm test runs it).
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, packageVersion } from '../src/openapi/documents.js';
 import { serveUntilReady } from './support/serve.js';
+import { run as runProcess, start } from './support/processes.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 
-function run(args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (out += d));
-    p.on('exit', (code) => resolve({ code, out }));
-  });
-}
+const run = (args: string[]) => runProcess(process.execPath, [BIN, ...args]);
 
 describe('the tusk command', () => {
   it('tusk serve prints both URLs and the admin key when ready, serves, and exits 0 on SIGTERM', async () => {
     const served = await serveUntilReady(['--api-key', 'cli-test-admin-key', '--quiet']);
-    const p = served.process;
-    const out = served.out();
+    const out = served.output();
     const customer = /customer API\s+(http:\/\/\S+)/.exec(out)?.[1];
     const instance = /instance API\s+(http:\/\/\S+)/.exec(out)?.[1];
     expect(customer).toBeDefined();
@@ -38,10 +29,8 @@ describe('the tusk command', () => {
     expect((await fetch(`${instance}/api/alarms`)).status).toBe(401);
     // The default engine: an embedded Postgres server, named with its address, that goes away with the process.
     expect(out).toMatch(/tusk: databases +embedded Postgres, starting in the background on 127\.0\.0\.1:\d+/);
-    const exit = new Promise<number | null>((resolve) => p.on('exit', resolve));
-    p.kill('SIGTERM');
-    expect(await exit).toBe(0);
-    expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`tusk-pg-${p.pid}-`))).toEqual([]);
+    expect(await served.stop()).toBe(0);
+    expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`tusk-pg-${served.child.pid}-`))).toEqual([]);
   });
 
   it('tusk serve --help lists every flag with its default', async () => {
@@ -83,23 +72,16 @@ describe('the tusk command', () => {
   });
 });
 
-/** Starts `tusk serve` in a process group of its own (as a terminal runs it); resolves its output so far and a stop. */
+/** Starts `tusk serve` in a process group of its own (as a terminal runs it; support/processes.ts): its output so far and a stop. */
 function serveInGroup(args: string[]) {
-  const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  let stderr = '';
-  p.stdout.on('data', (d) => (stdout += d));
-  p.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => p.on('exit', resolve));
+  const s = start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args]);
   return {
-    p,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    exited,
-    /** Kills the whole group, whatever happened (a failed assertion included). */
-    kill: () => {
-      if (p.exitCode === null && p.signalCode === null) process.kill(-p.pid!, 'SIGKILL');
-    },
+    p: s.child,
+    stdout: s.stdout,
+    stderr: s.stderr,
+    exited: s.exit,
+    /** Kills the whole group, whatever happened (a failed assertion included; the test's end does it too). */
+    kill: () => void s.stop('SIGKILL', 0),
   };
 }
 

@@ -2,7 +2,6 @@
 // the built CLI: the generated authentication checks pass against the reference implementation
 // in-process, and against a broken deployment (a server that answers 200 to everything) they
 // fail with exit code 1 and a summary that names each departure, with a JUnit report.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { run } from './support/processes.js';
 import { formatSummary, groupOf, parseTestArgs, suiteFiles, targetEnv, TEST_HELP, UsageError, type RunSummary } from '../src/conformance/run.js';
 
 describe('tusk test: arguments', () => {
@@ -86,17 +86,12 @@ describe('tusk test: arguments', () => {
   });
 });
 
-function runCli(args: string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
-    const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', ...args], { cwd: PROJECT_ROOT, env });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code: code ?? -1, out }));
-  });
+/** `tusk test ...args` with none of this run's TUSK_ and VITEST variables (stopped with the test if it outlives it). */
+async function runCli(args: string[]): Promise<{ code: number; out: string }> {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
+  const { code, out } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', ...args], { cwd: PROJECT_ROOT, env });
+  return { code: code ?? -1, out };
 }
 
 describe('tusk test: end to end', () => {

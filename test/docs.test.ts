@@ -1,6 +1,5 @@
 // The API reference routes on both ports (no browser: see docs.browser.test.ts for the rendering),
 // the offline rewrite of the renderer, and the static build of `npm run docs`.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +7,9 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../src/server.js';
 import { INTERFACES, PROJECT_ROOT } from '../src/openapi/documents.js';
-import { promisify } from 'node:util';
 import { loadRenderer, offlineBundle } from '../src/docs/renderer.js';
 import { buildStaticDocs } from '../src/docs/static.js';
+import { exec } from './support/processes.js';
 
 let tusk: Tusk;
 beforeAll(async () => {
@@ -91,7 +90,7 @@ describe('npm run docs (tusk docs)', () => {
 
   it('is what `tusk docs --out DIR` writes (the command behind npm run docs)', async () => {
     const dir = join(out, 'cli');
-    const { stdout } = await promisify(execFile)(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'docs', '--out', dir]);
+    const { stdout } = await exec(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'docs', '--out', dir]);
     expect(stdout).toContain(join(dir, 'customer', 'index.html'));
     for (const api of INTERFACES) {
       const html = readFileSync(join(dir, api, 'index.html'), 'utf8');

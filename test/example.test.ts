@@ -2,32 +2,31 @@
 // client project would compile it, then run end to end against the stand-in started in-process.
 // Needs `npm run build` first (npm test runs it): the example imports the generated types by package
 // name, which package.json's exports map to dist/.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTusk, type RunningTusk } from '../src/server.js';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { exec, stopStarted } from './support/processes.js';
 
-const exec = promisify(execFile);
 const COMPILED = join(PROJECT_ROOT, 'dist', 'examples', 'typed-client', 'main.js');
 const KEY = 'example-admin-key';
 
 let tusk: RunningTusk;
 beforeAll(async () => {
   const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const [started] = await Promise.all([
-    startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: KEY, provisionDelayMs: 200 }),
+  // tusk is assigned as soon as it runs, so that afterAll closes it also when the compile fails.
+  await Promise.all([
+    startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: KEY, provisionDelayMs: 200 }).then((started) => (tusk = started)),
     exec(process.execPath, [tsc, '-p', join(PROJECT_ROOT, 'examples', 'tsconfig.json')], { cwd: PROJECT_ROOT }).catch((err: { stdout?: string; message: string }) => {
       throw new Error(`examples/ does not compile:\n${err.stdout ?? err.message}`);
     }),
   ]);
-  tusk = started;
 }, 60_000);
 
 afterAll(async () => {
   await tusk?.close();
+  await stopStarted(); // the compiler, if the hook ran out of time
 });
 
 interface ExampleMain {

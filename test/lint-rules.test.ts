@@ -1,13 +1,11 @@
 // Tusk's lint rules (openapi/lint/tusk-rules.js) fire on a document that breaks them.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
+import { exec as run } from './support/processes.js';
 
-const run = promisify(execFile);
 
 const BROKEN = `openapi: 3.1.0
 info: {title: Broken, version: 1.0.0, description: A document that breaks each house rule once.}

@@ -4,17 +4,16 @@
 // a user runs there: `npx tusk serve`, `npx tusk test` against it (the deployment and key from
 // TUSK_* variables) and `npx tusk proxy` in front of it; and use the exports a client project
 // imports: the bundled documents and the generated types.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 // @ts-expect-error -- a plain JavaScript module without types
 import { NODE_COMPILE_CACHE } from '../bin/bundle-loader.js';
+import { exec, stopStarted } from './support/processes.js';
 
-const exec = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), 'tusk-pack-'));
 const project = join(work, 'client');
 let tarball: string;
@@ -23,13 +22,13 @@ let server: ChildProcess | undefined;
 let proxy: ChildProcess | undefined;
 
 beforeAll(async () => {
-  const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: PROJECT_ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: PROJECT_ROOT });
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, info!.filename);
   files = info!.files.map((f) => f.path);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'tusk-pack-client', version: '1.0.0', private: true, type: 'module' }));
-  await exec('npm', ['install', tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, maxBuffer: 64 * 1024 * 1024 });
+  await exec('npm', ['install', tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
 }, 240_000);
 
 /** Whether any process of the group `pid` leads is left. */
@@ -54,7 +53,7 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 afterAll(async () => {
-  await Promise.all([stop(server), stop(proxy)]);
+  await Promise.all([stop(server), stop(proxy), stopStarted()]); // stopStarted: npm or tsc, if a hook or test ran out of time
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -118,7 +117,7 @@ describe('the npm package tusk-mock', () => {
     // The installed tusk test checks the installed tusk serve (two files of the suite, for time),
     // told the deployment and its key by the environment only.
     const env = { ...process.env, TUSK_CUSTOMER_URL: customer, TUSK_INSTANCE_URL: instance, TUSK_API_KEY: 'tusk-admin-key' };
-    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], { cwd: project, env }).catch((e: { code: number; stdout: string; stderr: string }) => e);
     expect(suite.stdout + suite.stderr).toContain(`against customer API ${customer}, instance API ${instance}`);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/regions/);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/plans/);

@@ -1,7 +1,6 @@
 // The documents work with the ecosystem's standard mock: `prism mock` (Prism 5.14.2) serves each
 // bundled document, and every operation called once with a request built from the document's own
 // examples gets a response that the document declares.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../src/core/net.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,26 +9,14 @@ import { PROJECT_ROOT, BUNDLE_DIR, writeBundle, INTERFACES, type InterfaceName }
 import { Contract } from '../contract-tests/harness/contract.js';
 import type { OperationInfo } from '../src/openapi/operations.js';
 import { formEncode } from '../contract-tests/harness/client.js';
+import { start, type Started } from './support/processes.js';
 
-async function startPrism(file: string): Promise<{ url: string; proc: ChildProcess }> {
+/** `prism mock FILE` on a free port, once it listens; the caller's afterAll stops it (also when this fails). */
+async function startPrism(file: string, started: Started[]): Promise<{ url: string; proc: Started }> {
   const port = await freePort();
-  const proc = spawn(join(PROJECT_ROOT, 'node_modules', '.bin', 'prism'), ['mock', file, '--port', String(port), '--host', '127.0.0.1', '--errors'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`prism did not start:\n${out}`)), 45_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      if (/Prism is listening/.test(out)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.on('exit', (code) => reject(new Error(`prism exited with ${code}:\n${out}`)));
-  });
+  const proc = start(join(PROJECT_ROOT, 'node_modules', '.bin', 'prism'), ['mock', file, '--port', String(port), '--host', '127.0.0.1', '--errors']);
+  started.push(proc);
+  await proc.until(/Prism is listening/, 45_000);
   return { url: `http://127.0.0.1:${port}`, proc };
 }
 
@@ -61,17 +48,18 @@ function requestFor(contract: Contract, op: OperationInfo) {
 }
 
 describe.each(INTERFACES.map((n) => [n] as [InterfaceName]))('prism mock of the %s document', (api) => {
-  let prism: { url: string; proc: ChildProcess };
+  let prism: { url: string; proc: Started };
   let contract: Contract;
+  const started: Started[] = [];
 
   beforeAll(async () => {
     contract = await Contract.load();
     await writeBundle(api);
-    prism = await startPrism(join(BUNDLE_DIR, `${api}.yaml`));
+    prism = await startPrism(join(BUNDLE_DIR, `${api}.yaml`), started);
   }, 60_000);
 
-  afterAll(() => {
-    prism?.proc.kill('SIGTERM');
+  afterAll(async () => {
+    await Promise.all(started.map((p) => p.stop()));
   });
 
   it('answers every operation, called with the document\'s examples, with a response the document declares', async () => {

@@ -19,11 +19,13 @@ let api: Api;
 let receiver: Receiver;
 let instance: { id: number; apikey: string };
 beforeAll(async () => {
-  [api, receiver] = await Promise.all([start(), openReceiver({})]);
+  // One after the other: if the second fails, afterAll still closes the first.
+  api = await start();
+  receiver = await openReceiver({});
 });
 afterAll(async () => {
-  await api.tusk.close();
-  await receiver.close();
+  await api?.tusk.close();
+  await receiver?.close();
 });
 beforeEach(async () => {
   instance = await api.createInstance();

@@ -1,6 +1,7 @@
 // What the control tests share: a running Tusk on free ports and a small fetch client that talks to
 // it the way a client developer's code would (HTTP Basic with the key in the password field).
 import { startTusk, type RunningTusk, type TuskOptions } from '../../src/server.js';
+import { closeWithTest } from '../support/processes.js';
 
 export const basic = (key: string) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
 
@@ -17,7 +18,8 @@ export interface Api {
 }
 
 export async function start(options: TuskOptions = {}): Promise<Api> {
-  const tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, ...options });
+  // Closed when the test that started it finishes, passed or failed (in a hook: by the file's afterAll).
+  const tusk = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, ...options }));
   const send = (base: string, key: string | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(base + path, {
       method,

@@ -3,12 +3,9 @@
 // server-wide control); an instance's own controls (metrics, events) also take an admin key of its
 // account, and only for that account's instances; the control document stays readable. `tusk serve`
 // refuses a non-loopback --host without a control key, unless --control-open.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import { PROJECT_ROOT } from '../../src/openapi/documents.js';
-import { serveUntilReady } from '../support/serve.js';
+import { serve, serveUntilReady } from '../support/serve.js';
 
 const KEY = 'control-key-0123';
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
@@ -63,29 +60,19 @@ describe('the control key', () => {
 });
 
 describe('tusk serve on a non-loopback address', () => {
-  const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
-  const serve = (args: string[]) => spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-
   it('refuses to start without a control key, saying why', async () => {
-    const p = serve(['--host', '0.0.0.0']);
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((resolve) => p.on('exit', resolve));
-    expect(code).toBe(2);
-    expect(out).toMatch(/--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY, or --control-open/);
+    const p = serve(['--quiet', '--databases', 'off', '--host', '0.0.0.0']);
+    expect(await p.exit).toBe(2);
+    expect(p.output()).toMatch(/--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY, or --control-open/);
   });
 
   it('starts with a control key, and its controls need it', async () => {
     const served = await serveUntilReady(['--quiet', '--databases', 'off', '--host', '0.0.0.0', '--control-key', KEY]);
-    const p = served.process;
-    const out = served.out();
+    const out = served.output();
     const port = /customer API\s+http:\/\/[^:]+:(\d+)/.exec(out)![1];
     expect(out).toMatch(/control key required/);
     expect((await fetch(`http://127.0.0.1:${port}/__tusk/clock`)).status).toBe(401);
     expect((await fetch(`http://127.0.0.1:${port}/__tusk/clock`, { headers: basic(KEY) })).status).toBe(200);
-    const exit = new Promise<number | null>((resolve) => p.on('exit', resolve));
-    p.kill('SIGTERM');
-    expect(await exit).toBe(0);
+    expect(await served.stop()).toBe(0);
   });
 });

@@ -1,7 +1,5 @@
 // The controls under /__tusk/ as a client developer uses them: reset, re-seed, the outbox, the
 // request journal, fresh isolated accounts; and the control plane's own OpenAPI document.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
@@ -11,10 +9,10 @@ import { RequestJournal } from '../../src/control/journal.js';
 import { createTusk } from '../../src/server.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
 import { ADMIN_KEY, INSTANCE_1_KEY, start, type Client } from './setup.js';
+import { exec as run } from '../support/processes.js';
 
 const control = new ControlDocument();
 
-const run = promisify(execFile);
 
 let t: Client;
 beforeEach(async () => {

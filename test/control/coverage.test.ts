@@ -2,16 +2,14 @@
 // at GET /__tusk/coverage counts exactly what it was answered, per operation and documented status,
 // with the documents' operations and statuses as the denominator and the traffic outside the
 // contract apart; scoped to an account, the account's requests only. `tusk coverage` prints it.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { readOperations } from '../../src/openapi/operations.js';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import type { CoverageReport } from '../../src/openapi/coverage.js';
+import { exec as run } from '../support/processes.js';
 
-const run = promisify(execFile);
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
 

@@ -1,16 +1,14 @@
 // `--state FILE`: the whole state survives a restart; the file is written atomically after
 // mutating requests (debounced) and on shutdown; a corrupt file is refused clearly and left as it is.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { StateFileError, writeAtomically } from '../../src/control/persist.js';
 import { startTusk } from '../../src/server.js';
 import { ADMIN_KEY, eventually, start } from './setup.js';
+import { serve } from '../support/serve.js';
 
-const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 const newInstance = { name: 'kept', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
 let dir: string;
@@ -97,55 +95,30 @@ describe('tusk with a state file', () => {
 });
 
 describe('tusk serve --state (the command; needs npm run build)', () => {
-  const serve = (args: string[]) => {
-    const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (out += d));
-    const exit = new Promise<number | null>((resolve) => p.on('exit', resolve));
-    const ready = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not ready:\n${out}`)), 15_000);
-      const check = () => {
-        if (out.includes('tusk: ready')) {
-          clearTimeout(timer);
-          resolve(out);
-        }
-      };
-      p.stdout.on('data', check);
-      void exit.then(() => {
-        clearTimeout(timer);
-        resolve(out);
-      });
-    });
-    return { p, exit, ready, output: () => out };
-  };
-
   it('exits with code 2 and says why when the state file is corrupt', async () => {
     writeFileSync(file, '{"tusk_state": 1, "seed": "x"}');
-    const s = serve(['--state', file]);
+    const s = serve(['--quiet', '--databases', 'off', '--state', file]);
     expect(await s.exit).toBe(2);
     expect(s.output()).toMatch(new RegExp(`tusk: the state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be loaded: .*seed`));
     expect(readFileSync(file, 'utf8')).toBe('{"tusk_state": 1, "seed": "x"}');
   });
 
   it('writes the state on SIGTERM and loads it on the next start', async () => {
-    const first = serve(['--state', file]);
-    const out = await first.ready;
+    const first = serve(['--quiet', '--databases', 'off', '--state', file]);
+    const out = await first.until(/tusk: ready/);
     expect(out).toMatch(/state file .*state\.json \(new\)/);
     const url = /customer API\s+(http:\/\/\S+)/.exec(out)![1]!;
     const res = await fetch(`${url}/__tusk/clock`, { method: 'POST', body: JSON.stringify({ advance: '1d' }) });
     expect(res.status).toBe(200);
-    first.p.kill('SIGTERM');
-    expect(await first.exit).toBe(0);
+    expect(await first.stop()).toBe(0);
     expect(JSON.parse(readFileSync(file, 'utf8')).clock.offset_ms).toBe(86_400_000);
 
-    const second = serve(['--state', file]);
-    const out2 = await second.ready;
+    const second = serve(['--quiet', '--databases', 'off', '--state', file]);
+    const out2 = await second.until(/tusk: ready/);
     expect(out2).toMatch(/state file .*state\.json \(loaded\)/);
     const url2 = /customer API\s+(http:\/\/\S+)/.exec(out2)![1]!;
     expect(((await (await fetch(`${url2}/__tusk/clock`)).json()) as { offset_ms: number }).offset_ms).toBe(86_400_000);
-    second.p.kill('SIGTERM');
-    expect(await second.exit).toBe(0);
+    expect(await second.stop()).toBe(0);
   });
 
   it('tusk serve --help lists --state with its default', async () => {

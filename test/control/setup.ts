@@ -1,6 +1,7 @@
 // A running Tusk on free ports for the control tests, and small clients for its three faces: the
 // customer API, the instance API (HTTP Basic with a key) and the control plane (no key).
 import { startTusk, type RunningTusk, type TuskOptions } from '../../src/server.js';
+import { closeWithTest } from '../support/processes.js';
 
 export const ADMIN_KEY = 'control-test-admin-key';
 export const INSTANCE_1_KEY = 'tusk-instance-1-key';
@@ -60,7 +61,8 @@ export async function request(
 }
 
 export async function start(options: TuskOptions = {}): Promise<Client> {
-  const tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: ADMIN_KEY, provisionDelayMs: 60_000, ...options });
+  // Closed when the test that started it finishes, passed or failed (in a hook: by the file's afterAll).
+  const tusk = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: ADMIN_KEY, provisionDelayMs: 60_000, ...options }));
   return {
     tusk,
     control: (path, init = {}) => call(`${init.port === 'instance' ? tusk.instanceUrl : tusk.customerUrl}/__tusk${path}`, init),

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import { ADMIN, json, keyAuth, query } from './support.js';
 import { freePort } from '../../src/core/net.js';
+import { closeWithTest } from '../support/processes.js';
 
 
 let tusk: RunningTusk;
@@ -130,7 +131,7 @@ describe('an external server (--databases postgres://...)', () => {
     try {
       const logged: string[] = [];
       const log = vi.spyOn(console, 'error').mockImplementation((line: string) => void logged.push(line));
-      const ext = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: admin });
+      const ext = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: admin }));
       const create = () => json(`${ext.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'ext', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
       const created = await create();
       const other = await create();
@@ -158,7 +159,7 @@ describe('an external server (--databases postgres://...)', () => {
 describe('no orphan', () => {
   it('the embedded server and its data directory are gone after close', async () => {
     const mine = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tusk-pg-${process.pid}-`));
-    const other = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' });
+    const other = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' }));
     await other.deps.databases!.engine.start();
     const before = mine().length;
     expect(before).toBeGreaterThanOrEqual(1);

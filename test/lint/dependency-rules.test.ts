@@ -1,15 +1,13 @@
 // The dependency check of `npm run lint` (.dependency-cruiser.cjs) fails on an import cycle and on
 // an import that points up the layers (store -> http, http -> a resource app, ...), and passes on
 // this tree. Checked on a small tree of its own, so the rules are seen to bite.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
+import { exec as run } from '../support/processes.js';
 
-const run = promisify(execFile);
 const CRUISE = join(PROJECT_ROOT, 'node_modules', '.bin', 'depcruise');
 const CONFIG = join(PROJECT_ROOT, '.dependency-cruiser.cjs');
 

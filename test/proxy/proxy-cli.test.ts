@@ -2,13 +2,13 @@
 // passes and the proxy reports no departure of the server's answers (the client departures it
 // reports are the suite's deliberate bad requests); on SIGTERM it writes the JSON, JUnit and
 // coverage reports and, with --fail-on-departure, exits 1 when it saw a departure and 0 when not.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { startTusk, type RunningTusk } from '../../src/server.js';
+import { run, start, type Started } from '../support/processes.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 const dir = mkdtempSync(join(tmpdir(), 'tusk-proxy-'));
@@ -20,43 +20,25 @@ beforeAll(async () => {
   tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '500/1' });
 });
 afterAll(async () => {
-  await tusk.close();
+  await tusk?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 interface Proxy {
-  child: ChildProcess;
+  process: Started;
   customer: string;
   instance: string;
-  output: () => string;
-  exit: Promise<number | null>;
 }
 
+/** `tusk proxy` in front of this file's Tusk, once it is ready; stopped when the test finishes, whatever its outcome. */
 async function startProxy(extra: string[]): Promise<Proxy> {
-  const child = spawn(process.execPath, [BIN, 'proxy', '--customer-target', tusk.customerUrl, '--instance-target', tusk.instanceUrl, '--customer-port', '0', '--instance-port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await expect.poll(() => out, { timeout: 15_000 }).toMatch(/tusk proxy: ready/);
-  return {
-    child,
-    customer: /customer API\s+(http:\/\/\S+)/.exec(out)![1]!,
-    instance: /instance API\s+(http:\/\/\S+)/.exec(out)![1]!,
-    output: () => out,
-    exit,
-  };
+  const proxy = start(process.execPath, [BIN, 'proxy', '--customer-target', tusk.customerUrl, '--instance-target', tusk.instanceUrl, '--customer-port', '0', '--instance-port', '0', ...extra]);
+  const out = await proxy.until(/tusk proxy: ready/);
+  return { process: proxy, customer: /customer API\s+(http:\/\/\S+)/.exec(out)![1]!, instance: /instance API\s+(http:\/\/\S+)/.exec(out)![1]! };
 }
 
-function runSuite(customer: string, instance: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('exit', (code) => resolve({ code, out }));
-  });
-}
+/** The whole conformance suite against the proxy (stopped with the test if it outlives it). */
+const runSuite = (customer: string, instance: string) => run(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey]);
 
 describe('tusk proxy in front of Tusk', () => {
   it('the whole conformance suite passes through it, with no departure of the server\'s answers; the reports are written on exit', async () => {
@@ -68,8 +50,7 @@ describe('tusk proxy in front of Tusk', () => {
     expect(listed.departures.filter((d) => d.side === 'response')).toEqual([]);
     // The suite sends bad requests on purpose: those are the client's departures.
     expect(listed.departures.length).toBeGreaterThan(0);
-    proxy.child.kill('SIGTERM');
-    expect(await proxy.exit).toBe(1);
+    expect(await proxy.process.stop()).toBe(1);
     const report = JSON.parse(readFileSync(files.report, 'utf8')) as { count: number; exchanges: number };
     expect(report.count).toBe(listed.count);
     expect(report.exchanges).toBeGreaterThan(1000);
@@ -85,16 +66,13 @@ describe('tusk proxy in front of Tusk', () => {
     const proxy = await startProxy(['--fail-on-departure']);
     const res = await fetch(`${proxy.customer}/api/plans`, { headers: { authorization: `Basic ${Buffer.from(`:${tusk.registry.adminKey}`).toString('base64')}` } });
     expect(res.status).toBe(200);
-    proxy.child.kill('SIGTERM');
-    expect(await proxy.exit).toBe(0);
-    expect(proxy.output()).toMatch(/1 exchanges, 0 departures/);
+    expect(await proxy.process.stop()).toBe(0);
+    expect(proxy.process.output()).toMatch(/1 exchanges, 0 departures/);
   });
 
   it('refuses a target that is not a URL with exit code 2 and a message', async () => {
-    const child = spawn(process.execPath, [BIN, 'proxy', '--customer-target', 'nowhere', '--instance-target', tusk.instanceUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d) => (err += d));
-    expect(await new Promise((r) => child.on('exit', r))).toBe(2);
-    expect(err).toMatch(/--customer-target must be an http\(s\) URL/);
+    const { code, stderr } = await run(process.execPath, [BIN, 'proxy', '--customer-target', 'nowhere', '--instance-target', tusk.instanceUrl]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/--customer-target must be an http\(s\) URL/);
   });
 });

@@ -2,15 +2,13 @@
 // a short run of scripts/crash.js (npm run crash runs ten rounds). After every kill the file is
 // JSON, the next start loads it, and it holds every write acknowledged before the last completed
 // save. Needs `npm run build` (npm test builds first).
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
+import { exec as run } from '../support/processes.js';
 
-const run = promisify(execFile);
 
 it('three SIGKILLs during writes: every state file loads and holds every write acknowledged before the last completed save', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'tusk-crash-test-')), 'crash.json');

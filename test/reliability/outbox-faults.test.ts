@@ -61,19 +61,19 @@ describe('failing callback and notification targets', () => {
   const entrySamples: number[] = [];
 
   beforeAll(async () => {
-    targets = {
-      hang: await target('hang', () => undefined),
-      hangBody: await target('hang-body', (_t, _req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.write('{"partial":');
-      }),
-      reset: await target('reset', (_t, req) => req.socket.destroy()),
-      error500: await target('error500', (_t, _req, res) => {
-        res.writeHead(500, { 'content-type': 'text/plain' });
-        res.end('down');
-      }),
-      unreachable: await unreachable(),
-    };
+    // Each kept as soon as it listens, so that afterAll closes it also when a later one fails.
+    targets = {};
+    targets.hang = await target('hang', () => undefined);
+    targets.hangBody = await target('hang-body', (_t, _req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    });
+    targets.reset = await target('reset', (_t, req) => req.socket.destroy());
+    targets.error500 = await target('error500', (_t, _req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('down');
+    });
+    targets.unreachable = await unreachable();
     tusk = await startTusk({
       customerPort: 0,
       instancePort: 0,

@@ -1,16 +1,14 @@
 // `npm start` builds only when an input of the build changed (scripts/build.js --if-changed): the
 // stamp is a hash of the inputs' content, so an edit always rebuilds and an unchanged tree never does.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 // @ts-expect-error -- a plain JavaScript script without types
 import { inputsHash, upToDate } from '../../scripts/build.js';
+import { exec as run } from '../support/processes.js';
 
-const run = promisify(execFile);
 const SCRIPT = join(PROJECT_ROOT, 'scripts', 'build.js');
 
 function tree(): string {

@@ -22,7 +22,8 @@ const alive = (pid: number) => {
 /** Runs the script; resolves with its output and exit code, and the pid of the server it said it started. */
 function run(args: string[], onLine: (line: string, child: ChildProcess) => void = () => {}): Promise<{ code: number | null; out: string; server: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // In a process group of its own: afterEach ends the script and the tusk serve it started together.
+    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     started.push(child);
     let out = '';
     let server = 0;
@@ -50,7 +51,14 @@ async function gone(pid: number, ms = 20_000): Promise<boolean> {
 }
 
 afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  // The whole group, also when the script has exited: a failing test may leave its server behind.
+  for (const child of started.splice(0)) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* nothing left */
+    }
+  }
 });
 
 describe('scripts/chaos/control-inputs.js on its own', () => {
