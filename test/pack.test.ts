@@ -136,7 +136,8 @@ describe('the npm package tusk-mock', () => {
     await stop(proxy);
     await stop(server);
     await new Promise((r) => setTimeout(r, 500)); // the last lines through the pipes
-    expect(outputs.get(proxy)!()).toMatch(/tusk proxy: SIGTERM, \d+ exchanges, 1 departures\n$/);
+    // Both fields the bad request lacks (plan, region): two departures.
+    expect(outputs.get(proxy)!()).toMatch(/tusk proxy: SIGTERM, \d+ exchanges, 2 departures\n$/);
     expect(outputs.get(server)!()).toMatch(/tusk: SIGTERM, shutting down\n$/);
   });
 

@@ -115,7 +115,8 @@ describe('the README', () => {
     const out = (await bash(script)).trim().split('\n');
     expect(out[0]).toBe('400');
     const listed = JSON.parse(out[1]!) as { count: number; departures: { operation_id: string; side: string; field: string; rule: string }[] };
-    expect(listed.departures).toEqual([expect.objectContaining({ operation_id: 'createInstance', side: 'request', rule: 'required' })]);
+    // Both fields the request lacks, each a departure.
+    expect(listed.departures).toEqual(['plan', 'region'].map((field) => expect.objectContaining({ operation_id: 'createInstance', side: 'request', field, rule: 'required' })));
     expect(out.at(-1)).toBe('exit 1');
   }, 60_000);
 

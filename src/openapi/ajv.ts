@@ -87,7 +87,9 @@ function loadPrecompiled(name: InterfaceName, doc: OpenApiDocument, dir?: string
 
 export class SchemaSet {
   private compiler?: Ajv2020;
+  private everyErrorCompiler?: Ajv2020;
   private readonly cache = new Map<string, ValidateFunction>();
+  private readonly everyErrorCache = new Map<string, ValidateFunction>();
 
   constructor(
     readonly documents: Partial<Record<InterfaceName, OpenApiDocument>>,
@@ -116,6 +118,63 @@ export class SchemaSet {
     }
     return fn;
   }
+
+  /**
+   * The schema at `ref` compiled to report every error, not only the first (Ajv's allErrors), for
+   * the reports that list every departure of a value (the proxy, the suite's response check). Slower
+   * than `validator`: ask it only for a value `validator` refused. Compiled on first use.
+   */
+  everyError(name: InterfaceName, ref: string): ValidateFunction {
+    const key = documentUri(name) + ref;
+    let fn = this.everyErrorCache.get(key);
+    if (!fn) {
+      this.everyErrorCompiler ??= createAjv(this.documents, { allErrors: true });
+      fn = this.everyErrorCompiler.compile({ $ref: key });
+      this.everyErrorCache.set(key, fn);
+    }
+    return fn;
+  }
+
+  /** Every departure of a value from the schema at `ref` (none: it conforms), as `reportErrors` words them. */
+  departuresOf(name: InterfaceName, ref: string, value: unknown, where: string, fieldPrefix?: string): ErrorReport[] {
+    const validate = this.everyError(name, ref);
+    return validate(value) ? [] : reportErrors(validate.errors ?? [], where, fieldPrefix);
+  }
+}
+
+/** One departure of a value from its schema: the field (dotted), the rule (the schema keyword) and a sentence. */
+export interface ErrorReport {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/**
+ * The errors of an allErrors validation, one report each, naming the field and the rule. An `if`
+ * error only repeats its `then` branch's and is left out. Where an anyOf or a oneOf failed (one
+ * without a discriminator; a discriminated oneOf reports its branch's errors as its own), its
+ * branches are alternatives, not rules the value had to keep: the combination is one report,
+ * worded as the stand-in words it where each alternative only requires a field ("a or b: at least
+ * one of them is required"). A field is written after `fieldPrefix` when one is given
+ * (`body.name`); `where` names the value when no field applies (`body: must be array`).
+ */
+export function reportErrors(errors: ErrorObject[], where: string, fieldPrefix?: string): ErrorReport[] {
+  const combinations = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const branchesOf = (c: ErrorObject) => errors.filter((e) => e.schemaPath.startsWith(c.schemaPath + '/'));
+  const out = new Map<string, ErrorReport>();
+  const add = (f: string | undefined, rule: string, sentence: string) => {
+    const field = f === undefined ? (fieldPrefix ?? where) : fieldPrefix ? `${fieldPrefix}.${f}` : f;
+    const message = f === undefined ? `${where}: ${sentence}` : `${[fieldPrefix, f].filter(Boolean).join(' ')}: ${sentence}`;
+    out.set(`${field} ${rule} ${message}`, { field, rule, message });
+  };
+  for (const e of errors) {
+    if (e.keyword === 'if' || combinations.some((c) => c !== e && e.schemaPath.startsWith(c.schemaPath + '/'))) continue;
+    const branches = e.keyword === 'anyOf' ? branchesOf(e) : [];
+    if (branches.length > 1 && branches.every((b) => b.keyword === 'required' && b.instancePath === e.instancePath)) {
+      add(errorField(e), 'required', `${branches.map((b) => String(b.params.missingProperty)).join(' or ')}: at least one of them is required`);
+    } else add(errorField(e), e.keyword, ruleOf(e));
+  }
+  return [...out.values()];
 }
 
 /**

@@ -105,9 +105,10 @@ export class BodyRules {
   /**
    * Applies the convention to a body object (before JSON Schema validation) and returns the body
    * that is validated and stored, with the fields it ignored. A body whose branch cannot be told
-   * (a missing or unknown type) is returned as it is: validation then names the type.
+   * (a missing or unknown type) is returned as it is: validation then names the type. A field it
+   * refuses is a 400 ApiError, thrown, or with `problems` listed there (each of them) and left out.
    */
-  apply(body: Obj, options: { strict?: boolean; system?: string } = {}): NormalisedBody {
+  apply(body: Obj, options: { strict?: boolean; system?: string; problems?: ApiError[] } = {}): NormalisedBody {
     const branch = this.branchOf(body, options.system);
     if (!branch) return { value: body, ignored: NO_FIELDS };
     const names = branch.names;
@@ -126,16 +127,15 @@ export class BodyRules {
       }
       const elsewhere = this.union.has(key);
       const what = branch.tag === undefined ? '' : ` ${this.bySystem ? 'system' : (this.discriminator ?? 'type')} ${branch.tag}`;
-      if (options.strict) {
-        throw new ApiError(400, `${key}: is not an accepted field here${elsewhere ? ` (it does not apply to${what})` : ''}`, { field: key, rule: 'additionalProperties' });
-      }
-      if (elsewhere && !isZeroValue(v)) {
-        throw new ApiError(400, `${key}: does not apply to${what}; it is accepted here only with its zero value (0, "", false, null, [] or {}), which is ignored`, {
-          field: key,
-          rule: 'notApplicable',
-        });
-      }
-      drop(key, true);
+      const problem = options.strict
+        ? new ApiError(400, `${key}: is not an accepted field here${elsewhere ? ` (it does not apply to${what})` : ''}`, { field: key, rule: 'additionalProperties' })
+        : elsewhere && !isZeroValue(v)
+          ? new ApiError(400, `${key}: does not apply to${what}; it is accepted here only with its zero value (0, "", false, null, [] or {}), which is ignored`, { field: key, rule: 'notApplicable' })
+          : undefined;
+      if (problem && !options.problems) throw problem;
+      // With `problems`, every refused field is listed there and left out of the body.
+      if (problem) options.problems!.push(problem);
+      drop(key, !problem);
     }
     return { value: out ?? body, ignored: ignored ?? NO_FIELDS };
   }

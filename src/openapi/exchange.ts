@@ -4,10 +4,10 @@
 // (OperationValidator). A departure names the side at fault (the client's request or the server's
 // response), the field where there is one, and the rule.
 import { ApiError, unauthorized } from '../core/errors.js';
-import { SchemaSet, describeError, errorField } from './ajv.js';
+import { SchemaSet, describeError } from './ajv.js';
 import type { InterfaceName, OpenApiDocument } from './documents.js';
 import { declaredResponse, readOperations, type OperationInfo } from './operations.js';
-import { OperationValidator, rawBodyOf } from './requests.js';
+import { OperationValidator, rawBodyOf, type RawBody } from './requests.js';
 import { parseBasic, type KeyField } from '../core/basic-auth.js';
 
 /** What the checks read of a response (supertest's Response fits). */
@@ -74,11 +74,9 @@ export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: R
       return out;
     }
   }
-  const validate = schemas.validator(api, media.schemaRef);
-  if (!validate(body)) {
-    const err = validate.errors![0]!;
-    const field = errorField(err);
-    depart(err.keyword, `body does not match the ${res.status} schema: ${describeError(err, 'body')}`, field === undefined ? 'body' : `body.${field}`);
+  // Every departure of the body, not only the first (the fast validator tells whether there is any).
+  if (!schemas.validator(api, media.schemaRef)(body)) {
+    for (const r of schemas.departuresOf(api, media.schemaRef, body, 'body', 'body')) depart(r.rule, `body does not match the ${res.status} schema: ${r.message}`, r.field);
   }
   return out;
 }
@@ -156,20 +154,37 @@ export class ExchangeChecker {
     }
     const { op, params, validator } = matched;
     const auth = authDeparture(api, headerOf(req.headers, 'authorization'));
-    if (auth) return { op, departures: [auth], error: unauthorized(`Unauthorized: ${auth.message}`) };
+    // The answer the stand-in would give: the first refusal, in the order of its pipeline.
+    let error: ApiError | undefined = auth ? unauthorized(`Unauthorized: ${auth.message}`) : undefined;
+    let raw: RawBody | ApiError = { kind: 'none' };
+    let system: string | undefined;
     try {
       const checked = validator.parameters(params, req.query);
-      if (validator.acceptsBody) {
-        // As the stand-in reads it (pipeline.ts validateRequest): the path names an integration's system.
-        const system = validator.systemBodies.size ? Object.values(checked.params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v)) : undefined;
-        validator.read(await rawBodyOf(req.body, headerOf(req.headers, 'content-type') ?? ''), system);
-      }
+      // As the stand-in reads it (pipeline.ts validateRequest): the path names an integration's system.
+      system = validator.systemBodies.size ? Object.values(checked.params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v)) : undefined;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      const body = err.body as { field?: string; rule?: string };
-      return { op, departures: [{ side: 'request', rule: body.rule ?? 'invalid', message: err.message, ...(body.field ? { field: body.field } : {}) }], error: err };
+      error ??= err;
     }
-    return { op, departures: [] };
+    if (validator.acceptsBody) {
+      try {
+        raw = await rawBodyOf(req.body, headerOf(req.headers, 'content-type') ?? '');
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        raw = err; // malformed JSON or multipart
+      }
+      try {
+        if (raw instanceof ApiError) throw raw;
+        validator.read(raw, system);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        error ??= err;
+      }
+    }
+    if (!error) return { op, departures: [] };
+    // Every departure, not only the one the stand-in would answer.
+    const found = validator.departures(params, req.query, raw, system).map((r): Departure => ({ side: 'request', rule: r.rule, field: r.field, message: r.message }));
+    return { op, departures: [...(auth ? [auth] : []), ...found], error };
   }
 }
 

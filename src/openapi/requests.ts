@@ -4,7 +4,7 @@
 // the request-body convention for fields the schema does not name (body-rules.ts).
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { InterfaceName, OpenApiDocument } from './documents.js';
-import { errorField, ruleOf, type SchemaSet } from './ajv.js';
+import { errorField, ruleOf, type ErrorReport, type SchemaSet } from './ajv.js';
 import { resolveLocal, type OperationInfo } from './operations.js';
 import { BodyRules, type NormalisedBody } from './body-rules.js';
 import { ApiError } from '../core/errors.js';
@@ -173,6 +173,9 @@ function kindOf(schema: Record<string, unknown>): FieldKind {
 export class OperationValidator {
   private readonly paramValidators: { name: string; in: string; required: boolean; kind: FieldKind; validate: ValidateFunction }[];
   private readonly bodyValidator?: ValidateFunction;
+  /** The refs of the body schema and of each system's branch, for `departures`. */
+  private bodyRef?: string;
+  private readonly systemBodyRefs = new Map<string, string>();
   private readonly formKinds: FormKinds = { fields: new Map(), arrayItems: new Map() };
   /** The request-body convention for this body (fields the schema does not name, zero values, ""). */
   readonly rules?: BodyRules;
@@ -186,7 +189,7 @@ export class OperationValidator {
   constructor(
     readonly op: OperationInfo,
     doc: OpenApiDocument,
-    schemas: SchemaSet,
+    private readonly schemas: SchemaSet,
   ) {
     const api: InterfaceName = op.api;
     this.paramValidators = op.parameters
@@ -198,6 +201,7 @@ export class OperationValidator {
     this.acceptsBody = Boolean(media?.schemaRef);
     if (media?.schemaRef && media.schema) {
       this.bodyValidator = schemas.validator(api, media.schemaRef);
+      this.bodyRef = media.schemaRef;
       propertyKinds(doc, media.schema, this.formKinds);
       const form = op.body?.media.find((m) => m.mediaType === 'application/x-www-form-urlencoded');
       for (const f of form?.jsonFields ?? []) if (!this.formKinds.arrayItems.has(f)) this.formKinds.fields.set(f, 'json');
@@ -205,7 +209,10 @@ export class OperationValidator {
       const branches = (media.schema.anyOf ?? media.schema.oneOf ?? []) as unknown[];
       branches.forEach((b, i) => {
         const { node, ref } = resolveLocal(doc, b, `${media.schemaRef}/${media.schema!.anyOf ? 'anyOf' : 'oneOf'}/${i}`);
-        if (typeof node['x-system'] === 'string') this.systemBodies.set(node['x-system'], schemas.validator(api, ref));
+        if (typeof node['x-system'] === 'string') {
+          this.systemBodies.set(node['x-system'], schemas.validator(api, ref));
+          this.systemBodyRefs.set(node['x-system'], ref);
+        }
       });
     }
   }
@@ -215,17 +222,66 @@ export class OperationValidator {
     const params: Record<string, unknown> = {};
     const q: Record<string, unknown> = {};
     for (const p of this.paramValidators) {
-      const raw = p.in === 'path' ? pathParams[p.name] : (query.getAll(p.name).at(-1) ?? undefined);
-      if (raw === undefined) {
-        if (p.required) throw new ApiError(400, `${p.name}: is required (${p.in} parameter)`, { field: p.name, rule: 'required' });
-        continue;
-      }
-      // Path parameters arrive decoded by the router: decoding again would read %2531 as 1.
-      const value = readScalar(raw, p.kind);
-      if (!p.validate(value)) throw validationError(p.validate.errors, p.name, p.name);
-      (p.in === 'path' ? params : q)[p.name] = value;
+      const value = this.parameter(p, pathParams, query);
+      if (value !== undefined) (p.in === 'path' ? params : q)[p.name] = value;
     }
     return { params, query: q };
+  }
+
+  /** One parameter's value as its schema reads it (undefined when absent and optional); throws a 400 ApiError. */
+  private parameter(p: OperationValidator['paramValidators'][number], pathParams: Record<string, string>, query: URLSearchParams): unknown {
+    const raw = p.in === 'path' ? pathParams[p.name] : (query.getAll(p.name).at(-1) ?? undefined);
+    if (raw === undefined) {
+      if (p.required) throw new ApiError(400, `${p.name}: is required (${p.in} parameter)`, { field: p.name, rule: 'required' });
+      return undefined;
+    }
+    // Path parameters arrive decoded by the router: decoding again would read %2531 as 1.
+    const value = readScalar(raw, p.kind);
+    if (!p.validate(value)) throw validationError(p.validate.errors, p.name, p.name);
+    return value;
+  }
+
+  /**
+   * Every way a request's parameters and body depart from the document, each naming its field and
+   * rule (none: it conforms): what the validating proxy lists. The stand-in answers the first of
+   * them only (`parameters`, then `read`). `body` is the raw body, or the 400 reading it gave.
+   */
+  departures(pathParams: Record<string, string>, query: URLSearchParams, body: RawBody | ApiError, system?: string): ErrorReport[] {
+    const out: ErrorReport[] = [];
+    const report = (err: ApiError) => {
+      const b = err.body as { field?: string; rule?: string };
+      out.push({ field: b.field ?? 'body', rule: b.rule ?? 'invalid', message: err.message });
+    };
+    for (const p of this.paramValidators) {
+      try {
+        this.parameter(p, pathParams, query);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        report(err);
+      }
+    }
+    if (!this.bodyValidator) return out;
+    if (body instanceof ApiError) {
+      report(body);
+      return out;
+    }
+    const value = body.kind === 'json' ? body.value : body.kind === 'none' ? {} : readForm(body.fields, this.formKinds);
+    if (deeperThan(value, MAX_BODY_DEPTH) || !isObject(value)) {
+      try {
+        this.read(body, system);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        report(err);
+      }
+      return out;
+    }
+    if (this.systemBodies.size > 0 && !system) return out;
+    const problems: ApiError[] = [];
+    const normal = this.rules!.apply(value, { ...(system ? { system } : {}), problems });
+    problems.forEach(report);
+    const ref = (system && this.systemBodyRefs.get(system)) || this.bodyRef!;
+    out.push(...this.schemas.departuresOf(this.op.api, ref, normal.value, 'body'));
+    return out;
   }
 
   /** Turns the raw body into the value the schema describes, and validates it; throws a 400 ApiError. */

@@ -4,7 +4,8 @@
 // against the documents with the checks the suite and the stand-in use (src/openapi/exchange.ts):
 // the request (operation, credentials' form, parameters, body: the client's departures) and the
 // response (declared status, content type, schema, required headers: the server's departures).
-// Departures are logged one line each (operation, side, field, rule; never a key or a body), kept
+// Every departure of an exchange is reported, not only the first (each field a body misses or
+// gets wrong, each parameter). Departures are logged one line each (operation, side, field, rule; never a key or a body), kept
 // for GET /__tusk/departures, optionally named in a `Tusk-Departures` response header (annotate),
 // and counted into API coverage (GET /__tusk/coverage). With `strict`, a request that departs is
 // refused with the stand-in's own answer (400 naming field and rule, 401, 404) instead of being

@@ -71,7 +71,7 @@ describe('ExchangeChecker.requestDepartures', () => {
     expect((await checker.requestDepartures('instance', request('GET', '/api/alarms/abc', { authorization }))).departures).toEqual([expect.objectContaining({ side: 'request', field: 'id' })]);
     const bad = await checker.requestDepartures('customer', request('POST', '/api/instances', { authorization, body: '{"name": "n"}', contentType: 'application/json' }));
     expect(bad.op?.operationId).toBe('createInstance');
-    expect(bad.departures).toEqual([expect.objectContaining({ side: 'request', rule: 'required' })]);
+    expect(bad.departures).toEqual([expect.objectContaining({ side: 'request', rule: 'required', field: 'plan' }), expect.objectContaining({ side: 'request', rule: 'required', field: 'region' })]);
     expect(bad.error?.status).toBe(400);
     const malformed = await checker.requestDepartures('customer', request('POST', '/api/instances', { authorization, body: '{', contentType: 'application/json' }));
     expect(malformed.departures).toEqual([expect.objectContaining({ field: 'body', rule: 'json' })]);
@@ -80,6 +80,27 @@ describe('ExchangeChecker.requestDepartures', () => {
     // An integration body is read against the schema of the system its path names.
     const system = await checker.requestDepartures('instance', request('POST', '/api/integrations/logs/logs_e', { authorization, body: '{}', contentType: 'application/json' }));
     expect(system.departures).toEqual([expect.objectContaining({ field: 'token', rule: 'required' })]);
+  });
+
+  it('lists every departure of a request, not only the one the stand-in answers (issue 32)', async () => {
+    const authorization = basic('', 'k');
+    // A parameter, a field of another alarm type, a wrong type and a range: four departures.
+    const bad = await checker.requestDepartures('instance', request('PUT', '/api/alarms/abc', { authorization, body: JSON.stringify({ type: 'notice', value_threshold: 90, enabled: 'yes', recipients: [0] }), contentType: 'application/json' }));
+    expect(bad.departures.map((d) => [d.side, d.field, d.rule])).toEqual([
+      ['request', 'id', 'type'],
+      ['request', 'value_threshold', 'notApplicable'],
+      ['request', 'enabled', 'type'],
+      ['request', 'recipients.0', 'minimum'],
+    ]);
+    // The stand-in's own answer is the first refusal of its pipeline: the parameter.
+    expect(bad.error?.body).toMatchObject({ field: 'id' });
+    // No credentials, and a body missing two fields: three.
+    const anonymous = await checker.requestDepartures('customer', request('POST', '/api/instances', { body: 'name=n' }));
+    expect(anonymous.departures.map((d) => [d.field, d.rule])).toEqual([['Authorization', 'auth'], ['plan', 'required'], ['region', 'required']]);
+    expect(anonymous.error?.status).toBe(401);
+    // Alternatives that each require a field are one departure, worded as the stand-in words them.
+    const team = await checker.requestDepartures('customer', request('PUT', '/api/team/00000000-0000-4000-8000-000000000000', { authorization, body: '{}', contentType: 'application/json' }));
+    expect(team.departures).toEqual([expect.objectContaining({ rule: 'required', message: expect.stringMatching(/role or tags: at least one of them is required/) })]);
   });
 });
 
@@ -97,6 +118,16 @@ describe('ExchangeChecker.responseDepartures', () => {
     expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '[' })).toEqual([{ side: 'response', rule: 'json', message: 'body is not valid JSON: "["' }]);
     expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '[{"name": 1}]' })).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^body\.0/) })]));
     expect(checker.responseDepartures(op(), { status: 401, headers: json, text: '{"error": "Unauthorized"}' })).toEqual([{ side: 'response', rule: 'header', field: 'WWW-Authenticate', message: 'header WWW-Authenticate is required on 401 but absent' }]);
+  });
+
+  it('lists every departure of a body: a missing required field and a wrong type elsewhere, each with its field (issue 32)', () => {
+    const found = checker.responseDepartures(op(), { status: 200, headers: json, text: '[{"name": "hippo", "price": "free", "backend": "postgresql"}, {"name": 7, "price": 0, "backend": "postgresql", "shared": false}]' });
+    expect(found.map((d) => [d.field, d.rule])).toEqual([
+      ['body.0.shared', 'required'],
+      ['body.0.price', 'type'],
+      ['body.1.name', 'type'],
+    ]);
+    expect(found[1]!.message).toBe('body does not match the 200 schema: body 0.price: must be number');
   });
 
   it('the answer to a HEAD request is checked for status and headers only', () => {

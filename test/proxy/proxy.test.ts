@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDocuments, type InterfaceName, type OpenApiDocument } from '../../src/openapi/documents.js';
 import { ValidatingProxy } from '../../src/proxy/proxy.js';
+import { junitReport } from '../../src/proxy/cli.js';
 
 const KEY = 'secret-key-never-logged-0123';
 const basic = (key: string, user = '') => `Basic ${Buffer.from(`${user}:${key}`).toString('base64')}`;
@@ -119,10 +120,31 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
     expect(res.headers.get('tusk-departures')).toBe('response - status');
   });
 
-  it('a missing required field: rule required, naming the field', async () => {
-    target.json('GET', '/api/instances', 200, [{ id: 1, plan: 'hippo', region: 'amazon-web-services::us-east-1' }]);
+  it('a missing required field: rule required, naming the field (each missing field)', async () => {
+    target.json('GET', '/api/instances', 200, [{ id: 1, plan: 'hippo', region: 'amazon-web-services::us-east-1', tags: [] }]);
     await send('customer', 'GET', '/api/instances');
-    expect(departuresOf('/api/instances')).toEqual([expect.objectContaining({ side: 'response', operation_id: 'listInstances', rule: 'required', field: 'body.0.name' })]);
+    expect(departuresOf('/api/instances')).toEqual(['name', 'url', 'providerid'].map((f) => expect.objectContaining({ side: 'response', operation_id: 'listInstances', rule: 'required', field: `body.0.${f}` })));
+  });
+
+  it('every departure of one exchange, everywhere it reports: the list, the log, Tusk-Departures and the JUnit report (issue 32)', async () => {
+    // A missing required field and a wrong type elsewhere in one answer.
+    target.json('GET', '/api/alarms/recipients', 200, [{ id: 1, type: 'email', value: 'a@example.com', name: 'Default' }, { id: 'two', type: 'email', value: 'b@example.com', name: 'B', options: {} }]);
+    const res = await send('instance', 'GET', '/api/alarms/recipients');
+    const found = departuresOf('/api/alarms/recipients');
+    expect(found.map((d) => [d.field, d.rule])).toEqual([['body.0.options', 'required'], ['body.1.id', 'type']]);
+    expect(res.headers.get('tusk-departures')).toBe('response body.0.options required, response body.1.id type');
+    expect(lines.filter((l) => l.includes('listRecipients GET /api/alarms/recipients 200'))).toEqual([expect.stringMatching(/body\.0\.options: rule required/), expect.stringMatching(/body\.1\.id: rule type/)]);
+    const junit = junitReport(proxy);
+    expect(junit).toMatch(/<testcase classname="instance" name="listRecipients"><failure message="2 departure\(s\)">[^<]*body\.0\.options: rule required[^<]*\n[^<]*body\.1\.id: rule type/);
+    // A request with two departures of its own, answered by a response with one: three in all.
+    target.json('POST', '/api/alarms/recipients', 200, { id: 3, type: 'email', value: 'c@example.com', name: 'C' });
+    const created = await send('instance', 'POST', '/api/alarms/recipients', { body: JSON.stringify({ type: 'email', name: 7 }), contentType: 'application/json' });
+    expect(departuresOf('/api/alarms/recipients').slice(2).map((d) => [d.side, d.field, d.rule])).toEqual([
+      ['request', 'value', 'required'],
+      ['request', 'name', 'type'],
+      ['response', 'body.options', 'required'],
+    ]);
+    expect(created.headers.get('tusk-departures')?.split(', ')).toHaveLength(3);
   });
 
   it('a date in the wrong form: the rule of the date schema, naming the field', async () => {
