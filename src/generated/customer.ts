@@ -428,7 +428,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description An instance as listInstances returns it (without `apikey` and `ready`). */
+        /**
+         * @description An instance as listInstances returns it (without `apikey` and `ready`). Every field is
+         *     required: production sends each of them on every item (`tags` as an array or `null`).
+         */
         InstanceSummary: {
             /**
              * @description Identifier of the instance.
@@ -450,15 +453,19 @@ export interface components {
             providerid: components["schemas"]["Uuid"];
             /**
              * @description The instance's tags, as given on create or update. Not in the spec's field table:
-             *     production returns them (an array, or `null` in some list items). Reference
-             *     implementation: always an array, `[]` when none were given.
+             *     production returns them on every item (`../shared/provider-facts/`: an array, or `null`
+             *     in some list items), so they are required. Reference implementation: always an array,
+             *     `[]` when none were given.
              * @example [
              *       "production"
              *     ]
              */
-            tags?: string[] | null;
+            tags: string[] | null;
         };
-        /** @description An instance as getInstance returns it. */
+        /**
+         * @description An instance as getInstance returns it. Every field is required: production sends each of
+         *     them (`tags` included, an array, possibly empty).
+         */
         Instance: {
             /**
              * @description Identifier of the instance.
@@ -480,12 +487,13 @@ export interface components {
             providerid: components["schemas"]["Uuid"];
             /**
              * @description The instance's tags, as given on create or update (`[]` when none were given). Not in the
-             *     spec's field table: production returns them.
+             *     spec's field table: production always returns them (`../shared/provider-facts/`), so
+             *     they are required.
              * @example [
              *       "production"
              *     ]
              */
-            tags?: string[];
+            tags: string[];
             /**
              * @description The API key of the per-instance interface (HTTP Basic password there).
              * @example 7c3e9b1a-2f4d-4c8e-9a6b-5d1f0e2c3b4a
@@ -546,7 +554,10 @@ export interface components {
             instance_id?: number;
             tags?: components["schemas"]["InstanceTags"];
         } & (unknown & unknown);
-        /** @description The answer of createInstance. */
+        /**
+         * @description The answer of createInstance. Every field is required: production answers each of them, and
+         *     production's clients read `message`.
+         */
         CreatedInstance: {
             /**
              * @description Identifier of the new instance.
@@ -554,11 +565,11 @@ export interface components {
              */
             id: number;
             /**
-             * @description Not in the spec's field table: production answers `Instance created`, and so does the
-             *     reference implementation.
+             * @description Not in the spec's field table: production always answers `Instance created`
+             *     (`../shared/provider-facts/`), so it is required; so does the reference implementation.
              * @example Instance created
              */
-            message?: string;
+            message: string;
             url: components["schemas"]["ConnectionUrl"];
             /**
              * @description The API key of the new instance's per-instance interface.
@@ -951,12 +962,14 @@ export interface components {
              */
             error: string;
             /**
-             * @description The request field at fault (reference implementation's choice).
+             * @description The request field at fault (reference implementation's choice). Optional: only some
+             *     errors are about a field, and what production adds to `error` is not shown.
              * @example value_threshold
              */
             field?: string;
             /**
-             * @description The rule the field broke, e.g. the JSON Schema keyword (reference implementation's choice).
+             * @description The rule the field broke, e.g. the JSON Schema keyword (reference implementation's
+             *     choice). Optional, as `field`.
              * @example type
              */
             rule?: string;
@@ -1171,7 +1184,10 @@ export interface operations {
                      *         "plan": "hippo",
                      *         "region": "amazon-web-services::us-east-1",
                      *         "url": "postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders",
-                     *         "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c"
+                     *         "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c",
+                     *         "tags": [
+                     *           "production"
+                     *         ]
                      *       },
                      *       {
                      *         "id": 1043,
@@ -1179,7 +1195,8 @@ export interface operations {
                      *         "plan": "panda",
                      *         "region": "amazon-web-services::eu-west-1",
                      *         "url": "postgres://u1043:Hn3sBv8qLe2Rt6Yw@staging-db-1043.db.tusk.local:5432/staging",
-                     *         "providerid": "9b2d4f6a-1c3e-4a5b-8d7f-0e1a2b3c4d5e"
+                     *         "providerid": "9b2d4f6a-1c3e-4a5b-8d7f-0e1a2b3c4d5e",
+                     *         "tags": []
                      *       }
                      *     ]
                      */
@@ -1277,6 +1294,9 @@ export interface operations {
                      *       "region": "amazon-web-services::us-east-1",
                      *       "url": "postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders",
                      *       "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c",
+                     *       "tags": [
+                     *         "production"
+                     *       ],
                      *       "apikey": "7c3e9b1a-2f4d-4c8e-9a6b-5d1f0e2c3b4a",
                      *       "ready": true
                      *     }
@@ -1338,6 +1358,9 @@ export interface operations {
                      *       "region": "amazon-web-services::us-east-1",
                      *       "url": "postgres://u1042:Xk9vQ2mTr7wLp4Zs@orders-db-1042.db.tusk.local:5432/orders",
                      *       "providerid": "3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c",
+                     *       "tags": [
+                     *         "production"
+                     *       ],
                      *       "apikey": "7c3e9b1a-2f4d-4c8e-9a6b-5d1f0e2c3b4a",
                      *       "ready": true
                      *     }

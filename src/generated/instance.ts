@@ -688,12 +688,14 @@ export interface components {
              */
             error: string;
             /**
-             * @description The request field at fault (reference implementation's choice).
+             * @description The request field at fault (reference implementation's choice). Optional: only some
+             *     errors are about a field, and what production adds to `error` is not shown.
              * @example value_threshold
              */
             field?: string;
             /**
-             * @description The rule the field broke, e.g. the JSON Schema keyword (reference implementation's choice).
+             * @description The rule the field broke, e.g. the JSON Schema keyword (reference implementation's
+             *     choice). Optional, as `field`.
              * @example type
              */
             rule?: string;
@@ -1098,7 +1100,10 @@ export interface components {
         AlarmType: "cpu" | "memory" | "disk" | "netsplit" | "server_unreachable" | "notice";
         /**
          * @description An alarm of the instance. `value_threshold` and `time_threshold` are present for cpu, memory
-         *     and disk only; `value_calculation` for disk only.
+         *     and disk only, and required there (the spec's field table names them absent only for the
+         *     event types, and its default alarms carry them); `value_calculation` for disk only, and
+         *     required there (fixed by default). The event types (notice, server_unreachable, netsplit)
+         *     have none of the three.
          */
         Alarm: {
             /**
@@ -1133,7 +1138,7 @@ export interface components {
              * @example []
              */
             recipients: number[];
-        };
+        } & (unknown & unknown);
         /**
          * @description Body of `createAlarm`: one branch per alarm type, chosen by `type`; a field of another type
          *     is a 400 unless it carries its zero value (ignored); fields no type names are ignored. The spec does not say which fields are required nor the permitted ranges of
