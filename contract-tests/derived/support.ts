@@ -4,7 +4,7 @@
 import type { Response } from 'supertest';
 import type { InterfaceName } from '../../src/openapi/documents.js';
 import type { OperationInfo } from '../../src/openapi/operations.js';
-import { createInstance, type Call, type ContractContext } from '../harness/index.js';
+import { createInstance, READY_PATIENCE_MS, type Call, type ContractContext } from '../harness/index.js';
 import { baseBody, bodyShape, createSystems, itemParams, type ResourcePair } from './derive.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -64,9 +64,9 @@ export class Resources {
     return this.member;
   }
 
-  /** Polls getInstance until the instance reports ready (or 60 s pass; then the checks run anyway). */
+  /** Polls getInstance until the instance reports ready (or READY_PATIENCE_MS pass; then the checks run anyway). */
   async waitReady(id: number): Promise<void> {
-    const until = Date.now() + 60_000;
+    const until = Date.now() + READY_PATIENCE_MS;
     while (Date.now() < until) {
       const res = await this.t.api.customer('getInstance', { params: { id }, unchecked: true });
       if (res.status === 200 && (res.body as { ready?: boolean }).ready !== false) return;
@@ -137,4 +137,25 @@ export class Resources {
     }
     return p;
   }
+}
+
+/** One wave of requests sent at once: when it was sent, when its last answer came, how many. */
+export interface Wave {
+  sent: number;
+  done: number;
+  requests: number;
+}
+
+/**
+ * The most requests that were surely handled within one span of `windowMs`: those of the waves
+ * sent at or after its start and answered before its end (each reached the target in between).
+ */
+export function mostWithin(waves: Wave[], windowMs: number): number {
+  let most = 0;
+  for (let i = 0; i < waves.length; i++) {
+    let n = 0;
+    for (let j = i; j < waves.length && waves[j]!.sent < waves[i]!.sent + windowMs; j++) if (waves[j]!.done <= waves[i]!.sent + windowMs) n += waves[j]!.requests;
+    most = Math.max(most, n);
+  }
+  return most;
 }

@@ -1,6 +1,7 @@
 // The harness's own tests: the response check must reject what the document does not allow.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Contract } from './contract.js';
+import { mostWithin } from '../derived/support.js';
 
 let contract: Contract;
 beforeAll(async () => {
@@ -52,5 +53,21 @@ describe('the contract harness', () => {
 
   it('check() throws a ContractViolation that names the operation', () => {
     expect(() => contract.check('customer', 'listRegions', json(418, []))).toThrow(/customer listRegions departs from the contract/);
+  });
+});
+
+describe('the rate the 429 check reached (derived/support.ts mostWithin)', () => {
+  it('counts only the waves sent and answered within one window, at the best start', () => {
+    const waves = [
+      { sent: 0, done: 400, requests: 100 },
+      { sent: 400, done: 900, requests: 100 },
+      { sent: 900, done: 1_300, requests: 100 },
+      { sent: 1_300, done: 1_400, requests: 100 },
+    ];
+    // From 0: the first two end by 1000 ms; from 400: three end by 1400 ms.
+    expect(mostWithin(waves, 1_000)).toBe(300);
+    expect(mostWithin(waves, 100)).toBe(100);
+    expect(mostWithin(waves, 50)).toBe(0);
+    expect(mostWithin([], 1_000)).toBe(0);
   });
 });

@@ -18,6 +18,21 @@ export interface ContractContext {
   cleanup(fn: () => Promise<unknown>): void;
 }
 
+/**
+ * How long a new instance may take to turn ready: a deployment provisions (and, with real
+ * databases, creates a database) at its own pace, slower on a busy machine. A wait ends as soon as
+ * the instance is ready, so a generous bound costs nothing when the target is quick.
+ */
+export const READY_PATIENCE_MS = 120_000;
+
+/**
+ * How long a callback may take to arrive: the in-process target completes backups and restores in
+ * 200 ms, but a busy machine may be much slower (30 s); a deployment (the reference
+ * implementation's default is 5 s, a real one may take minutes) gets TUSK_CALLBACK_TIMEOUT_MS, 60 s
+ * by default. A wait ends when the callback arrives: a generous bound costs nothing.
+ */
+export const callbackPatience = (t: ContractContext) => (t.target.inProcess ? 30_000 : Number(process.env.TUSK_CALLBACK_TIMEOUT_MS ?? 60_000));
+
 /** `options.rateLimit` starts the in-process reference implementation with that rate limit (ignored for an external target). */
 export function useContract(options: TargetOptions = {}): ContractContext {
   let api: Client | undefined;

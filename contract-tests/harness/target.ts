@@ -1,11 +1,13 @@
 // The deployment under test: from TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL and TUSK_API_KEY, or, when
 // they are unset, the reference implementation started in-process on free ports.
 // `tusk test` sets these variables from its flags (src/conformance/run.ts), plus TUSK_ROLE_KEYS
-// (`monitor=K,billing manager=K`), TUSK_CALLBACK_HOST and TUSK_ALLOW_DESTRUCTIVE, and
+// (`monitor=K,billing manager=K`), TUSK_CALLBACK_HOST, TUSK_ALLOW_DESTRUCTIVE, TUSK_CHECK_DATABASES,
+// TUSK_RATE_LIMIT (the deployment's documented rate limit, `N/S`), and
 // TUSK_STATE_DIR: a folder where a test that rotates one of the given keys records the new one
 // (recordKeyRotation), so that the files after it use the new key and the run can report it.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseRateLimit } from '../../src/http/rate-limit.js';
 export interface Target {
   customerUrl: string;
   instanceUrl: string;
@@ -22,7 +24,26 @@ export interface Target {
   checkDatabases: boolean;
   /** The rate limit of an in-process target (`N/S`), when one was asked for. */
   rateLimit?: string;
+  /**
+   * The rate limit per key the target is documented to apply, when it is known: an in-process
+   * target's own (the file's `rateLimit`, else the reference implementation's default), a
+   * deployment's from --rate-limit (TUSK_RATE_LIMIT). The 429 check judges against it.
+   */
+  documentedRateLimit?: { requests: number; seconds: number; text: string };
+  /** In-process: the provision delay (ms) after which a new instance turns ready. */
+  provisionDelayMs?: number;
   close(): Promise<void>;
+}
+
+/** `N/S` as the 429 check reads it (undefined for anything else). */
+export function readRateLimit(text: string | undefined): Target['documentedRateLimit'] {
+  if (!text) return undefined;
+  try {
+    const { limit, windowMs } = parseRateLimit(text);
+    return { requests: limit, seconds: windowMs / 1000, text: `${limit} per ${windowMs / 1000} s` };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface TargetOptions {
@@ -95,19 +116,21 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
     allowDestructive: env.TUSK_ALLOW_DESTRUCTIVE === '1' || env.TUSK_ALLOW_DESTRUCTIVE === 'true',
     checkDatabases: env.TUSK_CHECK_DATABASES === '1' || env.TUSK_CHECK_DATABASES === 'true',
   };
+  const documented = readRateLimit(env.TUSK_RATE_LIMIT);
   if (customerUrl || instanceUrl) {
     if (!customerUrl || !instanceUrl || !apiKey) {
       throw new Error('set all of TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL and TUSK_API_KEY, or none of them to test the in-process reference implementation');
     }
-    return { customerUrl: customerUrl.replace(/\/$/, ''), instanceUrl: instanceUrl.replace(/\/$/, ''), apiKey: currentKey(apiKey, env), inProcess: false, ...common, close: async () => undefined };
+    return { customerUrl: customerUrl.replace(/\/$/, ''), instanceUrl: instanceUrl.replace(/\/$/, ''), apiKey: currentKey(apiKey, env), inProcess: false, ...common, ...(documented ? { documentedRateLimit: documented } : {}), close: async () => undefined };
   }
-  const { startTusk } = await import('../../src/server.js');
+  const { startTusk, DEFAULTS } = await import('../../src/server.js');
   // Short delays, so that readiness and callbacks arrive within a test's patience.
+  const provisionDelayMs = 200;
   const tusk = await startTusk({
     customerPort: 0,
     instancePort: 0,
     log: 'off',
-    provisionDelayMs: 200,
+    provisionDelayMs,
     ...(common.checkDatabases || options.databases ? { databases: 'embedded' } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     registry: { backupDelayMs: 200, restoreDelayMs: 200, outbox: { retryDelayMs: 200, timeoutMs: 1000 } },
@@ -123,6 +146,8 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
     allowDestructive: true,
     checkDatabases: common.checkDatabases || options.databases === true,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    documentedRateLimit: readRateLimit(options.rateLimit ?? DEFAULTS.rateLimit)!,
+    provisionDelayMs,
     close: () => tusk.close(),
   };
 }

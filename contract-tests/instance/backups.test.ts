@@ -2,7 +2,7 @@
 // callback), restore and point-in-time recovery with their callbacks, and the errors a client can
 // provoke. Callbacks are received by a local receiver (TUSK_CALLBACK_HOST for remote targets).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInstance, useContract } from '../harness/index.js';
+import { callbackPatience, createInstance, useContract } from '../harness/index.js';
 import { openReceiver, type Receiver } from '../harness/receiver.js';
 import { DAY, expectError, expectMethodNotAllowed, pitOf, poll, timeOf } from './support.js';
 
@@ -24,12 +24,8 @@ const listBackups = async (db?: string) => {
   return res.body;
 };
 
-/**
- * How long a callback may take to arrive: the in-process target completes backups in 200 ms; a
- * deployment (the reference implementation's default is 5 s, a real one may take minutes) gets
- * TUSK_CALLBACK_TIMEOUT_MS, 60 s by default.
- */
-const patience = () => (t.target.inProcess ? 5_000 : Number(process.env.TUSK_CALLBACK_TIMEOUT_MS ?? 60_000));
+/** How long a callback may take to arrive (see callbackPatience). */
+const patience = () => callbackPatience(t);
 const CALLBACK_TEST_TIMEOUT = Number(process.env.TUSK_CALLBACK_TIMEOUT_MS ?? 60_000) * 2 + 30_000;
 
 /** The callback schemas of the document, to check what arrives at the receiver. */

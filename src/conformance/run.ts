@@ -8,6 +8,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
 import { PROJECT_ROOT } from '../openapi/documents.js';
+import { parseRateLimit } from '../http/rate-limit.js';
 
 export const TEST_HELP = `Usage: tusk test [flags] [file filter ...]
 
@@ -23,9 +24,16 @@ Flags:
   --callback-host HOST   host name under which the deployment reaches callbacks the tests serve
   --allow-destructive    also run *.destructive.test.ts (key rotation of the given key, running
                          maintenance, ...); without it they are left out
-  --check-databases      also check that an instance's url connects with a Postgres client and
-                         that rotate-password refuses the old password (for a deployment whose
-                         instance URLs the runner can reach; in-process: an embedded server)
+  --check-databases      also check the databases behind the instances by their data: the url
+                         connects, a backup restored brings its rows back, a fork is an
+                         independent copy, a point-in-time recovery or copy holds the data of
+                         that time, rotate-password refuses the old password (for a deployment
+                         whose instance URLs the runner can reach; in-process: an embedded server)
+  --rate-limit N/S       the deployment's documented rate limit per key (N requests per S
+                         seconds), for the 429 check: without a 429 it is a departure only once
+                         the runner got more than 2N requests answered within S seconds, else
+                         inconclusive (skipped, naming the rate reached); without the flag a
+                         missing 429 is always inconclusive
   --junit FILE           also write a JUnit XML report to FILE
   -h, --help             this help
 
@@ -35,6 +43,7 @@ Environment (a flag wins over its variable; secrets stay off the command line):
                          --callback-host
   TUSK_ALLOW_DESTRUCTIVE=1, TUSK_CHECK_DATABASES=1
                          as --allow-destructive, --check-databases (also "true")
+  TUSK_RATE_LIMIT        the value of --rate-limit
   TUSK_CALLBACK_PORT     the port of the suite's callback receiver (default: any free port)
   TUSK_CALLBACK_TIMEOUT_MS
                          how long a test waits for a callback to arrive (default 60000)
@@ -63,6 +72,8 @@ export interface TestOptions {
   allowDestructive: boolean;
   /** --check-databases: the instances' URLs are real databases the runner can reach. */
   checkDatabases?: boolean;
+  /** --rate-limit N/S: the deployment's documented rate limit per key. */
+  rateLimit?: string;
   junit?: string;
   filters: string[];
 }
@@ -78,6 +89,7 @@ export const TEST_ENV = {
   'callback-host': 'TUSK_CALLBACK_HOST',
   'allow-destructive': 'TUSK_ALLOW_DESTRUCTIVE',
   'check-databases': 'TUSK_CHECK_DATABASES',
+  'rate-limit': 'TUSK_RATE_LIMIT',
 } as const;
 
 export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.env): TestOptions | 'help' {
@@ -95,6 +107,7 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
         'callback-host': { type: 'string' },
         'allow-destructive': { type: 'boolean' },
         'check-databases': { type: 'boolean' },
+        'rate-limit': { type: 'string' },
         junit: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -109,7 +122,7 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
   const envFlag = (flag: keyof typeof TEST_ENV) => ['1', 'true'].includes((fromEnv(flag) ?? '').toLowerCase());
   const values = {
     ...flags,
-    ...Object.fromEntries((['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host'] as const).map((f) => [f, flags[f] ?? fromEnv(f)])),
+    ...Object.fromEntries((['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host', 'rate-limit'] as const).map((f) => [f, flags[f] ?? fromEnv(f)])),
     'allow-destructive': flags['allow-destructive'] === true || envFlag('allow-destructive'),
     'check-databases': flags['check-databases'] === true || envFlag('check-databases'),
   } as typeof flags;
@@ -133,6 +146,13 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
       if (part.trim() && !/^[^=]+=.+$/.test(part.trim())) throw new UsageError(`--role-keys (or TUSK_ROLE_KEYS) must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`);
     }
   }
+  if (values['rate-limit'] !== undefined) {
+    try {
+      parseRateLimit(values['rate-limit']);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
   return {
     customerUrl: values['customer-url'],
     instanceUrl: values['instance-url'],
@@ -141,6 +161,7 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
     callbackHost: values['callback-host'],
     allowDestructive: values['allow-destructive'] === true,
     checkDatabases: values['check-databases'] === true,
+    ...(values['rate-limit'] !== undefined ? { rateLimit: values['rate-limit'] } : {}),
     junit: values.junit,
     filters: positionals,
   };
@@ -156,6 +177,7 @@ export function targetEnv(o: TestOptions): Record<string, string | undefined> {
     TUSK_CALLBACK_HOST: o.callbackHost,
     TUSK_ALLOW_DESTRUCTIVE: o.allowDestructive ? '1' : undefined,
     TUSK_CHECK_DATABASES: o.checkDatabases ? '1' : undefined,
+    TUSK_RATE_LIMIT: o.rateLimit,
   };
 }
 
@@ -210,6 +232,8 @@ export interface RunSummary {
   departures: Departure[];
   /** Failures that are not departures from the contract (assertions, timeouts, errors of the suite). */
   failures: { test: string; message: string }[];
+  /** Checks that could not decide (the runner or the target too slow to prove a timing rule): skipped with why. */
+  inconclusive?: { test: string; note: string }[];
   unhandled: string[];
 }
 
@@ -223,7 +247,7 @@ const firstLines = (text: string | undefined, n = 3) =>
 
 /** Collects results per file and names every departure; `print` writes progress lines. */
 export class SuiteReporter implements Reporter {
-  readonly summary: RunSummary = { files: [], departures: [], failures: [], unhandled: [] };
+  readonly summary: RunSummary = { files: [], departures: [], failures: [], unhandled: [], inconclusive: [] };
   private readonly byKey = new Map<string, Departure>();
 
   constructor(
@@ -261,7 +285,11 @@ export class SuiteReporter implements Reporter {
       else if (r.state === 'failed') {
         result.failed++;
         for (const e of r.errors) this.record(`${file} > ${(test as TestCase).fullName}`, e as SerializedViolation);
-      } else result.skipped++;
+      } else {
+        result.skipped++;
+        const note = r.state === 'skipped' ? r.note : undefined;
+        if (note?.startsWith('inconclusive')) this.summary.inconclusive!.push({ test: `${file} > ${(test as TestCase).fullName}`, note });
+      }
     }
     const suiteErrors = [...module.errors(), ...[...module.children.allSuites()].flatMap((s) => [...s.errors()])];
     for (const e of suiteErrors) {
@@ -304,6 +332,10 @@ export function formatSummary(s: RunSummary, notRun: string[], target: string): 
       out.push(`     in ${d.tests[0]}${d.tests.length > 1 ? ` (and ${d.tests.length - 1} more)` : ''}`);
     });
   }
+  if (s.inconclusive?.length) {
+    out.push('', `Inconclusive checks (${s.inconclusive.length}; skipped, not departures):`);
+    s.inconclusive.forEach((c, i) => out.push(`  ${i + 1}. ${c.test}`, `      ${c.note}`));
+  }
   if (s.failures.length) {
     out.push('', `Other failures (${s.failures.length}):`);
     s.failures.forEach((f, i) => out.push(`  ${i + 1}. ${f.test}`, `      ${f.message}`));
@@ -317,7 +349,8 @@ export function formatSummary(s: RunSummary, notRun: string[], target: string): 
     out.push('', `NOTE: ${stateful.length} departures show that the target does not keep state (${[...new Set(stateful.map((d) => d.operation))].join(', ')}): those checks need a stateful deployment; a stateless mock cannot pass them.`);
   }
   const failed = failedRun(s);
-  out.push('', failed ? `RESULT: the target departs from the contract or failed checks (${s.departures.length} departures, ${s.failures.length} other failures)` : 'RESULT: the target conforms to the contract in every check that ran');
+  const undecided = s.inconclusive?.length ? ` (${s.inconclusive.length} inconclusive, listed above)` : '';
+  out.push('', failed ? `RESULT: the target departs from the contract or failed checks (${s.departures.length} departures, ${s.failures.length} other failures)` : `RESULT: the target conforms to the contract in every check that ran${undecided}`);
   return out.join('\n');
 }
 

@@ -15,8 +15,9 @@ const dir = mkdtempSync(join(tmpdir(), 'tusk-proxy-'));
 let tusk: RunningTusk;
 
 beforeAll(async () => {
-  // A rate limit the suite's rate-limit test reaches through the proxy even on a loaded machine
-  // (the default 1000/1 needs 1,000 requests within one second through two processes).
+  // A rate limit the suite's rate-limit test can reach through the proxy; on a loaded machine it
+  // may not (it needs more than 1,000 requests answered within a second through two processes),
+  // and then the check is inconclusive, not a departure (issue 32).
   tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '500/1' });
 });
 afterAll(async () => {
@@ -38,7 +39,7 @@ async function startProxy(extra: string[]): Promise<Proxy> {
 }
 
 /** The whole conformance suite against the proxy (stopped with the test if it outlives it). */
-const runSuite = (customer: string, instance: string) => run(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey]);
+const runSuite = (customer: string, instance: string) => run(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey, '--rate-limit', '500/1']);
 
 describe('tusk proxy in front of Tusk', () => {
   it('the whole conformance suite passes through it, with no departure of the server\'s answers; the reports are written on exit', async () => {
