@@ -22,6 +22,8 @@ export interface ViolationDetails {
   declared?: string[];
   /** What the test expected, in words (`400`, `404 or 410`, a status the document declares, ...). */
   expected?: string;
+  /** What came back, in words, where the response's status and content type do not say it (rows read from a database). */
+  got?: string;
 }
 
 /**
@@ -42,7 +44,7 @@ export class ContractViolation extends Error {
     details: ViolationDetails = {},
   ) {
     const expected = details.expected ?? (details.declared ? `a declared response (${details.declared.join(', ')})` : 'a declared response');
-    const got = `${response.status}${contentTypeOf(response) ? ` ${contentTypeOf(response)}` : ''}`;
+    const got = details.got ?? `${response.status}${contentTypeOf(response) ? ` ${contentTypeOf(response)}` : ''}`;
     const request = details.request ? ` (${details.request.method.toUpperCase()} ${details.request.path})` : '';
     super(
       `${operation} departs from the contract${request}:\n  - ${violations.join('\n  - ')}\n  expected ${expected}, got ${got}\n  response ${response.status}: ${(response.text ?? '').slice(0, 500)}`,
