@@ -16,6 +16,7 @@ export default defineConfig({
       'test/cli.test.ts',
       'test/example.test.ts',
       'test/conformance-runner.test.ts',
+      'test/conformance-broken.test.ts',
       'test/contract-coverage.test.ts',
       'test/readme.test.ts',
       'test/proxy/proxy-cli.test.ts',
