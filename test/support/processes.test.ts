@@ -1,17 +1,22 @@
 // The tests' process helper (issue 31, point 7): what a test starts is gone once the test is over,
 // whether it passed, failed on an assertion or ran out of time, together with what the process
 // started in turn (a shell's background job standing for tusk serve's embedded Postgres).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { closeWithTest, exec, ExecError, start } from './processes.js';
 
-const alive = (pid: number) => {
+/** Whether a process runs: it exists and is not a zombie waiting to be reaped (Linux's /proc). */
+const alive = (pid: number) => !/^$|^\d+ \(.*\) Z/.test(statOf(pid));
+/** The process's line in /proc: '' when it is gone (also when it goes while it is read). */
+function statOf(pid: number): string {
+  let line = '';
   try {
-    process.kill(pid, 0);
-    return true;
+    line = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
-    return false;
+    /* gone */
   }
-};
+  return line;
+}
 
 /** A shell that starts a background sleep and prints both pids. */
 async function family(): Promise<number[]> {
