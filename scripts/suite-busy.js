@@ -10,7 +10,8 @@
 // tests, inconclusive checks with the 429 rate reached, the load), writes reports/suite-busy.json;
 // exits 1 unless every run passed. Not part of npm test: ten runs take the better part of an hour.
 //
-//   node scripts/suite-busy.js [--runs 10] [--burners N (default: one per core; 0 for none)] [--out reports/suite-busy.json]
+//   node scripts/suite-busy.js [--runs 10] [--burners N (default: one per core; 0 for none)]
+//                              [--answers production (npm start's success codes)] [--out reports/suite-busy.json]
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -22,6 +23,7 @@ const { values: flags } = parseArgs({
   options: {
     runs: { type: 'string', default: '10' },
     burners: { type: 'string', default: String(availableParallelism()) },
+    answers: { type: 'string', default: 'default' },
     out: { type: 'string', default: join(ROOT, 'reports', 'suite-busy.json') },
   },
 });
@@ -97,8 +99,8 @@ function figures(out) {
 
 async function main() {
   const began = Date.now();
-  console.log(`suite:busy: ${RUNS} runs of the whole suite through tusk proxy against npm start, ${flags.burners} busy loops on ${cpus().length} cores`);
-  const server = start('npm', ['start', '--', '--customer-port', '0', '--instance-port', '0', '--quiet', '--api-key', ADMIN], 'npm start');
+  console.log(`suite:busy: ${RUNS} runs of the whole suite through tusk proxy against npm start (--answers ${flags.answers}), ${flags.burners} busy loops on ${cpus().length} cores`);
+  const server = start('npm', ['start', '--', '--customer-port', '0', '--instance-port', '0', '--quiet', '--api-key', ADMIN, '--answers', flags.answers], 'npm start');
   const target = urls(await server.until(/tusk: ready/));
   const burners = Array.from({ length: Number(flags.burners) }, (_, i) => start(process.execPath, ['-e', 'for (;;) {}'], `busy loop ${i + 1}`));
   const runs = [];
@@ -134,6 +136,7 @@ async function main() {
     runs: RUNS,
     passed,
     burners: Number(flags.burners),
+    answers: flags.answers,
     cores: cpus().length,
     minutes: Math.round((Date.now() - began) / 6000) / 10,
     seconds_per_run: { min: Math.min(...runs.map((r) => r.seconds)), max: Math.max(...runs.map((r) => r.seconds)) },
