@@ -165,8 +165,11 @@ describe('failing callback and notification targets', () => {
     const entries = mine();
     expect(entries.length).toBeGreaterThanOrEqual(15 + (notifications ? 4 : 0));
     for (const e of entries) {
+      // The target that answers its headers and hangs in the body counts as delivered; on a busy
+      // machine its headers may come after the 300 ms timeout, and then a retry delivers it.
       const hangBody = e.target.startsWith(targets.hangBody!.url);
-      expect([e.target, e.status, e.attempts, e.result]).toEqual([e.target, hangBody ? 'delivered' : 'failed', hangBody ? 1 : MAX_ATTEMPTS, expect.any(String)]);
+      expect([e.target, e.status, hangBody ? Math.min(e.attempts, 1) : e.attempts, e.result]).toEqual([e.target, hangBody ? 'delivered' : 'failed', hangBody ? 1 : MAX_ATTEMPTS, expect.any(String)]);
+      expect(e.attempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
     }
     expect(entries.filter((e) => e.target.startsWith(targets.hang!.url)).every((e) => /timeout/.test(e.result!))).toBe(true);
     expect(entries.filter((e) => e.target.startsWith(targets.error500!.url)).every((e) => e.result === 'HTTP 500')).toBe(true);
