@@ -116,6 +116,7 @@ async function main() {
       const seconds = Math.round((Date.now() - t0) / 1000);
       const listed = await (await fetch(`${via.customer}/__tusk/departures`)).json();
       await proxy.stop();
+      const gateway = proxy.output().split('\n').filter((l) => /^tusk proxy: 50[24] /.test(l));
       const responseDepartures = listed.departures.filter((d) => d.side === 'response');
       const run = { run: n, exit_code: code, seconds, load_1m: Math.round(loadavg()[0] * 10) / 10, ...figures(suite.output()), response_departures: responseDepartures.length, passed_run: code === 0 && responseDepartures.length === 0 };
       runs.push(run);
@@ -125,6 +126,7 @@ async function main() {
       if (!run.passed_run) {
         console.log(suite.output().slice(suite.output().indexOf('Conformance summary')));
         for (const d of responseDepartures.slice(0, 10)) console.log(`  proxy: ${d.operation_id} ${d.method} ${d.path} ${d.status}: ${d.field ?? '-'} ${d.rule}: ${d.message}`);
+        for (const line of gateway.slice(0, 10)) console.log(`  ${line}`);
       }
     }
   } finally {

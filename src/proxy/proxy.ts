@@ -62,7 +62,8 @@ export class ValidatingProxy {
   departureCount = 0;
   exchanges = 0;
   private readonly servers = new Map<InterfaceName, Server>();
-  private readonly agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 256 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 256 }) };
+  /** Kept-alive connections to the targets; one left idle for 4 s is closed (before a common 5 s keep-alive timeout of the target's closes it under a request). */
+  private readonly agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }) };
   readonly urls = {} as Record<InterfaceName, string>;
 
   constructor(private readonly options: ProxyOptions) {
@@ -145,61 +146,70 @@ export class ValidatingProxy {
     headers.host = target.host;
     if (body.byteLength > 0 || headers['content-length'] !== undefined) headers['content-length'] = String(body.byteLength);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const upstream = send({ protocol: target.protocol, hostname: target.hostname, port: target.port, method, path: upstreamPath, headers, agent: target.protocol === 'https:' ? this.agents.https : this.agents.http });
-    const timeout = setTimeout(() => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), this.options.timeoutMs ?? 30_000);
-    upstream.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timeout);
-      if (res.headersSent) return void res.destroy();
-      const status = err.code === 'ETIMEDOUT' ? 504 : 502;
-      this.fail(res, status, `${status === 504 ? 'Gateway timeout' : 'Bad gateway'}: the ${api} target ${target.origin} ${status === 504 ? 'did not answer in time' : `cannot be reached (${err.code ?? err.message})`}`);
-    });
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    upstream.on('response', (answer) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const outHeaders: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v;
-      const finish = () => {
+    const dispatch = (again: boolean) => {
+      const upstream = send({ protocol: target.protocol, hostname: target.hostname, port: target.port, method, path: upstreamPath, headers, agent: target.protocol === 'https:' ? this.agents.https : this.agents.http });
+      const timeout = setTimeout(() => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), this.options.timeoutMs ?? 30_000);
+      upstream.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timeout);
-        const text = size <= MAX_CHECKED_RESPONSE_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
-        const status = answer.statusCode ?? 502;
-        const found = [...checked.departures];
-        if (checked.op && text !== undefined) found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }, { head: method === 'HEAD' }));
-        this.note(api, operationId, method, url.pathname, status, found);
-        this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
-        return found;
-      };
-      if (this.options.annotate) {
-        // The header goes before the body: the answer is read whole first.
-        answer.on('data', (c: Buffer) => {
-          size += c.byteLength;
-          chunks.push(c);
-        });
-        answer.on('end', () => {
-          const found = finish();
-          const buffered = Buffer.concat(chunks);
-          if ('content-length' in outHeaders) outHeaders['content-length'] = String(buffered.byteLength);
-          if (found.length) outHeaders['tusk-departures'] = departureHeader(found);
+        if (res.headersSent) return void res.destroy();
+        // A kept-alive connection that the target closed while it was idle (its keep-alive timeout
+        // passing as the request went out) fails before the target read the request: sent once
+        // more, on a new connection, as Node's documentation advises (not a 502 of the target's).
+        if (!again && upstream.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return void dispatch(true);
+        const status = err.code === 'ETIMEDOUT' ? 504 : 502;
+        const why = `the ${api} target ${target.origin} ${status === 504 ? 'did not answer in time' : `cannot be reached (${err.code ?? err.message})`}`;
+        this.log(`tusk proxy: ${status} to ${method} ${url.pathname}: ${why}`);
+        this.fail(res, status, `${status === 504 ? 'Gateway timeout' : 'Bad gateway'}: ${why}`);
+      });
+      res.on('close', () => {
+        if (!res.writableFinished) upstream.destroy();
+      });
+      upstream.on('response', (answer) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const outHeaders: Record<string, string | string[]> = {};
+        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v;
+        const finish = () => {
+          clearTimeout(timeout);
+          const text = size <= MAX_CHECKED_RESPONSE_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
+          const status = answer.statusCode ?? 502;
+          const found = [...checked.departures];
+          if (checked.op && text !== undefined) found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }, { head: method === 'HEAD' }));
+          this.note(api, operationId, method, url.pathname, status, found);
+          this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
+          return found;
+        };
+        if (this.options.annotate) {
+          // The header goes before the body: the answer is read whole first.
+          answer.on('data', (c: Buffer) => {
+            size += c.byteLength;
+            chunks.push(c);
+          });
+          answer.on('end', () => {
+            const found = finish();
+            const buffered = Buffer.concat(chunks);
+            if ('content-length' in outHeaders) outHeaders['content-length'] = String(buffered.byteLength);
+            if (found.length) outHeaders['tusk-departures'] = departureHeader(found);
+            res.writeHead(answer.statusCode ?? 502, outHeaders);
+            res.end(buffered);
+          });
+        } else {
           res.writeHead(answer.statusCode ?? 502, outHeaders);
-          res.end(buffered);
-        });
-      } else {
-        res.writeHead(answer.statusCode ?? 502, outHeaders);
-        answer.on('data', (c: Buffer) => {
-          size += c.byteLength;
-          if (size <= MAX_CHECKED_RESPONSE_BYTES) chunks.push(c);
-          res.write(c);
-        });
-        answer.on('end', () => {
-          res.end();
-          finish();
-        });
-      }
-      answer.on('error', () => res.destroy());
-    });
-    upstream.end(body);
+          answer.on('data', (c: Buffer) => {
+            size += c.byteLength;
+            if (size <= MAX_CHECKED_RESPONSE_BYTES) chunks.push(c);
+            res.write(c);
+          });
+          answer.on('end', () => {
+            res.end();
+            finish();
+          });
+        }
+        answer.on('error', () => res.destroy());
+      });
+      upstream.end(body);
+    };
+    dispatch(false);
   }
 
   private json(res: ServerResponse, status: number, value: unknown): void {

@@ -196,12 +196,13 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
 });
 
 describe('tusk proxy when the target fails', () => {
-  it('an unreachable target is a 502 with a JSON Error body, and the proxy keeps serving', async () => {
+  it('an unreachable target is a 502 with a JSON Error body and a log line saying why, and the proxy keeps serving', async () => {
     const closed = new Target();
     await closed.start();
     const url = closed.url;
     await closed.close();
-    const p = new ValidatingProxy({ documents, targets: { customer: url, instance: url }, log: () => undefined });
+    const logged: string[] = [];
+    const p = new ValidatingProxy({ documents, targets: { customer: url, instance: url }, log: (l) => logged.push(l) });
     await p.listen();
     try {
       for (let i = 0; i < 2; i++) {
@@ -209,8 +210,37 @@ describe('tusk proxy when the target fails', () => {
         expect(res.status).toBe(502);
         expect(await res.json()).toEqual({ error: expect.stringMatching(/^Bad gateway: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached/) });
       }
+      expect(logged).toEqual([0, 1].map(() => expect.stringMatching(/^tusk proxy: 502 to GET \/api\/plans: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\)$/)));
     } finally {
       await p.close();
+    }
+  });
+
+  it('a kept-alive connection the target drops as the next request arrives (its keep-alive timeout) is not a 502: the request goes again on a new connection', async () => {
+    // The target answers the first request of each connection and drops the connection at the second.
+    let connections = 0;
+    const target = createServer((req, res) => {
+      const socket = req.socket as typeof req.socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      if (socket.served > 1) return void socket.destroy();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    });
+    target.on('connection', () => connections++);
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    const p = new ValidatingProxy({ documents, targets: { customer: url, instance: url }, log: () => undefined });
+    await p.listen();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${p.urls.customer}/api/regions`, { headers: { authorization: basic(KEY) } });
+        expect([res.status, await res.text()]).toEqual([200, '[]']);
+      }
+      expect(connections).toBe(3);
+    } finally {
+      await p.close();
+      target.closeAllConnections();
+      await new Promise<void>((r) => target.close(() => r()));
     }
   });
 
