@@ -36,14 +36,17 @@ export const callbackPatience = (t: ContractContext) => (t.target.inProcess ? 30
 /** `options.rateLimit` starts the in-process reference implementation with that rate limit (ignored for an external target). */
 export function useContract(options: TargetOptions = {}): ContractContext {
   let api: Client | undefined;
+  let opened: Target | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
   beforeAll(async () => {
-    const [contract, target] = await Promise.all([Contract.load(), openTarget(process.env, options)]);
+    // Kept as soon as it is open, so that afterAll closes it (and its embedded Postgres) also when
+    // loading the contract fails.
+    const [contract, target] = await Promise.all([Contract.load(), openTarget(process.env, options).then((t) => (opened = t))]);
     api = new Client(contract, target);
   });
   afterAll(async () => {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);
-    await api?.target.close();
+    await opened?.close();
   });
   const get = () => {
     if (!api) throw new Error('useContract(): the target is not open yet (use it inside tests or hooks)');
