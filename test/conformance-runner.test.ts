@@ -58,7 +58,7 @@ describe('tusk test: arguments', () => {
   });
 
   it('tusk test --help names every variable it reads', () => {
-    for (const name of ['TUSK_CUSTOMER_URL', 'TUSK_INSTANCE_URL', 'TUSK_API_KEY', 'TUSK_ROLE_KEYS', 'TUSK_CALLBACK_HOST', 'TUSK_ALLOW_DESTRUCTIVE', 'TUSK_CHECK_DATABASES', 'TUSK_CALLBACK_PORT', 'TUSK_CALLBACK_TIMEOUT_MS']) expect(TEST_HELP).toContain(name);
+    for (const name of ['TUSK_CUSTOMER_URL', 'TUSK_INSTANCE_URL', 'TUSK_API_KEY', 'TUSK_ROLE_KEYS', 'TUSK_CALLBACK_HOST', 'TUSK_ALLOW_DESTRUCTIVE', 'TUSK_CHECK_DATABASES', 'TUSK_RATE_LIMIT', 'TUSK_CALLBACK_PORT', 'TUSK_CALLBACK_TIMEOUT_MS']) expect(TEST_HELP).toContain(name);
   });
 
   it('groups test files by name: read-only, creating and removing, destructive', () => {
