@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { TEST_ENV } from '../src/conformance/run.js';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { startTusk, type RunningTusk } from '../src/server.js';
 import { exec, run, start } from './support/processes.js';
@@ -161,8 +162,12 @@ describe('the README', () => {
 
   it('shows a GitHub Actions job whose steps use commands this project has', () => {
     const yaml = /```yaml\n([\s\S]*?)\n```/.exec(README)?.[1];
-    const job = parse(yaml!) as { jobs: { contract: { steps: { run?: string }[] } } };
+    const job = parse(yaml!) as { jobs: { contract: { steps: { run?: string; env?: Record<string, string> }[] } } };
     const runs = job.jobs.contract.steps.flatMap((s) => (s.run ? [s.run] : []));
+    // The suite's step takes its target, key and rate limit from variables tusk test reads.
+    const variables = job.jobs.contract.steps.flatMap((s) => Object.keys(s.env ?? {}));
+    expect(variables).toEqual(expect.arrayContaining(['TUSK_CUSTOMER_URL', 'TUSK_API_KEY', 'TUSK_RATE_LIMIT']));
+    for (const name of variables) expect(Object.values(TEST_ENV) as string[]).toContain(name);
     expect(runs).toContain('npm ci');
     expect(runs.some((r) => r.startsWith('npm start'))).toBe(true);
     expect(runs.some((r) => /(tusk test|npm run contract --) .*--junit/.test(r))).toBe(true);
