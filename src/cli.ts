@@ -2,7 +2,7 @@
 // `tusk --help` lists commands and flags, each with its default.
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
-import type { CoverageReport } from './openapi/coverage.js';
+import type { CoverageReport } from './openapi/coverage-recorder.js';
 import { coverageTable, writeCoverageFiles } from './openapi/coverage-render.js';
 import { DEFAULTS, startTusk } from './server.js';
 import { DOCS_PATH } from './docs/routes.js';
@@ -194,7 +194,7 @@ async function serveCommand(args: string[]): Promise<void> {
   logger.info(`tusk: admin key      ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`);
   logger.info(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
   if (tusk.control.state) logger.info(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
-  for (const rule of tusk.deps.faults.list()) logger.info(`tusk: fault          ${JSON.stringify(rule)}`);
+  for (const rule of tusk.registry.faults.list()) logger.info(`tusk: fault          ${JSON.stringify(rule)}`);
   let closing = false;
   const engine = tusk.deps.databases?.engine;
   if (engine) {
@@ -218,7 +218,7 @@ async function serveCommand(args: string[]): Promise<void> {
     logger.info(`tusk: ${signal}, shutting down`);
     if (coverageFile) {
       try {
-        for (const file of writeCoverageFiles(coverageFile, tusk.deps.coverage.report())) logger.info(`tusk: coverage       ${file}`);
+        for (const file of writeCoverageFiles(coverageFile, tusk.registry.coverage.report())) logger.info(`tusk: coverage       ${file}`);
       } catch (err) {
         logger.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
       }

@@ -16,9 +16,7 @@ import { createInstanceApp } from './instance/app.js';
 import { docsRoutes } from './docs/routes.js';
 import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
 import { validateFixtures } from '../fixtures/validate.js';
-import { AccountFaults, Faults, type FaultRule } from './http/faults.js';
-import { AccountFinder } from './control/scope.js';
-import { CoverageRecorder } from './openapi/coverage.js';
+import type { FaultRule } from './store/fault-rules.js';
 import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
@@ -40,7 +38,7 @@ export interface TuskOptions {
   rateLimit?: string;
   /** Request log: one line per request as text, as JSON, or none. */
   log?: 'text' | 'json' | 'off';
-  /** Fault rules in force from the start (objects, or the flag form `listAlarms:latency=200ms`); see src/http/faults.ts. */
+  /** Fault rules in force from the start (objects, or the flag form `listAlarms:latency=200ms`); see src/store/fault-rules.ts. */
   faults?: (FaultRule | string)[];
   registry?: Omit<RegistryOptions, 'seed' | 'adminKey' | 'provisionDelayMs' | 'rules' | 'validate'>;
   /** HTTP timeouts of the node servers (startTusk); defaults in src/core/limits.ts. */
@@ -59,7 +57,7 @@ export interface TuskOptions {
    * (the default in-process) keeps instances as records only. See src/databases/.
    */
   databases?: string;
-  /** `--control-key`: the /__tusk/ controls need this key (HTTP Basic password); see src/control/app.ts. */
+  /** `--control-key`: the /__tusk/ controls need this key (HTTP Basic password); see src/control/plane.ts. */
   controlKey?: string;
   /** Where the server's lines go (the request log, the databases' messages); default: text on the console. */
   logger?: Logger;
@@ -122,8 +120,11 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     // The server starts in the background: the API answers at once, instances turn ready once their database is made.
     void engine.start().catch(() => undefined);
   }
+  const allOperations = [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)];
   // Fixtures are validated against the documents' schemas whenever they are built (start-up, reset).
   const registry = new Registry({
+    operations: allOperations,
+    faults: o.faults ?? [],
     seed: o.seed,
     adminKey: o.apiKey,
     provisionDelayMs: o.provisionDelayMs,
@@ -132,23 +133,18 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     ...o.registry,
     ...(databases ? { databases } : {}),
   });
-  const allOperations = [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)];
   const deps: AppDependencies = {
     documents,
     schemas,
     registry,
     limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
-    faults: new Faults(documents, allOperations, o.seed, o.faults ?? []),
-    accountFaults: new AccountFaults(() => new Faults(documents, allOperations, o.seed)),
-    coverage: new CoverageRecorder(documents),
     ...(databases ? { databases } : {}),
   };
   // Outside the contract, in every operation's pipeline: injected faults (the server's, and those of
-  // the account the request's key belongs to, looked up only while an account has rules) and the
-  // Prefer header.
-  const accounts = new AccountFinder(registry);
-  const accountFaults = (c: Context) => (deps.accountFaults.active ? deps.accountFaults.get(accounts.accountOf(c.req.header('authorization')) ?? '') : undefined);
-  const simulation = { faults: () => deps.faults, accountFaults, prefer: true };
+  // the home of the account the request's key belongs to, looked up only while an account has
+  // rules) and the Prefer header.
+  const accountFaults = (c: Context) => (registry.accountFaultsActive ? registry.homeOfHeader(c.req.header('authorization'))?.faults : undefined);
+  const simulation = { faults: () => registry.faults, accountFaults, prefer: true };
   const answerMode = o.varySuccess ? 'vary' : (o.answers ?? 'default');
   const answers = { mode: () => answerMode } as const;
   const strict = Boolean(o.strictFields);
@@ -166,8 +162,8 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const onResponse = (api: InterfaceName) => control.observer(api, requestLog ? requestLogger(logger, api) : undefined);
   // API coverage: every answer, by the operation that took the request (if any), its status and account.
   const onAnswer = (api: InterfaceName) => (c: Context, res: Response) => {
-    const principal = c.get('principal') as { account: { id: string } } | undefined;
-    deps.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.account.id, { method: c.req.method, path: c.req.path });
+    const principal = c.get('principal') as { home: { id: string } } | undefined;
+    registry.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.home.id, { method: c.req.method, path: c.req.path });
   };
   return {
     logger,

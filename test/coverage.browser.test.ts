@@ -23,7 +23,7 @@ it('shows the summary per interface with its percentages, never-exercised operat
   await tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: auth }));
   await tusk.customer.fetch(new Request('http://tusk/api/regions', { headers: auth }));
   await tusk.customer.fetch(new Request('http://tusk/api/regions'));
-  const report = tusk.deps.coverage.report();
+  const report = tusk.registry.coverage.report();
   await tusk.control.close();
   const [, html] = writeCoverageFiles(join(dir, 'coverage.json'), report);
 

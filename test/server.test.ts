@@ -101,7 +101,7 @@ describe('createTusk: the request log', () => {
     expect((await tusk.customer.fetch(new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }))).status).toBe(200);
     expect((await tusk.instance.fetch(new Request('http://tusk/api/alarms'))).status).toBe(401);
     expect(log).not.toHaveBeenCalled();
-    expect(tusk.control.journal.last(10).map((e) => `${e.api} ${e.method} ${e.path} ${e.status}`)).toEqual([
+    expect(tusk.registry.journal.last(10).map((e) => `${e.api} ${e.method} ${e.path} ${e.status}`)).toEqual([
       'customer GET /api/regions 200',
       'instance GET /api/alarms 401',
     ]);
@@ -287,7 +287,7 @@ describe('startTusk', () => {
     const tusk = await startTusk({ customerPort: 0, instancePort: 0, apiKey: ADMIN_KEY, log: 'off', faults: ['listRegions:latency=5s'] });
     let closed = false;
     try {
-      const decide = vi.spyOn(tusk.deps.faults, 'decide');
+      const decide = vi.spyOn(tusk.registry.faults, 'decide');
       const slow = get(`${tusk.customerUrl}/api/regions`);
       const outcome = slow.then(() => 'answered', (err: NodeJS.ErrnoException) => err.code);
       // The request has reached the fault step (and waits there).

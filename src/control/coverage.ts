@@ -1,4 +1,4 @@
-// API coverage of the clients' traffic (outside the contract; the recorder is src/openapi/coverage.ts):
+// API coverage of the clients' traffic (outside the contract; the recorder is src/openapi/coverage-recorder.ts):
 //   GET    /__tusk/coverage   per operation and documented status, how often it was answered (JSON)
 //   DELETE /__tusk/coverage   forget the counts (204)
 // Scoped to an account (scope.ts: ?account=ID or the account's admin key) they read and clear the
@@ -9,13 +9,15 @@ import { scopeOf } from './scope.js';
 
 export function coverageRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
-  const accountOf = (c: Context) => {
-    const s = scopeOf(c, deps.registry, deps.controlKey);
-    return s.kind === 'account' ? s.account.id : undefined;
-  };
-  app.get('/', (c) => c.json(deps.app.coverage.report(accountOf(c))));
+  const scope = (c: Context) => scopeOf(c, deps.registry, deps.controlKey);
+  app.get('/', (c) => {
+    const s = scope(c);
+    return c.json(s.kind === 'account' ? s.home.coverage() : deps.registry.coverage.report());
+  });
   app.delete('/', (c) => {
-    deps.app.coverage.clear(accountOf(c));
+    const s = scope(c);
+    if (s.kind === 'account') s.home.clearCoverage();
+    else deps.registry.coverage.clear();
     return c.body(null, 204);
   });
   return app;

@@ -1,7 +1,6 @@
-// What every control route module receives (see routes.ts and app.ts).
+// What every control route module receives (see CONTROL_ROUTES in plane.ts).
 import type { AppDependencies } from '../http/deps.js';
 import type { Registry } from '../store/registry.js';
-import type { RequestJournal } from './journal.js';
 import type { ControlDocument } from './document.js';
 import type { IntervalHistogram } from 'node:perf_hooks';
 
@@ -15,14 +14,12 @@ export interface EngineHealth {
 }
 
 export interface ControlDeps {
-  /** The server's registry (the same one the API apps read). */
+  /** The server's registry (the same one the API apps read): every account's home, the server's clock, outbox, faults, journal and coverage. */
   registry: Registry;
   /** Documents, schemas and the rate limiter of the API apps. */
   app: AppDependencies;
   /** The control plane's document and the validators of its request bodies. */
   document: ControlDocument;
-  /** The request journal (GET /__tusk/requests). */
-  journal: RequestJournal;
   /**
    * Call after anything moved the virtual clock: runs registry.tick() (due outbox deliveries and
    * every listener registered with registry.onTick(), e.g. alarm evaluation).

@@ -1,14 +1,14 @@
-// Fault injection through the control API (outside the contract); the rules are in src/http/faults.ts.
+// Fault injection through the control API (outside the contract); the rules are src/store/fault-rules.ts.
 //   GET    /__tusk/faults   {"seed": 1, "rules": [...]}
 //   PUT    /__tusk/faults   {"rules": [{"operation": "listAlarms", "latency": "100-300ms"}, "*:error=500@0.1"], "seed"?: 7}
 //                           replaces every rule (objects or the --fault flag form) and restarts the random sequences
 //   DELETE /__tusk/faults   removes every rule (204)
 // Scoped to an account (scope.ts: ?account=ID or the account's admin key), each acts on that
-// account's own rules, which only requests made with the account's keys meet (before the server's);
+// account's own rules (kept in its home), which only requests made with the account's keys meet (before the server's);
 // unscoped, on the server's rules, which every request meets.
 import { Hono, type Context } from 'hono';
 import { invalid } from '../core/errors.js';
-import type { Faults } from '../http/faults.js';
+import type { Faults } from '../store/fault-rules.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody } from './body.js';
 import { scopeOf } from './scope.js';
@@ -18,10 +18,10 @@ export function faultRoutes(deps: ControlDeps): Hono {
   /** The rules the request acts on; `make` creates an account's (empty) rules on first use. */
   const rulesOf = (c: Context, make: boolean): Faults | undefined => {
     const s = scopeOf(c, deps.registry, deps.controlKey);
-    if (s.kind === 'server') return deps.app.faults;
-    return make ? deps.app.accountFaults.of(s.account.id) : deps.app.accountFaults.get(s.account.id);
+    if (s.kind === 'server') return deps.registry.faults;
+    return make ? s.home.faultsToSet() : s.home.faults;
   };
-  const view = (f: Faults | undefined) => ({ seed: f?.currentSeed ?? deps.app.faults.serverSeed, rules: f?.list() ?? [] });
+  const view = (f: Faults | undefined) => ({ seed: f?.currentSeed ?? deps.registry.faults.serverSeed, rules: f?.list() ?? [] });
 
   app.get('/', (c) => c.json(view(rulesOf(c, false))));
 

@@ -1,4 +1,4 @@
-// Which account a control request acts on (issue 18), so that many CI jobs can share one stand-in:
+// Which account a control request acts on, so that many CI jobs can share one stand-in:
 //   ?account=ID                  that account (404 when no account has it);
 //   an admin key of an account   (HTTP Basic, `-u :KEY`, the key the job already has) that account;
 //   the control key, or no key   the whole server.
@@ -9,12 +9,12 @@
 import type { Context } from 'hono';
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, unauthorized } from '../core/errors.js';
-import { Memo } from '../core/memo.js';
 import { keyOfHeader } from '../core/basic-auth.js';
-import type { AccountStore } from '../store/account.js';
+import type { AccountHome } from '../store/home.js';
 import type { Registry } from '../store/registry.js';
 
-export type Scope = { kind: 'server' } | { kind: 'account'; account: AccountStore };
+/** The whole server, or one account's home. */
+export type Scope = { kind: 'server' } | { kind: 'account'; home: AccountHome };
 
 const SERVER: Scope = { kind: 'server' };
 
@@ -25,35 +25,21 @@ export function sameKey(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Finds the account of a request's Authorization header, remembering the key each header carries. */
-export class AccountFinder {
-  private readonly keys = new Memo<string>({ size: 10_000 });
-
-  constructor(private readonly registry: Registry) {}
-
-  /** The id of the account whose key (customer or instance) the header carries, if any. */
-  accountOf(header: string | null | undefined): string | undefined {
-    if (!header) return undefined;
-    const key = this.keys.get(header, (h) => keyOfHeader(h));
-    return key ? this.registry.accountOfKey(key) : undefined;
-  }
-}
-
 export function scopeOf(c: Context, registry: Registry, controlKey: string | undefined): Scope {
   const id = c.req.query('account');
   const key = keyOfHeader(c.req.header('authorization'));
-  let named: AccountStore | undefined;
+  let named: AccountHome | undefined;
   if (id !== undefined) {
-    named = registry.account(id);
+    named = registry.home(id);
     if (!named) throw new ApiError(404, `Not found: no account with id ${id}`);
   }
-  if (!key || (controlKey !== undefined && sameKey(key, controlKey))) return named ? { kind: 'account', account: named } : SERVER;
+  if (!key || (controlKey !== undefined && sameKey(key, controlKey))) return named ? { kind: 'account', home: named } : SERVER;
   const customer = registry.authenticateCustomer(key);
-  const owner = customer?.account ?? registry.authenticateInstance(key)?.account;
+  const owner = customer?.home ?? registry.authenticateInstance(key)?.home;
   if (!owner) throw unauthorized('Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)');
   if (customer?.key.role !== 'admin') throw new ApiError(403, `Forbidden: the controls of an account need an admin key of the account, not ${customer ? `a ${customer.key.role} key` : 'an instance key'}`);
   if (named && named !== owner) throw new ApiError(403, `Forbidden: the key is of account ${owner.id}, not of account ${named.id}`);
-  return { kind: 'account', account: owner };
+  return { kind: 'account', home: owner };
 }
 
 /** The scope of a control that acts on the whole server only: a 403 when the request is scoped to an account. */

@@ -11,7 +11,8 @@ import { ApiError } from '../core/errors.js';
 import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateLimit, validateRequest, type AuthenticateOptions, type AuthorizeOptions, type PipelineEnv } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../store/clock.js';
-import { ConnectionReset, faultStep, type Faults } from './faults.js';
+import { ConnectionReset, faultStep } from './fault-step.js';
+import type { Faults } from '../store/fault-rules.js';
 import { preferStep } from './prefer.js';
 import { successCodes, type AnswerOptions, type SuccessCodes } from './answers.js';
 import { MemoRouter } from './router.js';
@@ -53,7 +54,7 @@ export interface ApiAppOptions<P> {
   /**
    * Told of every answer of an operation's route, the not-found handler and the error handler,
    * with the request's context (its operationId, when an operation took it, and principal): API
-   * coverage (src/openapi/coverage.ts).
+   * coverage (src/openapi/coverage-recorder.ts).
    */
   onAnswer?: (c: Context, res: Response) => void;
   /** Which success code to answer where the documents allow several (answers.ts); default: the implementation's own. */
@@ -70,7 +71,7 @@ export function input<Ops, Id extends keyof Ops>(c: Context): Input<Ops, Id> {
 }
 
 export function errorResponse(c: Context, err: unknown): Response {
-  // An injected connection reset is no answer at all: it leaves the app (see faults.ts).
+  // An injected connection reset is no answer at all: it leaves the app (see fault-step.ts).
   if (err instanceof ConnectionReset) throw err;
   if (err instanceof ApiError) {
     return c.json(err.body, err.status, err.headers);
@@ -122,7 +123,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
       validate: validateRequest<P>({ validator, ...(options.strictFields ? { strictFields: options.strictFields } : {}) }),
       rateLimit: limit,
-      ...(sim?.faults ? { faults: faultStep(sim.faults, op, sim.accountFaults) } : {}),
+      ...(sim?.faults ? { faults: faultStep({ doc: options.doc, op, server: sim.faults, ...(sim.accountFaults ? { account: sim.accountFaults } : {}) }) } : {}),
       ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
     }));
     pipelines.set(pipeline, op);

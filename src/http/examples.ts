@@ -1,6 +1,6 @@
 // Responses made from the document rather than from the stores: the declared response of a status,
 // its media types and examples, and values for its headers. Used by the `Prefer` header
-// (src/http/prefer.ts) and by injected faults (src/http/faults.ts).
+// (src/http/prefer.ts) and by injected faults (src/http/fault-step.ts).
 import type { OpenApiDocument } from '../openapi/documents.js';
 import { resolveLocal, type OperationInfo } from '../openapi/operations.js';
 

@@ -2,7 +2,7 @@
 // authentication (401) -> authorisation (403) -> body parsing (413 over 64 KiB, 400 on malformed JSON)
 // -> validation against the document (400 naming field and rule) -> rate limit (429) -> handler.
 // Outside the contract, when the server is built with them: injected faults first, and the Prefer
-// header last, in place of the handler (src/http/faults.ts, src/http/prefer.ts).
+// header last, in place of the handler (src/http/fault-step.ts, src/http/prefer.ts).
 // Each step is a middleware factory taking one options object; `composeSteps` chains them for one
 // operation of the document. Steps end with `return next()` (or `await next()`), and the built-in
 // steps are synchronous unless they must wait (reading a body): a GET runs the whole pipeline and

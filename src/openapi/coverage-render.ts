@@ -4,7 +4,7 @@
 // never-exercised first, then the traffic outside the contract.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { CoverageReport, InterfaceCoverage, OperationCoverage } from './coverage.js';
+import type { CoverageReport, InterfaceCoverage, OperationCoverage } from './coverage-recorder.js';
 import { html, text } from '../core/html.js';
 
 const INTERFACES = ['customer', 'instance'] as const;

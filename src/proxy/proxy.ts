@@ -16,7 +16,8 @@ import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { ExchangeChecker, type Departure } from '../openapi/exchange.js';
-import { CoverageRecorder } from '../openapi/coverage.js';
+import { CoverageRecorder } from '../openapi/coverage-recorder.js';
+import { readOperations } from '../openapi/operations.js';
 
 /** One departure as the proxy reports it. */
 export interface ReportedDeparture extends Departure {
@@ -68,7 +69,7 @@ export class ValidatingProxy {
 
   constructor(private readonly options: ProxyOptions) {
     this.checker = new ExchangeChecker(options.documents);
-    this.coverage = new CoverageRecorder(options.documents);
+    this.coverage = new CoverageRecorder([...readOperations('customer', options.documents.customer), ...readOperations('instance', options.documents.instance)]);
     for (const api of ['customer', 'instance'] as const) new URL(options.targets[api]); // throws on a bad URL
   }
 

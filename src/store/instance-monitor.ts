@@ -1,6 +1,6 @@
 // Alarms that fire: the simulated metrics of one instance and the rules that turn them, and events,
 // into notifications. Nothing here is part of the contract: metrics are set and events raised
-// through the control API (/__tusk/instances/{id}/metrics and /events, see src/control/metrics.ts).
+// through the control API (/__tusk/instances/{id}/metrics and /events, see src/control/instances.ts).
 //
 // The rules (also in README, "Alarms that fire", and the alarms document):
 // - cpu and memory: the condition holds while the value (percent) is >= value_threshold;

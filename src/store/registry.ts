@@ -1,20 +1,28 @@
-// The registry holds one AccountStore per account, built from the fixtures, and the index from API
-// keys to what they open. There is no module-level state: a server owns one registry, and reset()
-// builds new stores from the same fixtures. toJSON() / restore() write and take over the whole
-// state (see snapshot.ts); the key index is rebuilt from the stores.
+// The registry: the home of every account (store/home.ts: records, clock, outbox view, faults,
+// journal and coverage, reached by one lookup), built from the fixtures, the index from API keys to
+// the homes they open, and what the server keeps beside them (its clock, outbox, fault rules,
+// request journal and API coverage). There is no module-level state: a server owns one registry,
+// and reset() builds new homes from the same fixtures. toJSON() / restore() write and take over
+// the whole state (see snapshot.ts); the key index is rebuilt from the records.
 import { hash, timingSafeEqual } from 'node:crypto';
 import { buildFixtures, type AccountFixture, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
-import { AccountStore } from './account.js';
+import type { AccountStore } from './account.js';
 import type { InstanceStore } from './instance.js';
-import { AccountClock, VirtualClock } from './clock.js';
+import { VirtualClock } from './clock.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
 import type { ContractRules } from '../openapi/rules.js';
+import type { OperationInfo } from '../openapi/operations.js';
+import { CoverageRecorder } from '../openapi/coverage-recorder.js';
 import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
 import { databaseKeyOf } from './instance.js';
 import { checkState } from './state-check.js';
 import { Memo } from '../core/memo.js';
+import { keyOfHeader } from '../core/basic-auth.js';
 import { SecretSource } from './secrets.js';
+import { AccountHome, type HomeShared } from './home.js';
+import { Faults, type FaultRule } from './fault-rules.js';
+import { RequestJournal } from './journal.js';
 import type { InstanceDatabases } from '../databases/databases.js';
 
 export interface RegistryOptions extends FixtureOptions {
@@ -27,16 +35,26 @@ export interface RegistryOptions extends FixtureOptions {
   outbox?: Omit<OutboxOptions, 'clock'>;
   /** The real databases behind the instances (src/databases/); absent: records only. */
   databases?: InstanceDatabases;
+  /** Every operation of both interfaces: what fault rules may name and coverage counts (absent: none). */
+  operations?: OperationInfo[];
+  /** The server's fault rules in force from the start (objects, or the flag form). */
+  faults?: (FaultRule | string)[];
+  /** Requests the journal keeps (default 1000). */
+  journalSize?: number;
 }
 
 export interface CustomerPrincipal {
   kind: 'customer';
+  home: AccountHome;
+  /** The home's records (home.records). */
   account: AccountStore;
   key: ApiKeyRecord;
 }
 
 export interface InstancePrincipal {
   kind: 'instance';
+  home: AccountHome;
+  /** The home's records (home.records). */
   account: AccountStore;
   instance: InstanceStore;
 }
@@ -50,23 +68,32 @@ export class Registry implements KeyIndex {
   readonly clock: VirtualClock;
   readonly outbox: Outbox;
   readonly context: StoreContext;
+  /** The server's fault rules, which every request meets (an account's own are in its home). */
+  readonly faults: Faults;
+  /** The last requests of every account (and of none), each home reads its own. */
+  readonly journal: RequestJournal;
+  /** What the clients' requests exercised, per account (each home reads its own) and summed. */
+  readonly coverage: CoverageRecorder;
+  private readonly shared: HomeShared;
   private fixtures!: Fixtures;
-  private accounts = new Map<string, AccountStore>();
+  private homes = new Map<string, AccountHome>();
   private keys = new Map<string, { key: Buffer; target: KeyTarget }>();
   /** The digests of the keys clients sent lately (a digest never changes; revoking removes the key from `keys`). */
   private readonly digests = new Memo<string>({ size: 10_000 });
+  /** The key of each Authorization header sent lately. */
+  private readonly headers = new Memo<string>({ size: 10_000 });
   private readonly tickListeners: (() => void)[] = [];
   /** The fixtures of the accounts added since the last reset (resetAccount() builds them anew). */
   private added = new Map<string, AccountFixture>();
-  /** Each account's clock: the server's until the account moves its own (kept across resetAccount()). */
-  private clocks = new Map<string, AccountClock>();
+  /** The fault rules homes made for their accounts (so that requests need no lookup while none has any). */
+  private accountFaults = new Set<Faults>();
 
   readonly options: RegistryOptions;
 
   constructor(options: RegistryOptions) {
     this.options = { ...options };
     this.clock = options.clock ?? new VirtualClock();
-    this.outbox = new Outbox({ clock: this.clock, clockOf: (id) => this.clocks.get(id), ...options.outbox });
+    this.outbox = new Outbox({ clock: this.clock, clockOf: (id) => this.homes.get(id)?.clock, ...options.outbox });
     this.context = {
       clock: this.clock,
       keys: this,
@@ -78,6 +105,22 @@ export class Registry implements KeyIndex {
       secrets: new SecretSource(),
       ...(options.databases ? { databases: options.databases } : {}),
     };
+    const operations = options.operations ?? [];
+    this.faults = new Faults(operations, options.seed, options.faults ?? []);
+    this.journal = new RequestJournal(options.journalSize ?? 1000);
+    this.coverage = new CoverageRecorder(operations);
+    this.shared = {
+      context: this.context,
+      serverClock: this.clock,
+      outbox: this.outbox,
+      journal: this.journal,
+      coverage: this.coverage,
+      makeFaults: () => {
+        const faults = new Faults(operations, options.seed);
+        this.accountFaults.add(faults);
+        return faults;
+      },
+    };
     this.reset({ initial: true });
     // Alarms that fire: every tick triggers what the clock has made due (instance-monitor.ts).
     this.onTick(() => this.evaluateAlarms());
@@ -86,28 +129,17 @@ export class Registry implements KeyIndex {
   /** Evaluates the alarms of every instance; returns the number of notifications queued or recorded. */
   evaluateAlarms(): number {
     let sent = 0;
-    for (const account of this.accounts.values()) {
-      const now = account.ctx.clock.now(); // one reading per account (a tick visits every instance)
-      for (const instance of account.instanceStores()) sent += instance.evaluateAlarms(now);
+    for (const home of this.homes.values()) {
+      const now = home.clock.now(); // one reading per account (a tick visits every instance)
+      for (const instance of home.instances()) sent += instance.evaluateAlarms(now);
     }
     return sent;
   }
 
-  /** The context of account `id`'s stores: its own clock (made on first use) and its view of the outbox. */
-  private contextFor(id: string): StoreContext {
-    let clock = this.clocks.get(id);
-    if (!clock) this.clocks.set(id, (clock = new AccountClock(this.clock)));
-    return { ...this.context, clock, outbox: this.outbox.forAccount(id) };
-  }
-
-  /** The clock of account `id` (undefined for an unknown account). */
-  accountClock(id: string): AccountClock | undefined {
-    return this.accounts.has(id) ? this.clocks.get(id) : undefined;
-  }
-
   /**
-   * Throws away every store (added accounts included) and the outbox's entries, and builds the
-   * stores anew from the seeded fixtures, dated from the clock's now. The clock is left as it is.
+   * Throws away every home (added accounts included, with their clocks and faults) and the
+   * outbox's entries, and builds the homes anew from the seeded fixtures, dated from the clock's
+   * now. The server's clock, fault rules, journal and coverage are left as they are.
    */
   reset(options: { initial?: boolean } = {}): void {
     this.fixtures = buildFixtures(this.options, this.clock.now());
@@ -116,13 +148,11 @@ export class Registry implements KeyIndex {
     // state file loaded next; the set is read when the step runs).
     if (options.initial) this.context.databases?.dropUnused();
     else this.context.databases?.dropAll();
-    this.accounts = new Map();
+    this.homes = new Map();
     this.added = new Map();
     this.keys = new Map();
-    this.clocks = new Map();
-    for (const account of this.fixtures.accounts) {
-      this.accounts.set(account.id, new AccountStore(account, this.fixtures.catalogue, this.contextFor(account.id)));
-    }
+    this.accountFaults = new Set();
+    for (const account of this.fixtures.accounts) this.homes.set(account.id, AccountHome.fromFixture(account, this.fixtures.catalogue, this.shared));
     this.outbox.clear();
   }
 
@@ -148,36 +178,37 @@ export class Registry implements KeyIndex {
    * Adds an account built from `fixture` (validated like the seeded ones). Its keys must be new.
    * reset() drops it.
    */
-  addAccount(fixture: AccountFixture): AccountStore {
-    if (this.accounts.has(fixture.id)) throw new Error(`an account with id ${fixture.id} exists`);
+  addAccount(fixture: AccountFixture): AccountHome {
+    if (this.homes.has(fixture.id)) throw new Error(`an account with id ${fixture.id} exists`);
     const taken = [...fixture.keys.map((k) => k.key), ...fixture.instances.map((x) => x.apikey)].filter((k) => this.keys.has(digest(k)));
     if (taken.length) throw new Error('the new account reuses API keys of another account');
     this.options.validate?.({ catalogue: this.fixtures.catalogue, accounts: [fixture] });
-    const account = new AccountStore(fixture, this.fixtures.catalogue, this.contextFor(fixture.id));
-    this.accounts.set(account.id, account);
-    this.added.set(account.id, structuredClone(fixture));
-    return account;
+    const home = AccountHome.fromFixture(fixture, this.fixtures.catalogue, this.shared);
+    this.homes.set(home.id, home);
+    this.added.set(home.id, structuredClone(fixture));
+    return home;
   }
 
   /**
    * Resets one account and nothing else: the seeded account to its seeded state (dated from the
    * account clock's now), an account added through the control plane to what it was when created
-   * (empty). Its keys, its outbox entries and its instances' databases go with its old store; its
-   * clock keeps its time (as reset() keeps the server's). Throws for an unknown account, or for one
-   * that came with a loaded state (no fixture to build it from).
+   * (empty). Its keys, its outbox entries and its instances' databases go with its old records;
+   * its home keeps the rest (AccountHome.reset). Throws for an unknown account, or for one that
+   * came with a loaded state (no fixture to build it from).
    */
-  resetAccount(id: string): AccountStore {
-    const old = this.accounts.get(id);
-    if (!old) throw new StateError([`no account has id ${id}`]);
+  resetAccount(id: string): AccountHome {
+    const home = this.homes.get(id);
+    if (!home) throw new StateError([`no account has id ${id}`]);
     const saved = this.added.get(id);
-    const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, old.ctx.clock.now()).accounts.find((a) => a.id === id);
+    const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, home.clock.now()).accounts.find((a) => a.id === id);
     if (!fixture) throw new StateError([`account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`]);
+    this.forgetKeysOf(id);
+    home.reset(fixture, this.fixtures.catalogue);
+    return home;
+  }
+
+  private forgetKeysOf(id: string): void {
     for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
-    for (const instance of old.instanceStores()) if (instance.db) this.context.databases?.drop(instance.db);
-    this.outbox.clear(id);
-    const account = new AccountStore(fixture, this.fixtures.catalogue, old.ctx);
-    this.accounts.set(id, account);
-    return account;
   }
 
   /** The whole state as plain JSON: the seed, the clock, the outbox and every account. */
@@ -187,35 +218,20 @@ export class Registry implements KeyIndex {
       seed: this.options.seed,
       clock: this.clock.toJSON(),
       outbox: this.outbox.toJSON(),
-      accounts: [...this.accounts.values()].map((a) => {
-        const clock = this.clocks.get(a.id)?.toJSON();
-        return clock ? { ...a.toJSON(), clock } : a.toJSON();
-      }),
-    };
-  }
-
-  /** One account's part of the state: the account (with its clock when it has its own) and its outbox entries. */
-  accountState(id: string): AccountDump {
-    const account = this.accounts.get(id);
-    if (!account) throw new StateError([`no account has id ${id}`]);
-    const clock = this.clocks.get(id)?.toJSON();
-    return {
-      tusk_state: STATE_VERSION,
-      account: clock ? { ...account.toJSON(), clock } : account.toJSON(),
-      outbox: { entries: this.outbox.list(id).map(({ account: _a, ...e }) => structuredClone(e)) },
+      accounts: [...this.homes.values()].map((h) => h.toJSON()),
     };
   }
 
   /**
-   * Replaces account `id` with a dump written by accountState() (its shape already checked): the
+   * Replaces account `id` with a dump written by AccountHome.dump() (its shape already checked): the
    * whole state with that account replaced must pass the checks restore() makes (no key or
    * providerid of another account, ids in order, catalogue plans and regions, its clock within
    * range). Every other account is untouched. Throws a StateError naming the problems and changes
    * nothing when it cannot: the checks come before the first change.
    */
-  restoreAccount(id: string, dump: AccountDump): AccountStore {
-    const old = this.accounts.get(id);
-    if (!old) throw new StateError([`no account has id ${id}`]);
+  restoreAccount(id: string, dump: AccountDump): AccountHome {
+    const home = this.homes.get(id);
+    if (!home) throw new StateError([`no account has id ${id}`]);
     if (dump.account.id !== id) throw new StateError([{ field: 'account.id', rule: 'same-account', message: `the dump is of account ${dump.account.id}, not ${id}` }]);
     // Checked as the last account of the whole state, so that what it shares with another account
     // is named in its own dump (and the other account is not named).
@@ -225,32 +241,25 @@ export class Registry implements KeyIndex {
     const problems = checkState(whole, this.fixtures.catalogue, { scoped: others.length });
     if (problems.length) throw new StateError(problems);
     const keys = new Map(this.keys);
-    for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
-    const clock = old.ctx.clock as AccountClock;
-    const before = clock.toJSON();
-    let account: AccountStore;
+    this.forgetKeysOf(id);
+    const old = home.records;
     try {
-      clock.restore(dump.account.clock);
-      account = AccountStore.fromJSON(dump.account, this.fixtures.catalogue, old.ctx);
+      home.load(dump, this.fixtures.catalogue);
     } catch (err) {
       this.keys = keys;
-      clock.restore(before);
       throw new StateError([{ field: 'account', rule: 'state', message: (err as Error).message }]);
     }
-    this.accounts.set(id, account);
     this.added.delete(id); // no seeded or created form to reset it to any more
-    this.outbox.clear(id);
-    this.outbox.adopt(id, dump.outbox.entries);
     this.dropReplaced([old], [dump.account]);
     this.context.databases?.dropUnused();
-    return account;
+    return home;
   }
 
   /**
    * Drops the databases of the instances of `replaced` accounts whose providerid no instance of
    * `kept` names (a load left them out). The engine keeps every database it was told of until it is
    * told to drop it: left there, with its data and its role, a later load of another account naming
-   * that providerid would be handed them (issue 31).
+   * that providerid would be handed them.
    */
   private dropReplaced(replaced: Iterable<AccountStore>, kept: readonly AccountState[]): void {
     const databases = this.context.databases;
@@ -271,29 +280,24 @@ export class Registry implements KeyIndex {
   restore(state: RegistryState): void {
     const problems = checkState(state, this.fixtures.catalogue);
     if (problems.length) throw new StateError(problems);
-    const previous = { accounts: this.accounts, keys: this.keys, clocks: this.clocks };
-    this.accounts = new Map();
+    const previous = { homes: this.homes, keys: this.keys };
+    this.homes = new Map();
     this.keys = new Map();
-    this.clocks = new Map();
     try {
-      for (const a of state.accounts) {
-        const ctx = this.contextFor(a.id);
-        (ctx.clock as AccountClock).restore(a.clock);
-        this.accounts.set(a.id, AccountStore.fromJSON(a, this.fixtures.catalogue, ctx));
-      }
+      for (const a of state.accounts) this.homes.set(a.id, AccountHome.fromState(a, this.fixtures.catalogue, this.shared));
     } catch (err) {
-      this.accounts = previous.accounts;
+      this.homes = previous.homes;
       this.keys = previous.keys;
-      this.clocks = previous.clocks;
       throw new StateError([{ field: 'accounts', rule: 'state', message: (err as Error).message }]);
     }
+    this.accountFaults = new Set(); // the old homes' rules went with them
     // The seed, the clock and the outbox cannot refuse what checkState() let through.
     this.options.seed = state.seed;
     this.clock.restore(state.clock);
     this.outbox.restore(state.outbox);
     // The databases of instances the state keeps are kept (a database is named after its
     // instance's providerid); the others go.
-    this.dropReplaced(previous.accounts.values(), state.accounts);
+    this.dropReplaced([...previous.homes.values()].map((h) => h.records), state.accounts);
     this.context.databases?.dropUnused();
   }
 
@@ -331,12 +335,24 @@ export class Registry implements KeyIndex {
     return this.options.adminKey;
   }
 
-  account(id: string): AccountStore | undefined {
-    return this.accounts.get(id);
+  /** The home of account `id`. */
+  home(id: string): AccountHome | undefined {
+    return this.homes.get(id);
   }
 
-  allAccounts(): IterableIterator<AccountStore> {
-    return this.accounts.values();
+  /** Every account's home. */
+  allHomes(): IterableIterator<AccountHome> {
+    return this.homes.values();
+  }
+
+  /** The records of account `id` (its home's). */
+  account(id: string): AccountStore | undefined {
+    return this.homes.get(id)?.records;
+  }
+
+  /** Every account's records. */
+  *allAccounts(): IterableIterator<AccountStore> {
+    for (const home of this.homes.values()) yield home.records;
   }
 
   // ---- KeyIndex: stores register and revoke the keys they hand out ----
@@ -359,27 +375,40 @@ export class Registry implements KeyIndex {
     return entry.key.length === given.length && timingSafeEqual(entry.key, given) ? entry.target : undefined;
   }
 
-  /** The id of the account a key (customer or instance) belongs to; undefined for a wrong or revoked key. */
-  accountOfKey(key: string): string | undefined {
+  /** The home of the account a key (customer or instance) belongs to; undefined for a wrong or revoked key. */
+  homeOfKey(key: string): AccountHome | undefined {
     const t = this.lookup(key);
-    return t && this.accounts.has(t.accountId) ? t.accountId : undefined;
+    return t && this.homes.get(t.accountId);
   }
 
-  /** The account and key record a customer key opens; undefined for a wrong, revoked or instance key. */
+  /** The home of the account whose key an Authorization header (HTTP Basic or Bearer) carries, if any. */
+  homeOfHeader(header: string | null | undefined): AccountHome | undefined {
+    if (!header) return undefined;
+    const key = this.headers.get(header, (h) => keyOfHeader(h));
+    return key ? this.homeOfKey(key) : undefined;
+  }
+
+  /** Whether any account has fault rules of its own in force (when none, requests need not look for them). */
+  get accountFaultsActive(): boolean {
+    for (const f of this.accountFaults) if (f.active) return true;
+    return false;
+  }
+
+  /** The home and key record a customer key opens; undefined for a wrong, revoked or instance key. */
   authenticateCustomer(key: string): CustomerPrincipal | undefined {
     const t = this.lookup(key);
     if (t?.kind !== 'customer') return undefined;
-    const account = this.accounts.get(t.accountId);
-    const record = account?.apiKey(t.keyId);
-    return account && record ? { kind: 'customer', account, key: record } : undefined;
+    const home = this.homes.get(t.accountId);
+    const record = home?.records.apiKey(t.keyId);
+    return home && record ? { kind: 'customer', home, account: home.records, key: record } : undefined;
   }
 
-  /** The instance an instance key opens; undefined for a wrong, revoked or customer key. */
+  /** The home and instance an instance key opens; undefined for a wrong, revoked or customer key. */
   authenticateInstance(key: string): InstancePrincipal | undefined {
     const t = this.lookup(key);
     if (t?.kind !== 'instance') return undefined;
-    const account = this.accounts.get(t.accountId);
-    const instance = account?.instanceStore(t.instanceId);
-    return account && instance ? { kind: 'instance', account, instance } : undefined;
+    const home = this.homes.get(t.accountId);
+    const instance = home?.records.instanceStore(t.instanceId);
+    return home && instance ? { kind: 'instance', home, account: home.records, instance } : undefined;
   }
 }

@@ -3,9 +3,9 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
-import { controlApp } from '../../src/control/app.js';
+import { controlApp } from '../../src/control/plane.js';
 import { CONTROL_DOCUMENT_PATH, ControlDocument } from '../../src/control/document.js';
-import { RequestJournal } from '../../src/control/journal.js';
+import { RequestJournal } from '../../src/store/journal.js';
 import { createTusk } from '../../src/server.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
 import { ADMIN_KEY, INSTANCE_1_KEY, start, type Client } from './setup.js';
@@ -132,7 +132,7 @@ describe('GET /__tusk/requests', () => {
 
   it('is bounded: the oldest requests go first', async () => {
     const tusk = await createTusk({ log: 'off', rateLimit: '100000/1' });
-    const capacity = tusk.control.journal.capacity;
+    const capacity = tusk.registry.journal.capacity;
     for (let i = 0; i < capacity + 50; i++) await tusk.customer.fetch(new Request(`http://tusk/nope/${i}`));
     const res = await tusk.customer.fetch(new Request(`http://tusk/__tusk/requests?limit=${capacity}`));
     const { entries } = (await res.json()) as { entries: { path: string }[] };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { readOperations } from '../../src/openapi/operations.js';
 import { startTusk, type RunningTusk } from '../../src/server.js';
-import type { CoverageReport } from '../../src/openapi/coverage.js';
+import type { CoverageReport } from '../../src/openapi/coverage-recorder.js';
 import { exec as run } from '../support/processes.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');

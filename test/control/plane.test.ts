@@ -7,16 +7,17 @@ import { ControlPlane } from '../../src/control/plane.js';
 import { ControlDocument } from '../../src/control/document.js';
 
 let tusk: Tusk;
-const plane = (journalSize?: number) => new ControlPlane({ app: tusk.deps, registry: tusk.registry, ...(journalSize !== undefined ? { journalSize } : {}) });
+const plane = () => new ControlPlane({ app: tusk.deps, registry: tusk.registry });
 
 describe('ControlPlane', () => {
   beforeEach(async () => {
     tusk = await createTusk({ log: 'off' });
   });
 
-  it('keeps journalSize requests when given, 1000 by default', () => {
-    expect(plane(5).journal.capacity).toBe(5);
-    expect(plane().journal.capacity).toBe(1000);
+  it('journals into the registry\'s journal, which keeps journalSize requests when given, 1000 by default', async () => {
+    expect(tusk.registry.journal.capacity).toBe(1000);
+    const small = await createTusk({ log: 'off', registry: { journalSize: 5 } });
+    expect(small.registry.journal.capacity).toBe(5);
   });
 
   it('has loaded no state without a state file', () => {
@@ -27,7 +28,7 @@ describe('ControlPlane', () => {
   it('journals every path outside /__tusk/, those that merely begin with /__tusk included', async () => {
     for (const path of ['/__tuskish', '/__tusk-x/y', '/api/nope']) await tusk.customer.fetch(new Request(`http://tusk${path}`));
     await tusk.customer.fetch(new Request('http://tusk/__tusk/clock'));
-    expect(tusk.control.journal.last().map((e) => [e.path, e.status])).toEqual([
+    expect(tusk.registry.journal.last().map((e) => [e.path, e.status])).toEqual([
       ['/__tuskish', 404],
       ['/__tusk-x/y', 404],
       ['/api/nope', 404],
@@ -40,7 +41,7 @@ describe('ControlPlane', () => {
     const observe = p.observer('instance', (_r, ms) => seen.push(ms));
     observe({ method: 'GET', path: '/api/alarms', status: 200 }, 12.34);
     observe({ method: 'POST', path: '/api/alarms', status: 201 }, 0.06);
-    expect(p.journal.last().map((e) => [e.api, e.method, e.path, e.status, e.ms])).toEqual([
+    expect(tusk.registry.journal.last().map((e) => [e.api, e.method, e.path, e.status, e.ms])).toEqual([
       ['instance', 'GET', '/api/alarms', 200, 12.3],
       ['instance', 'POST', '/api/alarms', 201, 0.1],
     ]);

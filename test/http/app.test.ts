@@ -7,7 +7,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { createApiApp, errorResponse, type ApiAppOptions, type ResponseInfo } from '../../src/http/app.js';
 import { ApiError } from '../../src/core/errors.js';
-import { ConnectionReset, Faults } from '../../src/http/faults.js';
+import { ConnectionReset } from '../../src/http/fault-step.js';
+import { Faults } from '../../src/store/fault-rules.js';
 import type { PipelineEnv } from '../../src/http/pipeline.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 import { MemoRouter } from '../../src/http/router.js';
@@ -288,7 +289,7 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
 
   it('injects faults first when the simulation gives them, and not otherwise', async () => {
     const doc = thingsDocument();
-    const faults = new Faults({ customer: doc, instance: doc }, readOperations('customer', doc), 1, [{ operation: 'listThings', error: { status: 500 } }]);
+    const faults = new Faults(readOperations('customer', doc), 1, [{ operation: 'listThings', error: { status: 500 } }]);
     const app = build({ simulation: { faults: () => faults } }, doc);
     const hit = await send(app, 'GET', '/api/things', { auth: false });
     expect(hit.status).toBe(500);

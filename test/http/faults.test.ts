@@ -1,4 +1,4 @@
-// Fault injection, unit by unit (src/http/faults.ts): the flag form and latencies, the checks of a
+// Fault injection, unit by unit (src/store/fault-rules.ts, src/http/fault-step.ts): the flag form and latencies, the checks of a
 // rule and their messages, which rules a request meets and what they decide (seeded: the same
 // decisions for the same seed), the answer of an injected error, and the pipeline step. The
 // documents are small ones made here, so that which statuses are declared where is known exactly.
@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'hono';
 import type { OpenApiDocument } from '../../src/openapi/documents.js';
 import { readOperations, type OperationInfo } from '../../src/openapi/operations.js';
-import { ConnectionReset, Faults, MAX_LATENCY_MS, faultStep, mulberry32, parseFaultFlag, parseLatency, type FaultDecision, type FaultRule } from '../../src/http/faults.js';
+import { Faults, MAX_LATENCY_MS, mulberry32, parseFaultFlag, parseLatency, type FaultDecision, type FaultRule } from '../../src/store/fault-rules.js';
+import { ConnectionReset, faultResponse, faultStep } from '../../src/http/fault-step.js';
 
 /** Five customer operations (400, 401, 429, 500) and two instance ones (401, 404, 429, 500; listAlarms also 599). */
 function documents(): Record<'customer' | 'instance', OpenApiDocument> {
@@ -44,7 +45,8 @@ function setup(rules: (FaultRule | string)[] = [], seed = 7) {
   const docs = documents();
   const ops = [...readOperations('customer', docs.customer), ...readOperations('instance', docs.instance)];
   const op = (id: string) => ops.find((o) => o.operationId === id)!;
-  return { faults: new Faults(docs, ops, seed, rules), op, docs, ops };
+  const respond = (id: string, status: number, rule: number) => faultResponse(docs[op(id).api], op(id), status, rule);
+  return { faults: new Faults(ops, seed, rules), op, docs, ops, respond };
 }
 
 /** The message of what `fn` throws. */
@@ -172,8 +174,8 @@ describe('ConnectionReset', () => {
 
 describe('Faults: setting, listing and clearing rules', () => {
   it('starts with no rule unless given some', () => {
-    const { docs, ops } = setup();
-    const faults = new Faults(docs, ops, 7);
+    const { ops } = setup();
+    const faults = new Faults(ops, 7);
     expect(faults.list()).toStrictEqual([]);
     expect(faults.active).toBe(false);
     expect(faults.currentSeed).toBe(7);
@@ -375,24 +377,24 @@ describe('Faults: what a request meets', () => {
 
 describe('Faults: the answer of an injected error', () => {
   it('is the declared response of the status with an Error body, its headers and Tusk-Fault', async () => {
-    const { faults, op } = setup();
-    const res = faults.errorResponse(op('listPlans'), 429, 0);
+    const { respond } = setup();
+    const res = respond('listPlans', 429, 0);
     expect(res.status).toBe(429);
     expect(Object.fromEntries(res.headers)).toStrictEqual({ 'content-type': 'application/json', 'retry-after': '30', 'tusk-fault': 'error' });
     expect(await res.json()).toStrictEqual({ error: 'Injected fault: HTTP 429 for listPlans (fault rule 1, see /__tusk/faults)' });
   });
 
   it('takes the headers of a range (4XX) and names the rule', async () => {
-    const { faults, op } = setup();
-    const res = faults.errorResponse(op('getAlarm'), 418, 2);
+    const { respond } = setup();
+    const res = respond('getAlarm', 418, 2);
     expect(res.status).toBe(418);
     expect(Object.fromEntries(res.headers)).toStrictEqual({ 'content-type': 'application/json', 'x-reason': 'teapot', 'tusk-fault': 'error' });
     expect(await res.json()).toStrictEqual({ error: 'Injected fault: HTTP 418 for getAlarm (fault rule 3, see /__tusk/faults)' });
   });
 
   it('has no declared headers when nothing is declared for the status', async () => {
-    const { faults, op } = setup();
-    const res = faults.errorResponse(op('listPlans'), 404, 1);
+    const { respond } = setup();
+    const res = respond('listPlans', 404, 1);
     expect(res.status).toBe(404);
     expect(Object.fromEntries(res.headers)).toStrictEqual({ 'content-type': 'application/json', 'tusk-fault': 'error' });
     expect(await res.json()).toStrictEqual({ error: 'Injected fault: HTTP 404 for listPlans (fault rule 2, see /__tusk/faults)' });
@@ -407,7 +409,7 @@ describe('faultStep', () => {
   const context = (env?: unknown) => ({ env }) as unknown as Context;
   const run = (faults: Faults | undefined, op: OperationInfo, env?: unknown) => {
     const next = vi.fn(async () => {});
-    const result = faultStep(() => faults, op)(context(env), next);
+    const result = faultStep({ doc: documents()[op.api], op, server: () => faults })(context(env), next);
     return { next, result };
   };
   /** Lets pending promise reactions run, without advancing (fake) timers. */

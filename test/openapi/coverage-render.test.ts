@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { coverageHtml, coverageTable, writeCoverageFiles } from '../../src/openapi/coverage-render.js';
-import type { CoverageReport } from '../../src/openapi/coverage.js';
+import type { CoverageReport } from '../../src/openapi/coverage-recorder.js';
 
 const REPORT: CoverageReport = {
   account: 'acc-1',

@@ -95,10 +95,14 @@ describe('Registry: addAccount', () => {
     const added = registry.addAccount(fixture);
     expect(validated.at(-1)!.accounts).toStrictEqual([fixture]);
     expect(validated.at(-1)!.catalogue).toBe(registry.catalogue);
-    expect(registry.account(fixture.id)).toBe(added);
-    expect(registry.authenticateCustomer(keys.admin)?.account).toBe(added);
-    expect(registry.authenticateInstance('added-instance-key')?.account).toBe(added);
-    expect(registry.authenticateCustomer(ADMIN_KEY)?.account).not.toBe(added);
+    expect(registry.home(fixture.id)).toBe(added);
+    expect(registry.account(fixture.id)).toBe(added.records);
+    expect(registry.authenticateCustomer(keys.admin)?.home).toBe(added);
+    expect(registry.authenticateCustomer(keys.admin)?.account).toBe(added.records);
+    expect(registry.authenticateInstance('added-instance-key')?.home).toBe(added);
+    expect(registry.homeOfKey('added-instance-key')).toBe(added);
+    expect(registry.homeOfHeader(`Basic ${Buffer.from(`:${keys.admin}`).toString('base64')}`)).toBe(added);
+    expect(registry.authenticateCustomer(ADMIN_KEY)?.home).not.toBe(added);
   });
 
   it('refuses an account id that exists and the keys of another account, adding nothing', () => {

@@ -48,7 +48,7 @@ describe('a refused load tells the database engine nothing', () => {
     registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock: new VirtualClock(), rules, databases: recorder(calls) });
     for (const name of ['x', 'y']) {
       const { fixture, keys } = freshAccount({ name });
-      const account = registry.addAccount(fixture);
+      const account = registry.addAccount(fixture).records;
       account.createInstance(DEDICATED, account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!);
       if (name === 'x') x = account.id;
       else y = account.id;
@@ -57,8 +57,8 @@ describe('a refused load tells the database engine nothing', () => {
   });
 
   it('an account\'s load naming another account\'s providerid: a StateError, and no step for the engine', () => {
-    const dump = registry.accountState(x);
-    dump.account.instances[0]!.providerid = registry.accountState(y).account.instances[0]!.providerid;
+    const dump = registry.home(x)!.dump();
+    dump.account.instances[0]!.providerid = registry.home(y)!.dump().account.instances[0]!.providerid;
     dump.account.instances[0]!.password = 'chosen-by-x';
     const before = JSON.stringify(registry.toJSON());
     calls.length = 0;
@@ -77,7 +77,7 @@ describe('a refused load tells the database engine nothing', () => {
   });
 
   it('an account\'s own dump loads, and the engine is told (the recorder sees the stores\' steps)', () => {
-    registry.restoreAccount(x, registry.accountState(x));
+    registry.restoreAccount(x, registry.home(x)!.dump());
     expect(calls).toContain('provision');
   });
 });
@@ -90,7 +90,7 @@ describe('an accepted load drops the databases of the instances it leaves out', 
   beforeEach(() => {
     registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock: new VirtualClock(), rules, databases: recorder(calls, dropped) });
     const { fixture, keys } = freshAccount({ name: 'x' });
-    const account = registry.addAccount(fixture);
+    const account = registry.addAccount(fixture).records;
     const key = account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!;
     account.createInstance(DEDICATED, key);
     account.createInstance(DEDICATED, key);
@@ -101,7 +101,7 @@ describe('an accepted load drops the databases of the instances it leaves out', 
   const databaseOf = (providerid: string) => `d_${providerid}`;
 
   it('an account\'s load without one of its instances drops that one\'s database, and keeps the other\'s', () => {
-    const dump = registry.accountState(x);
+    const dump = registry.home(x)!.dump();
     const [gone, kept] = dump.account.instances;
     dump.account.instances = [kept!];
     registry.restoreAccount(x, dump);
@@ -109,7 +109,7 @@ describe('an accepted load drops the databases of the instances it leaves out', 
   });
 
   it('an account\'s load of its own dump drops nothing', () => {
-    registry.restoreAccount(x, registry.accountState(x));
+    registry.restoreAccount(x, registry.home(x)!.dump());
     expect(dropped).toEqual([]);
   });
 

@@ -4,8 +4,8 @@
 // a path does not take, a status an operation does not declare) is listed apart. Counts are kept
 // per account (a CI job sees its own client's coverage) and summed for the whole server. The
 // stand-in records what it answered; the proxy (src/proxy/) what the target answered.
-import type { InterfaceName, OpenApiDocument } from './documents.js';
-import { readOperations, type OperationInfo } from './operations.js';
+import type { InterfaceName } from './documents.js';
+import type { OperationInfo } from './operations.js';
 import type { components } from '../generated/control.js';
 
 // The report's shapes are the control document's (GET /__tusk/coverage), generated from it.
@@ -39,8 +39,9 @@ export class CoverageRecorder {
   /** Distinct outside entries kept per account at most (a scanner must not grow memory without bound). */
   private static readonly MAX_OUTSIDE = 1000;
 
-  constructor(documents: Record<InterfaceName, OpenApiDocument>) {
-    this.operations = { customer: readOperations('customer', documents.customer), instance: readOperations('instance', documents.instance) };
+  /** @param operations every operation of both interfaces (readOperations of each document) */
+  constructor(operations: readonly OperationInfo[]) {
+    this.operations = { customer: operations.filter((o) => o.api === 'customer'), instance: operations.filter((o) => o.api === 'instance') };
     this.byId = {
       customer: new Map(this.operations.customer.map((o) => [o.operationId, o])),
       instance: new Map(this.operations.instance.map((o) => [o.operationId, o])),

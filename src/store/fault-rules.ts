@@ -1,19 +1,13 @@
-// Fault injection, for testing clients' timeouts and retries: per operation or for all of them,
-// added latency (fixed or a range), an error status at a rate, a connection reset at a rate. Set at
-// start-up (`tusk serve --fault RULE`, repeatable) and through the control API
-// (GET/PUT/DELETE /__tusk/faults). Deterministic: every rule draws from its own PRNG (mulberry32)
-// seeded from the server's --seed and the rule's position, restarted whenever the rules are set,
-// so the same requests see the same faults in every run. Never Math.random.
-//
-// The step runs first in an operation's pipeline (before authentication): latency, then a reset,
-// then an error. An injected error or reset never reaches the stores, so nothing changes; an
-// injected error is the operation's declared response for the status (an Error body and the
-// declared headers, e.g. Retry-After for 429) plus `Tusk-Fault: error`.
-import type { MiddlewareHandler } from 'hono';
-import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
+// Injected faults, as the server and each account keep them: the rules (per operation or for all
+// of them: added latency, fixed or a range; an error status at a rate; a connection reset at a
+// rate), their flag form (`tusk serve --fault RULE`) and what they decide for one request. Set
+// at start-up and through the control API (GET/PUT/DELETE /__tusk/faults). Deterministic: every
+// rule draws from its own PRNG (mulberry32) seeded from the server's --seed and the rule's
+// position, restarted whenever the rules are set, so the same requests see the same faults in
+// every run. Never Math.random. The pipeline step that applies a decision is src/http/fault-step.ts.
+import type { InterfaceName } from '../openapi/documents.js';
 import { parseDuration, type DurationUnit } from '../core/duration.js';
 import type { OperationInfo } from '../openapi/operations.js';
-import { exampleHeaders, responseKeyFor, responseObject } from './examples.js';
 
 /** A fault rule as the control API takes and shows it. */
 export interface FaultRule {
@@ -115,46 +109,6 @@ export interface FaultDecision {
   error?: { status: number; rule: number };
 }
 
-/** Raised to close a connection without an answer; the apps' error handler lets it through. */
-export class ConnectionReset extends Error {
-  constructor() {
-    super('tusk: connection reset by an injected fault');
-    this.name = 'ConnectionReset';
-  }
-}
-
-/** The fault rules of each account that set its own (PUT /__tusk/faults scoped to an account). */
-export class AccountFaults {
-  private readonly byAccount = new Map<string, Faults>();
-
-  /** @param make a Faults with no rules, for an account setting its first */
-  constructor(private readonly make: () => Faults) {}
-
-  /** The rules of account `id`, if it set any. */
-  get(id: string): Faults | undefined {
-    return this.byAccount.get(id);
-  }
-
-  /** The rules of account `id`, made empty when it has none yet. */
-  of(id: string): Faults {
-    let f = this.byAccount.get(id);
-    if (!f) this.byAccount.set(id, (f = this.make()));
-    return f;
-  }
-
-  /** Forgets the rules of one account, or of every account. */
-  clear(id?: string): void {
-    if (id === undefined) this.byAccount.clear();
-    else this.byAccount.delete(id);
-  }
-
-  /** Whether any account has rules (when none, requests need no account lookup). */
-  get active(): boolean {
-    for (const f of this.byAccount.values()) if (f.active) return true;
-    return false;
-  }
-}
-
 export class Faults {
   private compiled: CompiledRule[] = [];
   private readonly operations: Map<InterfaceName, Map<string, OperationInfo>>;
@@ -162,12 +116,10 @@ export class Faults {
   private seed: number;
 
   /**
-   * @param documents the documents whose operations rules may name
-   * @param operations every operation of both interfaces
-   * @param seed the server's seed; every rule's random sequence starts from it
+   * @param operations every operation of both interfaces (the ones rules may name)
+   * @param serverSeed the server's seed; every rule's random sequence starts from it
    */
   constructor(
-    private readonly documents: Record<InterfaceName, OpenApiDocument>,
     operations: OperationInfo[],
     /** The server's seed: every rule's random sequence starts from it unless set() gives another. */
     readonly serverSeed: number,
@@ -237,17 +189,6 @@ export class Faults {
     return decision;
   }
 
-  /** The answer of an injected error: the declared response of the status with an Error body. */
-  errorResponse(op: OperationInfo, status: number, rule: number): Response {
-    const key = responseKeyFor(op, status);
-    const declared = key ? responseObject(this.documents[op.api], op, key) : undefined;
-    const headers = new Headers(declared ? exampleHeaders(this.documents[op.api], declared) : {});
-    headers.set('content-type', 'application/json');
-    headers.set('Tusk-Fault', 'error');
-    const body = { error: `Injected fault: HTTP ${status} for ${op.operationId} (fault rule ${rule + 1}, see /__tusk/faults)` };
-    return new Response(JSON.stringify(body), { status, headers });
-  }
-
   private compile(input: FaultRule, index: number, seed: number): CompiledRule {
     const where = `fault rule ${index + 1}`;
     if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error(`${where} must be an object or a string like "listAlarms:latency=200ms"`);
@@ -297,38 +238,5 @@ export class Faults {
     }
     if (!rule.latency && !rule.error && !rule.reset) throw new Error(`${where} has no effect: give latency, error or reset`);
     return out;
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** The pipeline step (first, before authentication) of one operation. */
-/**
- * The fault step of one operation. `faults` gives the rules of the whole server; `accountFaults`,
- * when given, the rules of the account the request's key belongs to (issue 18), which decide first:
- * a request of an account meets its account's faults and the server's, never another account's.
- */
-export function faultStep(faults: () => Faults | undefined, op: OperationInfo, accountFaults?: (c: Parameters<MiddlewareHandler>[0]) => Faults | undefined): MiddlewareHandler {
-  // Not async: with no fault decided the step passes on synchronously (see composeSteps).
-  return (c, next) => {
-    const own = accountFaults?.(c);
-    const mine = own?.decide(op.api, op.operationId);
-    if (own && mine) return inject(c, next, own, mine);
-    const f = faults();
-    const d = f?.decide(op.api, op.operationId);
-    if (!f || !d) return next();
-    return inject(c, next, f, d);
-  };
-  async function inject(c: Parameters<MiddlewareHandler>[0], next: Parameters<MiddlewareHandler>[1], f: Faults, d: NonNullable<ReturnType<Faults['decide']>>) {
-    if (d.latencyMs > 0) await sleep(d.latencyMs);
-    if (d.reset) {
-      // With @hono/node-server the Node request is c.env.incoming: close its socket. In-process
-      // (app.fetch without a server) the ConnectionReset rejects the fetch instead.
-      const incoming = (c.env as { incoming?: { socket?: { destroy(): void } } } | undefined)?.incoming;
-      incoming?.socket?.destroy();
-      throw new ConnectionReset();
-    }
-    if (d.error) return f.errorResponse(op, d.error.status, d.error.rule);
-    return next();
   }
 }

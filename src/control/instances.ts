@@ -67,7 +67,7 @@ function view(registry: Registry, account: AccountStore, instance: InstanceStore
   };
 }
 
-export function metricsRoutes(deps: ControlDeps): Hono {
+export function instanceRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
 
   app.get('/:instance_id/metrics', (c) => {

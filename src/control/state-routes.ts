@@ -1,6 +1,6 @@
-// The core controls (see control.openapi.yaml for the full description). Those marked * act on
-// one account when the request is scoped to it (scope.ts: ?account=ID or the account's admin key),
-// else on the whole server:
+// The controls of the state and time of the server or of one account (control.openapi.yaml has
+// the full description). Those marked * act on one account's home when the request is scoped to it
+// (scope.ts: ?account=ID or the account's admin key), else on the whole server:
 //   POST /__tusk/reset          *  back to the seeded state (the clock keeps its time)
 //   POST /__tusk/seed {seed}       re-seed the fixtures and reset (whole server only)
 //   GET  /__tusk/state          *  dump the state;  PUT: load one (400 and no change when invalid)
@@ -24,17 +24,17 @@ import { parseDuration } from '../core/duration.js';
 import { freshAccount } from './accounts.js';
 
 function resetResult(registry: Registry, scope: Scope = { kind: 'server' }) {
-  const accounts = scope.kind === 'account' ? [scope.account] : [...registry.allAccounts()];
+  const accounts = scope.kind === 'account' ? [scope.home.records] : [...registry.allAccounts()];
   return {
     seed: registry.seed,
-    now: iso(scope.kind === 'account' ? scope.account.ctx.clock.now() : registry.clock.now()),
+    now: iso(clockIn(registry, scope).now()),
     accounts: accounts.map((a) => ({ account_id: a.id, name: a.name })),
   };
 }
 
 /** The clock a scope reads and moves: the server's, or the account's. */
 function clockIn(registry: Registry, scope: Scope): VirtualClock | AccountClock {
-  return scope.kind === 'account' ? registry.accountClock(scope.account.id)! : registry.clock;
+  return scope.kind === 'account' ? scope.home.clock : registry.clock;
 }
 
 function clockView(registry: Registry, scope: Scope) {
@@ -43,7 +43,7 @@ function clockView(registry: Registry, scope: Scope) {
     now: iso(clock.now()),
     pinned: clock.isPinned,
     offset_ms: clock.offsetMs,
-    ...(clock instanceof AccountClock && scope.kind === 'account' ? { account: scope.account.id, follows_server: clock.follows } : {}),
+    ...(scope.kind === 'account' ? { account: scope.home.id, follows_server: scope.home.clock.follows } : {}),
   };
 }
 
@@ -56,7 +56,7 @@ function parseTime(value: string, field: string): number {
   return ms;
 }
 
-export function coreRoutes(deps: ControlDeps): Hono {
+export function stateRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
   const registry = deps.registry;
   const scope = (c: Context) => scopeOf(c, registry, deps.controlKey);
@@ -66,17 +66,16 @@ export function coreRoutes(deps: ControlDeps): Hono {
     const s = scope(c);
     if (s.kind === 'account') {
       try {
-        registry.resetAccount(s.account.id);
+        registry.resetAccount(s.home.id);
       } catch (err) {
         if (err instanceof StateError) throw new ApiError(400, `account: ${err.problems.join('; ')}`, { field: 'account', rule: 'resettable' });
         throw err;
       }
     } else {
-      registry.reset();
-      deps.app.accountFaults.clear();
+      registry.reset(); // new homes: the accounts' own fault rules go with the old ones
     }
     deps.clockMoved();
-    return c.json(resetResult(registry, s.kind === 'account' ? { kind: 'account', account: registry.account(s.account.id)! } : s));
+    return c.json(resetResult(registry, s));
   });
 
   app.post('/seed', async (c) => {
@@ -89,21 +88,21 @@ export function coreRoutes(deps: ControlDeps): Hono {
 
   app.get('/state', (c) => {
     const s = scope(c);
-    return c.json(s.kind === 'account' ? registry.accountState(s.account.id) : registry.toJSON());
+    return c.json(s.kind === 'account' ? s.home.dump() : registry.toJSON());
   });
 
   app.put('/state', async (c) => {
     const s = scope(c);
     const value = await jsonOf(c, true, CONTROL_BODY_BYTES.state);
     try {
-      if (s.kind === 'account') loadAccountState(registry, s.account.id, value, deps.app.schemas, deps.document);
+      if (s.kind === 'account') loadAccountState(registry, s.home.id, value, deps.app.schemas, deps.document);
       else loadState(registry, value, deps.app.schemas, deps.document);
     } catch (err) {
       if (err instanceof StateError) throw new ApiError(400, err.message, { ...(err.field !== undefined ? { field: err.field } : {}), rule: err.rule });
       throw err;
     }
     deps.clockMoved();
-    return c.json(resetResult(registry, s.kind === 'account' ? { kind: 'account', account: registry.account(s.account.id)! } : s));
+    return c.json(resetResult(registry, s));
   });
 
   app.get('/clock', (c) => c.json(clockView(registry, scope(c))));
@@ -113,8 +112,8 @@ export function coreRoutes(deps: ControlDeps): Hono {
     const move = await controlBody(c, deps.document, 'moveClock');
     const clock = clockIn(registry, s);
     if (move.follow_server !== undefined) {
-      if (!(clock instanceof AccountClock)) throw invalid('follow_server', 'scope', 'only an account follows the server\'s clock: scope the request to an account (?account=ID or its admin key)');
-      if (move.follow_server) clock.follow();
+      if (s.kind !== 'account') throw invalid('follow_server', 'scope', 'only an account follows the server\'s clock: scope the request to an account (?account=ID or its admin key)');
+      if (move.follow_server) s.home.clock.follow();
     } else if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
       if (ms === undefined) throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
@@ -137,8 +136,7 @@ export function coreRoutes(deps: ControlDeps): Hono {
     if (status !== undefined && !statuses.includes(status)) throw invalid('status', 'enum', `must be one of ${statuses.join(', ')}`);
     if (kind !== undefined && kind !== 'callback' && kind !== 'notification') throw invalid('kind', 'enum', 'must be callback or notification');
     const s = scope(c);
-    const entries = registry
-      .outbox.list(s.kind === 'account' ? s.account.id : undefined)
+    const entries = (s.kind === 'account' ? s.home.outbox() : registry.outbox.list())
       .filter((e) => (status === undefined || e.status === status) && (kind === undefined || e.kind === kind))
       .map((e) => ({
         id: e.id,
@@ -159,15 +157,17 @@ export function coreRoutes(deps: ControlDeps): Hono {
     const s = scope(c);
     const raw = c.req.query('limit');
     const limit = raw === undefined ? 100 : Number(raw);
-    if (!Number.isInteger(limit) || limit < 1 || limit > deps.journal.capacity) {
-      throw invalid('limit', 'range', `must be an integer from 1 to ${deps.journal.capacity}, got "${raw}"`);
+    const journal = registry.journal;
+    if (!Number.isInteger(limit) || limit < 1 || limit > journal.capacity) {
+      throw invalid('limit', 'range', `must be an integer from 1 to ${journal.capacity}, got "${raw}"`);
     }
-    return c.json({ capacity: deps.journal.capacity, entries: deps.journal.last(limit, s.kind === 'account' ? s.account.id : undefined) });
+    return c.json({ capacity: journal.capacity, entries: s.kind === 'account' ? s.home.requests(limit) : journal.last(limit) });
   });
 
   app.delete('/requests', (c) => {
     const s = scope(c);
-    deps.journal.clear(s.kind === 'account' ? s.account.id : undefined);
+    if (s.kind === 'account') s.home.clearRequests();
+    else registry.journal.clear();
     return c.body(null, 204);
   });
 
