@@ -22,7 +22,7 @@ import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
 import type { AppDependencies } from './http/deps.js';
 import { PostgresEngine, parseEngineSpec, persistentDataDir, type EngineLog } from './databases/engine.js';
-import { Databases } from './databases/databases.js';
+import { Databases } from './databases/instance-databases.js';
 import { createLogger, type Logger } from './core/log.js';
 
 export interface TuskOptions {

@@ -12,8 +12,8 @@
 import { Hono, type Context } from 'hono';
 import { ApiError, invalid } from '../core/errors.js';
 import { keyOfHeader } from '../core/basic-auth.js';
-import type { InstanceStore } from '../store/instance.js';
-import type { AccountStore } from '../store/account.js';
+import type { InstanceStore } from '../store/instance-store.js';
+import type { AccountStore } from '../store/account-store.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody } from './body.js';

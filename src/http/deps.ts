@@ -5,7 +5,7 @@
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import type { SchemaSet } from '../openapi/ajv.js';
 import type { Registry } from '../store/registry.js';
-import type { Databases } from '../databases/databases.js';
+import type { Databases } from '../databases/instance-databases.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface AppDependencies {

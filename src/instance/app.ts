@@ -6,7 +6,7 @@ import type { InstancePrincipal } from '../store/registry.js';
 import type { AppDependencies } from '../http/deps.js';
 import type { OperationValidator } from '../openapi/requests.js';
 import { backupsApp } from './backups.js';
-import { accountApp } from './account.js';
+import { rotationApp } from './rotation.js';
 import { recipientsApp } from './recipients.js';
 import { alarmsApp } from './alarms.js';
 import { integrationsApp } from './integrations.js';
@@ -17,7 +17,7 @@ export type { InstanceEnv, InstanceOperations } from './env.js';
 
 export function mountInstanceResources(app: Hono<InstanceEnv>, route: Route, validators: ReadonlyMap<string, OperationValidator>): void {
   app.route('/api/backup', backupsApp(route));
-  app.route('/api/account', accountApp(route));
+  app.route('/api/account', rotationApp(route));
   // Before the alarms: /api/alarms/{id} would also match /api/alarms/recipients.
   app.route('/api/alarms/recipients', recipientsApp(route));
   app.route('/api/alarms', alarmsApp(route));

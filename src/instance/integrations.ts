@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import type { Route } from '../http/app.js';
 import { NO_CONTENT, operationsOf } from '../http/operation.js';
 import type { OperationValidator } from '../openapi/requests.js';
-import type { IntegrationKind, SystemBodyValidator } from '../store/instance.js';
+import type { IntegrationKind, SystemBodyValidator } from '../store/instance-store.js';
 import type { InstanceEnv, InstanceOperations } from './env.js';
 
 type Ops = InstanceOperations;

@@ -4,7 +4,7 @@
 // bytes made last time. Each is tested to equal JSON.stringify of its list (or the CSV of the audit
 // log) after every kind of change (test/store/account.test.ts).
 import { Memo } from '../core/memo.js';
-import type { InstanceStore } from './instance.js';
+import type { InstanceStore } from './instance-store.js';
 import type { InstanceSummary, InvoiceSummary, Plan, Region, TeamMember } from './types.js';
 
 /** What the views are made from: the account's own lists and the versions that say they changed (AccountStore). */

@@ -11,16 +11,16 @@
 //   loaded    (PUT /__tusk/state for the account): the same, after the registry's checks.
 // A reset or load of the whole server makes new homes (the account's faults go with the old one).
 import type { AccountFixture, Catalogue } from '../../fixtures/index.js';
-import { AccountStore } from './account.js';
+import { AccountStore } from './account-store.js';
 import { AccountClock, type VirtualClock } from './clock.js';
 import type { Faults } from './fault-rules.js';
-import type { InstanceStore } from './instance.js';
+import type { InstanceStore } from './instance-store.js';
 import type { JournalEntry, RequestJournal } from './journal.js';
 import type { Outbox, OutboxEntry } from './outbox.js';
 import type { CoverageRecorder, CoverageReport } from '../openapi/coverage-recorder.js';
 import { STATE_VERSION, type AccountDump, type AccountState } from './snapshot.js';
 import type { StoreContext } from './types.js';
-import type { DatabaseRef } from '../databases/databases.js';
+import type { DatabaseRef } from '../databases/instance-databases.js';
 
 /** What every home of one registry shares: the server's parts an account has its share of. */
 export interface HomeShared {

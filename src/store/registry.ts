@@ -6,8 +6,8 @@
 // the whole state (see snapshot.ts); the key index is rebuilt from the records.
 import { hash, timingSafeEqual } from 'node:crypto';
 import { buildFixtures, type AccountFixture, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
-import type { AccountStore } from './account.js';
-import type { InstanceStore } from './instance.js';
+import type { AccountStore } from './account-store.js';
+import type { InstanceStore } from './instance-store.js';
 import { VirtualClock } from './clock.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import type { ApiKeyRecord, KeyIndex, StoreContext } from './types.js';
@@ -15,7 +15,7 @@ import type { ContractRules } from '../openapi/rules.js';
 import type { OperationInfo } from '../openapi/operations.js';
 import { CoverageRecorder } from '../openapi/coverage-recorder.js';
 import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
-import { databaseKeyOf } from './instance.js';
+import { databaseKeyOf } from './instance-store.js';
 import { checkState } from './state-check.js';
 import { Memo } from '../core/memo.js';
 import { keyOfHeader } from '../core/basic-auth.js';
@@ -23,7 +23,7 @@ import { SecretSource } from './secrets.js';
 import { AccountHome, type HomeShared } from './home.js';
 import { Faults, type FaultRule } from './fault-rules.js';
 import { RequestJournal } from './journal.js';
-import type { InstanceDatabases } from '../databases/databases.js';
+import type { InstanceDatabases } from '../databases/instance-databases.js';
 
 export interface RegistryOptions extends FixtureOptions {
   /** Rules read from the instance document (readContractRules). */

@@ -7,7 +7,7 @@
 // Every problem is found, each with its field and rule; the registry changes nothing when there is one.
 import type { Catalogue } from '../../fixtures/index.js';
 import { clockStateProblems } from './clock.js';
-import { SECOND_DATABASE, databaseKeyOf } from './instance.js';
+import { SECOND_DATABASE, databaseKeyOf } from './instance-store.js';
 import { STATE_VERSION, type AccountState, type RegistryState, type StateProblem } from './snapshot.js';
 
 export interface StateCheckOptions {

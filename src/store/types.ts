@@ -38,7 +38,7 @@ export interface KeyIndex {
 }
 
 /** What every store of one registry shares. */
-import type { InstanceDatabases } from '../databases/databases.js';
+import type { InstanceDatabases } from '../databases/instance-databases.js';
 
 export interface StoreContext {
   /** The account's clock (store/clock.ts, AccountClock): the server's until the account moves its own. */

@@ -3,7 +3,7 @@ import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
-import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond, type AuditEvent } from '../../src/store/account.js';
+import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond, type AuditEvent } from '../../src/store/account-store.js';
 import { ROLE_KEYS, instanceKey, type AccountFixture, type InvoiceFixture } from '../../fixtures/index.js';
 import { LIST_CAPS } from '../../src/core/limits.js';
 import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';

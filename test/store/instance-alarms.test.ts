@@ -1,6 +1,6 @@
 // InstanceStore: recipients and alarms.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/store/instance.js';
+import type { InstanceStore } from '../../src/store/instance-store.js';
 import { capitalise } from '../../src/store/instance-recipients.js';
 import { LIST_CAPS } from '../../src/core/limits.js';
 import { Alarms } from '../../src/store/instance-alarms.js';

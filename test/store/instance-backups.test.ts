@@ -1,6 +1,6 @@
 // InstanceStore: backups, restore and point-in-time recovery, driven by the registry's clock.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/store/instance.js';
+import type { InstanceStore } from '../../src/store/instance-store.js';
 import { formatBackupDate } from '../../src/store/dates.js';
 import { SEEDED_BACKUP_DAYS } from '../../src/store/instance-backups.js';
 import { ACCOUNT_ID, BACKUP_DELAY_MS, DAY, HOUR, MINUTE, NOW, RESTORE_DELAY_MS, refused, setup, snapshot, type Setup } from './instance-setup.js';
@@ -90,7 +90,7 @@ describe('the list as bytes', () => {
     s.clock.advance(BACKUP_DELAY_MS);
     same();
     same('analytics');
-    (i as unknown as { side: { backups: { setSize(id: number, bytes: number): void } } }).side.backups.setSize(id, 12345);
+    (i as unknown as { apiState: { backups: { setSize(id: number, bytes: number): void } } }).apiState.backups.setSize(id, 12345);
     same('analytics');
     s.clock.advance(3 * DAY);
     same();

@@ -1,6 +1,6 @@
 // InstanceStore: upcoming maintenance, rescheduling and running it, driven by the registry's clock.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/store/instance.js';
+import type { InstanceStore } from '../../src/store/instance-store.js';
 import { formatMaintenanceDate, parseMaintenanceDate } from '../../src/store/dates.js';
 import { VirtualClock } from '../../src/store/clock.js';
 import { MaintenanceSchedule } from '../../src/store/instance-maintenance.js';

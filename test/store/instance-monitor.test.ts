@@ -1,7 +1,7 @@
 // InstanceStore: simulated metrics and the alarms that fire (src/store/instance-monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/store/clock.js';
-import type { InstanceStore } from '../../src/store/instance.js';
+import type { InstanceStore } from '../../src/store/instance-store.js';
 import { conditionHolds, DEFAULT_METRICS, mergeMetrics, Monitor, watchedValue, type NotificationBody } from '../../src/store/instance-monitor.js';
 import { Outbox, type OutboxEntry } from '../../src/store/outbox.js';
 import type { Alarm, Recipient } from '../../src/store/types.js';
@@ -468,7 +468,7 @@ describe('state', () => {
     i.setMetrics({ cpu: 95 });
     s.clock.advance(5 * MINUTE);
     const state = i.toJSON();
-    const copy = (i.constructor as typeof import('../../src/store/instance.js').InstanceStore).fromJSON(
+    const copy = (i.constructor as typeof import('../../src/store/instance-store.js').InstanceStore).fromJSON(
       state,
       { accountId: i.accountId, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
       s.ctx,

@@ -8,7 +8,7 @@ import { SchemaSet } from '../../src/openapi/ajv.js';
 import { OperationValidator } from '../../src/openapi/requests.js';
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
-import { InstanceStore, type InstanceInit, type SystemBodyValidator } from '../../src/store/instance.js';
+import { InstanceStore, type InstanceInit, type SystemBodyValidator } from '../../src/store/instance-store.js';
 import { ApiError } from '../../src/core/errors.js';
 import type { StoreContext } from '../../src/store/types.js';
 

@@ -1,6 +1,6 @@
 // InstanceStore: the state an instance is created with, and the account operations.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InstanceStore } from '../../src/store/instance.js';
+import { InstanceStore } from '../../src/store/instance-store.js';
 import type { Backend, KeyIndex } from '../../src/store/types.js';
 import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, snapshot, type Setup } from './instance-setup.js';
 

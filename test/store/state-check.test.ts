@@ -9,9 +9,9 @@ import { readContractRules, type ContractRules } from '../../src/openapi/rules.j
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
 import { StateError } from '../../src/store/snapshot.js';
-import { databaseKeyOf } from '../../src/store/instance.js';
+import { databaseKeyOf } from '../../src/store/instance-store.js';
 import { freshAccount } from '../../src/control/accounts.js';
-import { Databases, type InstanceDatabases } from '../../src/databases/databases.js';
+import { Databases, type InstanceDatabases } from '../../src/databases/instance-databases.js';
 import type { PostgresEngine } from '../../src/databases/engine.js';
 
 const DEDICATED = { name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1' };

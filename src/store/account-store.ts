@@ -10,7 +10,7 @@ import { LIST_CAPS } from '../core/limits.js';
 import { AuditLog, type AuditEvent } from './audit-log.js';
 import { IdSequence } from './ids.js';
 import { auditTimestamp, parsePitSecond } from './dates.js';
-import { InstanceStore } from './instance.js';
+import { InstanceStore } from './instance-store.js';
 import { AccountViews } from './account-views.js';
 import type { AccountState } from './snapshot.js';
 import type {

@@ -17,8 +17,8 @@ import type { InstanceState } from './snapshot.js';
 /** The second database every instance has (backups cover each database). */
 export const SECOND_DATABASE = 'analytics';
 
-/** What the side reads of its instance (InstanceStore), when it needs it. */
-export interface SideOwner {
+/** What the instance-API state reads of its instance (InstanceStore), when it needs it. */
+export interface InstanceFacts {
   readonly id: number;
   readonly name: string;
   readonly accountId: string;
@@ -30,7 +30,7 @@ export interface SideOwner {
 }
 
 /** The per-instance state a state dump carries (InstanceStore.toJSON). */
-export type SideState = Pick<InstanceState, 'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'>;
+export type InstanceApiStateDump = Pick<InstanceState, 'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'>;
 
 /**
  * The time before which an instance created at `origin`, untouched since, has nothing to notify:
@@ -52,7 +52,7 @@ class SideMonitorHost implements MonitorHost {
   readonly outbox: StoreContext['outbox'];
 
   constructor(
-    private readonly owner: SideOwner,
+    private readonly owner: InstanceFacts,
     ctx: StoreContext,
     private readonly alarmList: Alarms,
     private readonly recipientList: Recipients,
@@ -88,7 +88,7 @@ class SideMonitorHost implements MonitorHost {
   }
 }
 
-export class InstanceSide {
+export class InstanceApiState {
   readonly recipients: Recipients;
   readonly alarms: Alarms;
   readonly integrationIds: IdSequence;
@@ -103,11 +103,11 @@ export class InstanceSide {
   /**
    * @param origin when the instance was built: the initial state (the default recipient, the four
    *   default alarms, a history of daily backups, upcoming maintenance) is dated from it, whenever
-   *   the side is built
+   *   the state is built
    * @param databases the instance's databases, the default one first
    * @param state the state to take over (InstanceStore.fromJSON) instead of the initial one
    */
-  constructor(owner: SideOwner, ctx: StoreContext, origin: number, databases: readonly string[], state?: SideState) {
+  constructor(owner: InstanceFacts, ctx: StoreContext, origin: number, databases: readonly string[], state?: InstanceApiStateDump) {
     this.alarms = new Alarms({
       allowedTypes: () => {
         const shared = owner.plan.shared;
@@ -133,7 +133,7 @@ export class InstanceSide {
     this.monitor = new Monitor(new SideMonitorHost(owner, ctx, this.alarms, this.recipients, this.maintenance), state?.monitor, origin);
   }
 
-  toJSON(): SideState {
+  toJSON(): InstanceApiStateDump {
     return {
       recipients: this.recipients.toJSON(),
       alarms: this.alarms.toJSON(),

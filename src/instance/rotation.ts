@@ -5,7 +5,7 @@ import type { Route } from '../http/app.js';
 import { NO_CONTENT, operationsOf } from '../http/operation.js';
 import type { InstanceEnv, InstanceOperations } from './env.js';
 
-export function accountApp(route: Route) {
+export function rotationApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<InstanceOperations, InstanceEnv>(route);
   app.post('/rotate-password', ...op('rotatePassword', (c) => {

@@ -1,6 +1,6 @@
 // One instance: its identity and connection (read and changed through the customer interface) and
 // its per-instance state (the instance interface: recipients, alarms, integrations, backups,
-// maintenance; see the sections below), which instance-side.ts holds and is built on first use.
+// maintenance; see the sections below), which instance-api-state.ts holds and is built on first use.
 import { randomUUID } from 'node:crypto';
 import type {
   Alarm,
@@ -21,17 +21,17 @@ import type {
 } from './types.js';
 import type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 import type { AlarmStatus, EventType, InstanceMetrics } from './instance-monitor.js';
-import { InstanceSide, SECOND_DATABASE, firstDueOfInitialState, type SideState } from './instance-side.js';
+import { InstanceApiState, SECOND_DATABASE, firstDueOfInitialState, type InstanceApiStateDump } from './instance-api-state.js';
 import type { InstanceState } from './snapshot.js';
-import type { DatabaseRef } from '../databases/databases.js';
+import type { DatabaseRef } from '../databases/instance-databases.js';
 import { connectionLimitOf } from '../../fixtures/index.js';
 
 export type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 
-export { SECOND_DATABASE } from './instance-side.js';
+export { SECOND_DATABASE } from './instance-api-state.js';
 
-/** The part of a providerid that names the instance's real database and role (src/databases/databases.ts). */
-export { databaseKeyOf } from '../databases/databases.js';
+/** The part of a providerid that names the instance's real database and role (src/databases/instance-databases.ts). */
+export { databaseKeyOf } from '../databases/instance-databases.js';
 
 export interface InstanceInit {
   id: number;
@@ -85,18 +85,18 @@ export class InstanceStore {
   /** When the instance was built: its initial per-instance state is dated from it. */
   private readonly origin: number;
   /**
-   * Until the side is built: the time from which the initial state has something to notify
-   * (evaluateAlarms builds the side then).
+   * Until the instance-API state is built: the time from which the initial state has something to notify
+   * (evaluateAlarms builds it then).
    */
   private readonly initialDue: number;
-  /** The per-instance interface state (see the section at the end); built by `side` on first use. */
-  private built: InstanceSide | undefined;
+  /** The per-instance interface state (see the section at the end); built by `apiState` on first use. */
+  private built: InstanceApiState | undefined;
 
   /** @param state the per-instance state to take over (InstanceStore.fromJSON) instead of the initial one */
   constructor(
     init: InstanceInit,
     readonly ctx: StoreContext,
-    state?: SideState,
+    state?: InstanceApiStateDump,
   ) {
     this.id = init.id;
     this.accountId = init.accountId;
@@ -121,7 +121,7 @@ export class InstanceStore {
     // on the store's clock), built on first use.
     this.origin = ctx.clock.now();
     this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
-    if (state) this.built = new InstanceSide(this, ctx, this.origin, this.databases, state);
+    if (state) this.built = new InstanceApiState(this, ctx, this.origin, this.databases, state);
     const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
     // Its real size becomes disk_used_gb (sizes arrive later, in the background).
     if (ctx.databases) {
@@ -129,9 +129,9 @@ export class InstanceStore {
       this.db = ctx.databases.provision(this.providerid, this.password, {
         ...(copyOf ? { from: copyOf } : {}),
         ...(connectionLimit !== undefined ? { connectionLimit } : {}),
-        onSize: (bytes) => this.side.monitor.observeDiskUsed(bytes / 1e9),
+        onSize: (bytes) => this.apiState.monitor.observeDiskUsed(bytes / 1e9),
         backups: () => {
-          const { backups } = this.side;
+          const { backups } = this.apiState;
           return backups.list(this.database).map((b) => ({ id: b.id, at: backups.takenAt(b.id) }));
         },
       });
@@ -140,8 +140,8 @@ export class InstanceStore {
   }
 
   /** The per-instance interface state, built the first time it is needed. */
-  private get side(): InstanceSide {
-    return (this.built ??= new InstanceSide(this, this.ctx, this.origin, this.databases));
+  private get apiState(): InstanceApiState {
+    return (this.built ??= new InstanceApiState(this, this.ctx, this.origin, this.databases));
   }
 
   /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
@@ -182,7 +182,7 @@ export class InstanceStore {
       providerid: this.providerid,
       apikey: this.key,
       password: this.password,
-      ...this.side.toJSON(),
+      ...this.apiState.toJSON(),
     };
   }
 
@@ -277,12 +277,12 @@ export class InstanceStore {
 
   // backups
   listBackups(db?: string): Backup[] {
-    return this.side.backups.list(db);
+    return this.apiState.backups.list(db);
   }
 
   /** listBackups(db) as the JSON bytes of the answer (instance-backups-view.ts). */
   listBackupsJson(db?: string): Uint8Array {
-    return this.side.backupsView.list(db);
+    return this.apiState.backupsView.list(db);
   }
 
   // The real database is the instance's default one (the second is a record only): its backups are
@@ -292,12 +292,12 @@ export class InstanceStore {
     const { db } = this;
     const real = db && (body.db ?? this.database) === this.database;
     const at = this.ctx.clock.now();
-    return this.side.backups.create(
+    return this.apiState.backups.create(
       body,
       real
         ? (id, done) =>
             this.ctx.databases!.snapshot(db, id, at, (bytes) => {
-              this.side.backups.setSize(id, bytes);
+              this.apiState.backups.setSize(id, bytes);
               done();
             })
         : undefined,
@@ -306,105 +306,105 @@ export class InstanceStore {
 
   restoreBackup(body: RestoreBackupBody): void {
     const { db } = this;
-    this.side.backups.restore(body, db ? (backup, done) => (backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()) : undefined);
+    this.apiState.backups.restore(body, db ? (backup, done) => (backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()) : undefined);
   }
 
   recoverToPointInTime(body: RecoverToPointInTimeBody): void {
     const { db } = this;
     // The whole minute of pit: the newest snapshot taken within it or before.
-    this.side.backups.recover(body, db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined);
+    this.apiState.backups.recover(body, db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined);
   }
 
   // recipients
   listRecipients(): Recipient[] {
-    return this.side.recipients.list();
+    return this.apiState.recipients.list();
   }
 
   getRecipient(id: number): Recipient {
-    return this.side.recipients.get(id);
+    return this.apiState.recipients.get(id);
   }
 
   createRecipient(body: RecipientBody): Recipient {
-    return this.side.recipients.create(body);
+    return this.apiState.recipients.create(body);
   }
 
   updateRecipient(id: number, body: RecipientBody): Recipient {
-    return this.side.recipients.update(id, body);
+    return this.apiState.recipients.update(id, body);
   }
 
   /** Also removes the recipient from every alarm; the default recipient cannot be deleted. */
   deleteRecipient(id: number): void {
-    this.side.recipients.delete(id);
+    this.apiState.recipients.delete(id);
   }
 
   // alarms
   listAlarms(): Alarm[] {
-    return this.side.alarms.list();
+    return this.apiState.alarms.list();
   }
 
   getAlarm(id: number): Alarm {
-    return this.side.alarms.get(id);
+    return this.apiState.alarms.get(id);
   }
 
   createAlarm(body: CreateAlarmBody): Alarm {
-    const a = this.side.alarms.create(body);
-    this.side.monitor.added(this.side.alarms.stored(a.id));
+    const a = this.apiState.alarms.create(body);
+    this.apiState.monitor.added(this.apiState.alarms.stored(a.id));
     return a;
   }
 
   updateAlarm(id: number, body: UpdateAlarmBody): Alarm {
-    this.side.monitor.evaluate();
-    const a = this.side.alarms.update(id, body);
-    this.side.monitor.evaluate();
+    this.apiState.monitor.evaluate();
+    const a = this.apiState.alarms.update(id, body);
+    this.apiState.monitor.evaluate();
     return a;
   }
 
   deleteAlarm(id: number): void {
-    this.side.alarms.delete(id);
-    this.side.monitor.evaluate();
+    this.apiState.alarms.delete(id);
+    this.apiState.monitor.evaluate();
   }
 
   // log and metrics integrations
   listIntegrations(kind: IntegrationKind): Integration[] {
-    return this.side.integrations[kind].list();
+    return this.apiState.integrations[kind].list();
   }
 
   getIntegration(kind: IntegrationKind, id: number): Integration {
-    return this.side.integrations[kind].get(id);
+    return this.apiState.integrations[kind].get(id);
   }
 
   /** `config` is the body, validated against the system's schema. Metrics: the broker kind must offer the system. */
   createIntegration(kind: IntegrationKind, system: string, config: Record<string, unknown>): Integration {
-    return this.side.integrations[kind].create(system, config);
+    return this.apiState.integrations[kind].create(system, config);
   }
 
   /** Replaces the config; `validate` checks the body against the stored system's schema. With `system`, another type is a 404. */
   updateIntegration(kind: IntegrationKind, id: number, body: unknown, validate: SystemBodyValidator, system?: string): Integration {
-    return this.side.integrations[kind].update(id, body, validate, system);
+    return this.apiState.integrations[kind].update(id, body, validate, system);
   }
 
   deleteIntegration(kind: IntegrationKind, id: number): void {
-    this.side.integrations[kind].delete(id);
+    this.apiState.integrations[kind].delete(id);
   }
 
   // maintenance
   listMaintenance(): Maintenance[] {
-    return this.side.maintenance.list();
+    return this.apiState.maintenance.list();
   }
 
   /** Notice alarms fire (the maintenance is scheduled anew). */
   rescheduleMaintenance(id: number, scheduledBy: string): Maintenance {
-    this.side.monitor.evaluate();
-    const m = this.side.maintenance.reschedule(id, scheduledBy);
-    this.side.monitor.maintenanceScheduled(m);
+    this.apiState.monitor.evaluate();
+    const m = this.apiState.maintenance.reschedule(id, scheduledBy);
+    this.apiState.monitor.maintenanceScheduled(m);
     return m;
   }
 
   /** Notice alarms fire (the maintenance starts). */
   runMaintenance(id: number): Maintenance {
-    this.side.monitor.evaluate();
-    const m = this.side.maintenance.run(id);
-    this.side.monitor.maintenanceRun(id, m);
+    this.apiState.monitor.evaluate();
+    const m = this.apiState.maintenance.run(id);
+    this.apiState.monitor.maintenanceRun(id, m);
     // What a client sees of maintenance: its sessions end (a restart).
     if (this.db) this.ctx.databases!.terminate(this.db);
     return m;
@@ -414,30 +414,30 @@ export class InstanceStore {
 
   /** The simulated metrics. */
   get metrics(): InstanceMetrics {
-    return this.side.monitor.metrics;
+    return this.apiState.monitor.metrics;
   }
 
   /** Merges metrics (a 400 ApiError naming a bad field) and evaluates the alarms. */
   setMetrics(patch: unknown): InstanceMetrics {
-    return this.side.monitor.setMetrics(patch);
+    return this.apiState.monitor.setMetrics(patch);
   }
 
   /** Raises an event (server_unreachable, netsplit, notice); returns the number of notifications. */
   raiseEvent(type: EventType, message?: string): number {
-    return this.side.monitor.raise(type, message);
+    return this.apiState.monitor.raise(type, message);
   }
 
   /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
   evaluateAlarms(now?: number): number {
-    // Every instance on every tick: the built side read directly, not through the getter.
+    // Every instance on every tick: the built state read directly, not through the getter.
     const built = this.built;
     if (built) return built.monitor.tick(now);
     if ((now ?? this.ctx.clock.now()) < this.initialDue) return 0;
-    return this.side.monitor.tick(now);
+    return this.apiState.monitor.tick(now);
   }
 
   /** Every alarm with its state against the metrics. */
   alarmStatus(): AlarmStatus[] {
-    return this.side.monitor.status();
+    return this.apiState.monitor.status();
   }
 }
