@@ -54,7 +54,7 @@ export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptio
     },
     limiter: () => deps.limiter,
     // Rate-limit windows run on the account's clock (issue 18).
-    clockOf: (principal) => principal.account.ctx.clock,
+    clockOf: (principal) => principal.home.clock,
     mount: (app, route) => mountCustomerResources(app, route),
     ...extra,
   });

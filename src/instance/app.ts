@@ -40,7 +40,7 @@ export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptio
     },
     limiter: () => deps.limiter,
     // Rate-limit windows run on the account's clock (issue 18).
-    clockOf: (principal) => principal.account.ctx.clock,
+    clockOf: (principal) => principal.home.clock,
     mount: mountInstanceResources,
     ...extra,
   });

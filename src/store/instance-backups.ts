@@ -27,6 +27,14 @@ import type { BackupsState } from './snapshot.js';
 export const RETENTION_MS = 30 * DAY;
 /** Days of daily backups an instance starts with, today's included once taken (more than the window, so the window shows). */
 export const SEEDED_BACKUP_DAYS = 40;
+/**
+ * A created backup is listed as complete, and its callback sent, this long after it was asked for,
+ * on the account's clock (the registry's `backupDelayMs` option sets another). With a database
+ * engine it is a minimum: never before the snapshot exists either.
+ */
+export const BACKUP_DELAY_MS = 5_000;
+/** A restore or point-in-time recovery sends its callback this long after it was asked for, at least (as BACKUP_DELAY_MS). */
+export const RESTORE_DELAY_MS = 5_000;
 /** How long a download link stays valid. */
 export const URL_LIFETIME_MS = HOUR;
 export const BACKUP_HOST = 'https://backups.tusk.example';

@@ -16,6 +16,7 @@ import type { OperationInfo } from '../openapi/operations.js';
 import { CoverageRecorder } from '../openapi/coverage-recorder.js';
 import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from './snapshot.js';
 import { databaseKeyOf } from './instance-store.js';
+import { BACKUP_DELAY_MS, RESTORE_DELAY_MS } from './instance-backups.js';
 import { checkState } from './state-check.js';
 import { Memo } from '../core/memo.js';
 import { keyOfHeader } from '../core/basic-auth.js';
@@ -28,8 +29,11 @@ import type { InstanceDatabases } from '../databases/instance-databases.js';
 export interface RegistryOptions extends FixtureOptions {
   /** Rules read from the instance document (readContractRules). */
   rules: ContractRules;
+  /** ms from create-instance until ready (default 0; `tusk serve --provision-delay`, 1000 by default). */
   provisionDelayMs?: number;
+  /** Default BACKUP_DELAY_MS (store/instance-backups.ts, with the rule). */
   backupDelayMs?: number;
+  /** Default RESTORE_DELAY_MS (store/instance-backups.ts, with the rule). */
   restoreDelayMs?: number;
   clock?: VirtualClock;
   outbox?: Omit<OutboxOptions, 'clock'>;
@@ -99,8 +103,8 @@ export class Registry implements KeyIndex {
       keys: this,
       outbox: this.outbox,
       provisionDelayMs: options.provisionDelayMs ?? 0,
-      backupDelayMs: options.backupDelayMs ?? 5_000,
-      restoreDelayMs: options.restoreDelayMs ?? 5_000,
+      backupDelayMs: options.backupDelayMs ?? BACKUP_DELAY_MS,
+      restoreDelayMs: options.restoreDelayMs ?? RESTORE_DELAY_MS,
       rules: options.rules,
       secrets: new SecretSource(),
       ...(options.databases ? { databases: options.databases } : {}),
