@@ -5,7 +5,7 @@
 // clock starts. Each resolves { rps, p50, p99 (ms), total, non2xx, errors, tool }; rps counts
 // 2xx/3xx answers only. Also the median the parts take of their measurements.
 //
-// Used by bench/run.js and bench/operations.js.
+// Used by bench/lib/measure.js, the parts in bench/parts/ and bench/operations.js.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -10,10 +10,10 @@
 // resource made for each request, key rotations run one after the other with the key the previous
 // answer gave. The
 // list reads run on an account of their own with a few instances (the heavy reads, at 1,000
-// instances and a busy month, are measured against the physical limit in bench/run.js).
+// instances and a busy month, are measured against the physical limit in bench/parts/heavy.js).
 // Prism answers each request from the documents' examples (any key works, ids are not looked up).
 //
-// Used by bench/run.js (`npm run bench -- --only operations`).
+// Used by bench/parts/every-operation.js (`npm run bench -- --only operations`).
 import { request } from 'node:http';
 import { autocannonLoad, connectedLoad, hasWrk, median, wrkLoad } from './load.js';
 

@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { run } from './support/processes.js';
 import { startTusk, type RunningTusk } from '../src/server.js';
-import { formatSummary, groupOf, parseTestArgs, suiteFiles, targetEnv, TEST_HELP, UsageError, type RunSummary } from '../src/conformance/run.js';
+import { parseTestArgs, targetEnv, TEST_HELP, UsageError } from '../src/conformance/args.js';
+import { formatSummary, type RunSummary } from '../src/conformance/report.js';
+import { groupOf, suiteFiles } from '../src/conformance/suite.js';
 
 describe('tusk test: arguments', () => {
   it('runs in-process without URLs', () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { TEST_ENV } from '../src/conformance/run.js';
+import { TEST_ENV } from '../src/conformance/args.js';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { startTusk, type RunningTusk } from '../src/server.js';
 import { exec, run, start } from './support/processes.js';

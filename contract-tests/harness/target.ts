@@ -1,6 +1,6 @@
 // The deployment under test: from TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL and TUSK_API_KEY, or, when
 // they are unset, the reference implementation started in-process on free ports.
-// `tusk test` sets these variables from its flags (src/conformance/run.ts), plus TUSK_ROLE_KEYS
+// `tusk test` sets these variables from its flags (src/conformance/args.ts), plus TUSK_ROLE_KEYS
 // (`monitor=K,billing manager=K`), TUSK_CALLBACK_HOST, TUSK_ALLOW_DESTRUCTIVE, TUSK_CHECK_DATABASES,
 // TUSK_RATE_LIMIT (the deployment's documented rate limit, `N/S`), and
 // TUSK_STATE_DIR: a folder where a test that rotates one of the given keys records the new one

@@ -1,11 +1,11 @@
-// The fuzz suite (issue 9), see engine.ts. In `npm test`: a fixed seed and a few hundred requests.
+// The fuzz suite (issue 9), see fuzzer.ts. In `npm test`: a fixed seed and a few hundred requests.
 // `npm run fuzz`: TUSK_FUZZ_REQUESTS (default there 12,000) requests from TUSK_FUZZ_SEED (default:
 // a fresh seed, printed), the figures written to reports/fuzz.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
-import { runFuzz } from './engine.js';
+import { runFuzz } from './fuzzer.js';
 
 const full = process.env.TUSK_FUZZ_REQUESTS !== undefined;
 const requests = full ? Number(process.env.TUSK_FUZZ_REQUESTS) : 400;
