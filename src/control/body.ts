@@ -1,4 +1,4 @@
-// The one reader of the control plane's request bodies (issue 16): every JSON body a control takes
+// The one reader of the control plane's request bodies: every JSON body a control takes
 // is parsed here and checked against the request body its operation declares in the control
 // document (control.openapi.yaml), and comes back typed by the types generated from that document
 // (src/generated/control.ts). A body that is not JSON, missing when required, or not of the

@@ -1,4 +1,4 @@
-// How the server process itself is doing (outside the contract; issue 20):
+// How the server process itself is doing (outside the contract):
 //   GET    /__tusk/runtime   event-loop delay (p50, p99, max in ms since the last reset: how late a
 //                           10 ms timer ran, from perf_hooks.monitorEventLoopDelay), resident
 //                           memory, uptime
@@ -13,8 +13,8 @@ import type { ControlDeps } from './deps.js';
 export const RESOLUTION_MS = 10;
 /**
  * The delay of one sample in ms: how late the timer ran. The histogram records the whole interval
- * between two runs of its timer (the resolution included: an idle loop reads 10.1 ms, see
- * nodejs/node#34661), so the resolution is taken off.
+ * between two runs of its timer (the resolution included: an idle loop reads just over
+ * RESOLUTION_MS, see nodejs/node#34661), so the resolution is taken off.
  */
 const lateMs = (ns: number) => Math.max(0, Math.round(ns / 1e4 - RESOLUTION_MS * 100) / 100);
 

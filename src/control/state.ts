@@ -1,7 +1,7 @@
 // Checks a state dump before the registry takes it over (PUT /__tusk/state, `--state FILE`):
-// its shape against the control document's State schema (which bounds every time, id and count:
-// issue 31), the nesting of the records it carries from the interfaces (at most MAX_BODY_DEPTH, as
-// a request body: one nested 20,000 levels deep overflowed the stack when it was copied), and those
+// its shape against the control document's State schema (which bounds every time, id and count),
+// the nesting of the records it carries from the interfaces (at most MAX_BODY_DEPTH, as a request
+// body: one nested thousands of levels deep would overflow the stack when it is copied), and those
 // records against the interfaces' schemas. Registry.restore() then checks that the parts agree
 // with each other and with the rest of the server (src/store/state-check.ts).
 import type { ErrorObject } from 'ajv';

@@ -13,8 +13,8 @@ export class ApiError extends Error {
     readonly detail: { field?: string; rule?: string } = {},
     readonly headers: Record<string, string> = {},
   ) {
-    // An ApiError is an answer, not a fault: no stack trace is captured (that was the dearest part
-    // of a 4xx; test suites provoke many).
+    // An ApiError is an answer, not a fault: no stack trace is captured (it would be the dearest
+    // part of a 4xx; test suites provoke many).
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message);

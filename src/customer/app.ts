@@ -53,7 +53,7 @@ export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptio
       },
     },
     limiter: () => deps.limiter,
-    // Rate-limit windows run on the account's clock (issue 18).
+    // Rate-limit windows run on the account's clock, so a test that moves it rolls them.
     clockOf: (principal) => principal.home.clock,
     mount: (app, route) => mountCustomerResources(app, route),
     ...extra,

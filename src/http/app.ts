@@ -47,7 +47,7 @@ export interface ApiAppOptions<P> {
   /** Outside the contract: fault injection (first step of every operation) and the Prefer header (last). */
   simulation?: { faults?: () => Faults | undefined; accountFaults?: (c: Context) => Faults | undefined; prefer?: boolean };
   /**
-   * The clock of the principal's account (rate-limit windows follow the account's time, issue 18);
+   * The clock of the principal's account (rate-limit windows follow the account's time);
    * absent: the limiter's own clock.
    */
   clockOf?: (principal: P) => Clock;
@@ -97,7 +97,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const pipelines = new WeakMap<object, OperationInfo>();
   const finishers = new WeakMap<object, Finish>();
 
-  // The Date header of an answer to an account whose clock is not real time (issue 18): the
+  // The Date header of an answer to an account whose clock is not real time: the
   // account's time, so that a client (and the conformance suite) reads the time the server keeps.
   const clockOf = options.clockOf;
   const date = clockOf

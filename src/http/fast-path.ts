@@ -1,7 +1,6 @@
-// The request path's speed tricks, in one place (issue 16). Each replaces what Hono does by default,
-// with the same behaviour, because the profile showed its cost (BENCHMARKS.md, "Profiles, and what
-// changed", item 4: `GET /api/alarms` took 73 to 94 µs of CPU per request, bare Hono 27 to 30 µs;
-// after these and the other items 30 to 42 µs):
+// The request path's speed tricks, in one place. Each replaces what Hono does by default with the
+// same behaviour and less work per request, because Hono's general machinery is a large share of a
+// request's CPU here (the figures: BENCHMARKS.md, "Profiles, and what changed", item 4):
 //
 // 1. One handler per route (moveFused). Hono runs a route with several handlers through compose():
 //    a dispatch closure and a promise per step, built on every request. The resource sub-apps are

@@ -39,7 +39,7 @@ export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptio
       },
     },
     limiter: () => deps.limiter,
-    // Rate-limit windows run on the account's clock (issue 18).
+    // Rate-limit windows run on the account's clock, so a test that moves it rolls them.
     clockOf: (principal) => principal.home.clock,
     mount: mountInstanceResources,
     ...extra,

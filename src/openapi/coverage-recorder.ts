@@ -1,4 +1,4 @@
-// API coverage of a client's traffic (issue 19): per operation of the documents and per documented
+// API coverage of a client's traffic: per operation of the documents and per documented
 // response status, how often a client's requests were answered with it. The documents' operations
 // and statuses are the denominator; traffic outside the contract (a path no operation has, a method
 // a path does not take, a status an operation does not declare) is listed apart. Counts are kept

@@ -1,4 +1,4 @@
-// The validating proxy (`tusk proxy`, issue 19): listens on one port per interface and forwards
+// The validating proxy (`tusk proxy`): listens on one port per interface and forwards
 // every request to that interface's target unchanged (method, path, query, headers but Host, body)
 // and every answer back unchanged, streamed, over kept-alive connections. Each exchange is checked
 // against the documents with the checks the suite and the stand-in use (src/openapi/exchange.ts):

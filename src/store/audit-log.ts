@@ -2,7 +2,7 @@
 // and a version that changes with every row (what the CSV kept by AccountStore is made for).
 // Dropped rows are skipped by an index and removed in batches, and the latest time is worked out
 // again only when the dropped row held it and the new row does not (the clock was set back): a
-// write costs the same at the cap as below it (BENCHMARKS.md, issue 20).
+// write costs the same at the cap as below it.
 import type { AuditEventFixture } from '../../fixtures/index.js';
 
 export type AuditEvent = AuditEventFixture;

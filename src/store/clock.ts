@@ -2,9 +2,8 @@
 // the 30-day backup window, rate-limit windows. It runs with real time plus an offset, and can be
 // advanced or pinned, so tests drive time without sleeping. It never reads outside CLOCK_RANGE
 // (src/core/limits.ts): a move, a pin or a state that would take it there throws a ClockRangeError
-// and changes nothing, and a running clock that reaches an end of the range stands there (issue
-// 31: an offset of 1e308 made every later date a RangeError, and the daily backups' catch-up an
-// endless loop).
+// and changes nothing, and a running clock that reaches an end of the range stands there (beyond
+// it every date would be a RangeError, and the daily backups' catch-up an endless loop).
 import { CLOCK_RANGE } from '../core/limits.js';
 
 export interface Clock {
@@ -132,7 +131,7 @@ export class VirtualClock implements Clock {
 export type AccountClockState = ClockJSON | null;
 
 /**
- * The clock of one account (issue 18): the server's clock until the account moves its own
+ * The clock of one account: the server's clock until the account moves its own
  * (advance, set, pin), from then on a clock of its own that starts where the server's stood, so
  * that one CI job moving its time never moves another's. follow() goes back to the server's clock.
  */

@@ -107,7 +107,7 @@ export class Backups {
     }
     // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance:
     // made when first needed (seed()), exactly as they would have been made here (most instances
-    // a test creates never read their backups; BENCHMARKS.md, issue 20).
+    // a test creates never read their backups).
     this.ids = new IdSequence();
     this.nextDaily = who.databases.map(() => startOfUtcDay(origin) - SEEDED_BACKUP_DAYS * DAY);
     this.seedOrigin = origin;
@@ -298,8 +298,8 @@ export class Backups {
   }
 
   record(b: BackupState, now: number): Backup {
-    // What never changes for a backup is made once; the signed URL once per second of expiry (the
-    // HMAC and the date formatting were most of a list's cost, BENCHMARKS.md, issue 20).
+    // What never changes for a backup is made once; the signed URL once per second of expiry (else
+    // every list would sign each URL and format each date again).
     const cache = (this.made ??= new WeakMap());
     let made = cache.get(b);
     if (!made) {

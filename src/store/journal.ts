@@ -1,10 +1,10 @@
 // The request journal: the last N requests (method, path, status, time), bounded in memory.
 //
-// Stored by column (typed arrays for the numbers, the same string for the same path) rather than
-// as one object per request: an entry lives for N requests, long enough for V8 to move it to the
-// old generation, so an object per request filled the old generation at every request's pace and
-// made major collections (whose cost grows with the whole heap, 10,000 instances included) part of
-// every request's cost.
+// Each account reads its own requests through its home (store/home.ts); the journal is the
+// server's. Stored by column (typed arrays for the numbers, the same string for the same path)
+// rather than as one object per request: an entry lives for N requests, long enough for V8 to
+// move it to the old generation, where an object per request would fill the old generation at
+// every request's pace and make major collections part of every request's cost.
 import { Memo } from '../core/memo.js';
 
 export interface JournalEntry {

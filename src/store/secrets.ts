@@ -11,8 +11,8 @@ export function randomSecret(length = 32): string {
 
 /**
  * Random secrets drawn from a pool of random bytes refilled 4 KiB at a time (as crypto.randomUUID
- * does): one draw per call cost more than the rest of making an instance's key and password. One
- * source per registry (StoreContext.secrets).
+ * does): one draw from the system per call would cost more than the rest of making an instance's
+ * key and password. One source per registry (StoreContext.secrets).
  */
 export class SecretSource {
   private pool = Buffer.alloc(0);

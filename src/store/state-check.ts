@@ -3,7 +3,7 @@
 // recipients, team members and databases that exist, plans and regions of the catalogue, clocks
 // within their range, and identifiers unique across the whole server: account ids, API keys
 // (customer and instance keys alike) and providerids, which name the instances' real databases and
-// roles (issue 31: an account that loaded another account's providerid took over its database).
+// roles (an account that loaded another account's providerid would take over its database).
 // Every problem is found, each with its field and rule; the registry changes nothing when there is one.
 import type { Catalogue } from '../../fixtures/index.js';
 import { clockStateProblems } from './clock.js';
