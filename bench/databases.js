@@ -25,7 +25,11 @@ const AT_SIZE = Number(args.instances);
 
 async function serve(databases) {
   const t0 = performance.now();
-  const p = spawn(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--provision-delay', '0', '--rate-limit', '1000000/1', '--databases', databases], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(
+    process.execPath,
+    [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--provision-delay', '0', '--rate-limit', '1000000/1', '--databases', databases],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   p.stdout.on('data', (d) => (out += d));
   p.stderr.on('data', (d) => (out += d));
@@ -82,13 +86,17 @@ const createTimes = [];
 let last;
 for (let i = 0; i < 5; i++) {
   const t0 = performance.now();
-  const created = await json(`${on.customer}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: `bench-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+  const created = await json(`${on.customer}/api/instances`, {
+    method: 'POST',
+    headers: ADMIN,
+    body: JSON.stringify({ name: `bench-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+  });
   last = await ready(on, created.body.id);
   createTimes.push(performance.now() - t0);
 }
 const client = new pg.Client({ connectionString: last.url });
 await client.connect();
-await client.query("create table filler as select g as id, repeat(md5(g::text), 8) as pad from generate_series(1, 30000) g");
+await client.query('create table filler as select g as id, repeat(md5(g::text), 8) as pad from generate_series(1, 30000) g');
 const size = Number((await client.query('select pg_database_size(current_database()) as s')).rows[0].s);
 await client.end();
 let t0 = performance.now();
@@ -115,10 +123,18 @@ for (;;) {
 }
 const restoreMs = performance.now() - t0;
 await sleep(1500);
-const postmaster = execFileSync('pgrep', ['-f', `postgres -D .*tusk-pg-${on.p.pid}-`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+const postmaster = execFileSync('pgrep', ['-f', `postgres -D .*tusk-pg-${on.p.pid}-`], { encoding: 'utf8' })
+  .trim()
+  .split('\n')
+  .filter(Boolean)
+  .map(Number);
 const children = postmaster.flatMap((pid) => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -138,7 +154,11 @@ async function fillWith(s, n) {
     while (next < n) {
       const i = next++;
       const t = performance.now();
-      const created = await json(`${s.customer}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: `scale-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      const created = await json(`${s.customer}/api/instances`, {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ name: `scale-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+      });
       await ready(s, created.body.id);
       latencies.push(performance.now() - t);
     }
@@ -147,7 +167,13 @@ async function fillWith(s, n) {
   latencies.sort((a, b) => a - b);
   const dir = readdirSync(tmpdir()).find((d) => d.startsWith(`tusk-pg-${s.p.pid}-`));
   const bytes = Number(execFileSync('du', ['-sb', join(tmpdir(), dir)], { encoding: 'utf8' }).split('\t')[0]);
-  return { all_ready_ms: performance.now() - t0, median_ms: latencies[Math.floor(n / 2)], p99_ms: latencies[Math.floor(n * 0.99)], dir: join(tmpdir(), dir), bytes };
+  return {
+    all_ready_ms: performance.now() - t0,
+    median_ms: latencies[Math.floor(n / 2)],
+    p99_ms: latencies[Math.floor(n * 0.99)],
+    dir: join(tmpdir(), dir),
+    bytes,
+  };
 }
 
 let scale;

@@ -30,7 +30,12 @@ export async function wrkLoad({ origin, requests, seconds, connections }) {
   const dir = mkdtempSync(join(tmpdir(), 'tusk-bench-'));
   const script = join(dir, 'w.lua');
   const table = requests
-    .map((r) => `{ ${luaString(r.method)}, ${luaString(r.path)}, { ${Object.entries(r.headers ?? {}).map(([k, v]) => `[ ${luaString(k)} ] = ${luaString(String(v))}`).join(', ')} }, ${r.body === undefined ? 'nil' : luaString(r.body)} }`)
+    .map(
+      (r) =>
+        `{ ${luaString(r.method)}, ${luaString(r.path)}, { ${Object.entries(r.headers ?? {})
+          .map(([k, v]) => `[ ${luaString(k)} ] = ${luaString(String(v))}`)
+          .join(', ')} }, ${r.body === undefined ? 'nil' : luaString(r.body)} }`,
+    )
     .join(',\n');
   writeFileSync(
     script,
@@ -57,7 +62,9 @@ end
   );
   const out = await new Promise((resolve, reject) => {
     // wrk takes whole seconds.
-    const p = spawn('wrk', ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '-s', script, origin + requests[0].path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn('wrk', ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '-s', script, origin + requests[0].path], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     p.stdout.on('data', (d) => (text += d));
     p.stderr.on('data', (d) => (text += d));
@@ -69,7 +76,15 @@ end
   if (!m) throw new Error(`wrk printed no result:\n${out}`);
   const r = JSON.parse(m[1]);
   const secs = r.duration_us / 1e6;
-  return { rps: (r.requests - r.non2xx) / secs, p50: r.p50_us / 1000, p99: r.p99_us / 1000, total: r.requests, non2xx: r.non2xx, errors: r.errors, tool: 'wrk' };
+  return {
+    rps: (r.requests - r.non2xx) / secs,
+    p50: r.p50_us / 1000,
+    p99: r.p99_us / 1000,
+    total: r.requests,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    tool: 'wrk',
+  };
 }
 
 /** `requests` in turn for `seconds` with autocannon (when wrk is not on PATH). */
@@ -86,7 +101,15 @@ export async function autocannonLoad({ origin, requests, seconds, connections })
   };
   const r = await autocannon({ url: origin, connections, duration: seconds, requests: [template], timeout: 10 });
   const total = r.requests.total;
-  return { rps: (total - r.non2xx) / r.duration, p50: r.latency.p50, p99: r.latency.p99, total, non2xx: r.non2xx, errors: r.errors + r.timeouts, tool: 'autocannon' };
+  return {
+    rps: (total - r.non2xx) / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    total,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+    tool: 'autocannon',
+  };
 }
 
 /**
@@ -101,10 +124,14 @@ export async function connectedLoad({ origin, make, amount, connections, chain =
   const url = new URL(origin);
   const width = chain ? 1 : Math.min(connections, amount);
   const sockets = await Promise.all(
-    Array.from({ length: width }, () => new Promise((resolve, reject) => {
-      const s = connect({ host: url.hostname, port: Number(url.port), noDelay: true }, () => resolve(s));
-      s.once('error', reject);
-    })),
+    Array.from(
+      { length: width },
+      () =>
+        new Promise((resolve, reject) => {
+          const s = connect({ host: url.hostname, port: Number(url.port), noDelay: true }, () => resolve(s));
+          s.once('error', reject);
+        }),
+    ),
   );
   // Let the server take the connections in before the first request.
   await new Promise((r) => setTimeout(r, 50));
@@ -118,7 +145,14 @@ export async function connectedLoad({ origin, make, amount, connections, chain =
   const host = `${url.hostname}:${url.port}`;
   const bytesOf = (r) => {
     const body = r.body === undefined ? undefined : Buffer.from(r.body);
-    const head = [`${r.method} ${r.path} HTTP/1.1`, `host: ${host}`, ...Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`), ...(body ? [`content-length: ${body.length}`] : r.method === 'GET' ? [] : ['content-length: 0']), '', ''].join('\r\n');
+    const head = [
+      `${r.method} ${r.path} HTTP/1.1`,
+      `host: ${host}`,
+      ...Object.entries(r.headers ?? {}).map(([k, v]) => `${k}: ${v}`),
+      ...(body ? [`content-length: ${body.length}`] : r.method === 'GET' ? [] : ['content-length: 0']),
+      '',
+      '',
+    ].join('\r\n');
     return body ? Buffer.concat([Buffer.from(head), body]) : Buffer.from(head);
   };
   const started = performance.now();
@@ -188,5 +222,15 @@ export async function connectedLoad({ origin, make, amount, connections, chain =
   for (const s of sockets) s.destroy();
   const measured = Array.from(latencies.subarray(0, done)).sort((a, b) => a - b);
   const pct = (p) => (measured.length ? measured[Math.min(measured.length - 1, Math.floor((p / 100) * measured.length))] : null);
-  return { rps: (done - non2xx) / ((finished - started) / 1000), p50: pct(50), p99: pct(99), total: done, non2xx, errors, tool: 'node client', ...(firstBad ? { firstBad } : {}), ...(chain ? { last: previous } : {}) };
+  return {
+    rps: (done - non2xx) / ((finished - started) / 1000),
+    p50: pct(50),
+    p99: pct(99),
+    total: done,
+    non2xx,
+    errors,
+    tool: 'node client',
+    ...(firstBad ? { firstBad } : {}),
+    ...(chain ? { last: previous } : {}),
+  };
 }

@@ -27,7 +27,10 @@ function send(base, r) {
   return new Promise((resolve) => {
     const url = new URL(base + r.path);
     const body = r.body === undefined ? undefined : JSON.stringify(r.body);
-    const headers = { ...(r.key ? { authorization: basic(r.key) } : {}), ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) };
+    const headers = {
+      ...(r.key ? { authorization: basic(r.key) } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+    };
     const req = request({ hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: r.method, headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -69,14 +72,28 @@ function driver(origin, { make, count, repeatable, chain }, { seconds, warmup, c
     const requests = Array.from({ length: VARIANTS }, (_, i) => wire(make(i)));
     const spec = { origin, requests, connections: concurrency };
     const run = (secs) => (useWrk ? wrkLoad({ ...spec, seconds: secs }) : autocannonLoad({ ...spec, seconds: secs }));
-    return { warm: async () => { if (warmup > 0) await run(warmup); }, measure: () => run(seconds) };
+    return {
+      warm: async () => {
+        if (warmup > 0) await run(warmup);
+      },
+      measure: () => run(seconds),
+    };
   }
   const warm = warmCount(count);
   if (chain) {
-    const run = (first, amount) => connectedLoad({ origin, make: (i, previous) => wire({ ...make(i), key: previous ? JSON.parse(previous).apikey : first }), amount, connections: 1, chain: true });
+    const run = (first, amount) =>
+      connectedLoad({
+        origin,
+        make: (i, previous) => wire({ ...make(i), key: previous ? JSON.parse(previous).apikey : first }),
+        amount,
+        connections: 1,
+        chain: true,
+      });
     let key = chain.measure;
     return {
-      warm: async () => { if (warm > 0) await run(chain.warm, warm); },
+      warm: async () => {
+        if (warm > 0) await run(chain.warm, warm);
+      },
       measure: async () => {
         const r = await run(key, count);
         if (r.last) key = JSON.parse(r.last).apikey;
@@ -87,7 +104,9 @@ function driver(origin, { make, count, repeatable, chain }, { seconds, warmup, c
   // Items [0, warm) warm up, each measurement takes the next `count`.
   let next = warm;
   return {
-    warm: async () => { if (warm > 0) await connectedLoad({ origin, make: (i) => wire(make(i)), amount: warm, connections: concurrency }); },
+    warm: async () => {
+      if (warm > 0) await connectedLoad({ origin, make: (i) => wire(make(i)), amount: warm, connections: concurrency });
+    },
     measure: async () => {
       const from = next;
       next += count;
@@ -123,7 +142,14 @@ async function api(base, method, path, key, body) {
 async function pool(n, width, fn) {
   let next = 0;
   const out = new Array(n);
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => { while (next < n) { const i = next++; out[i] = await fn(i); } }));
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -136,7 +162,8 @@ async function pool(n, width, fn) {
  */
 async function prepare(t, adminKey) {
   const account = async (name) => (await api(t.customer, 'POST', '/__tusk/accounts', undefined, { name })).admin_key;
-  const instancesOf = async (key, n, prefix) => pool(n, 16, async (i) => api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE }));
+  const instancesOf = async (key, n, prefix) =>
+    pool(n, 16, async (i) => api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE }));
   const main = await account('bench operations');
   const [probe] = await instancesOf(main, 1, 'probe');
   const k = probe.apikey;
@@ -178,7 +205,9 @@ const supplies = {
   /** `n` instances to delete, over accounts of 5,000. */
   instances: async (d, n) => {
     const { accounts } = await supplies.accounts(d, Math.ceil(n / 5000), 'bench deletes');
-    const items = (await Promise.all(accounts.map((key, a) => d.instancesOf(key, Math.min(5000, n - a * 5000), `delete-${a}`)))).flat().map((x, i) => ({ id: x.id, key: accounts[Math.floor(i / 5000)] }));
+    const items = (await Promise.all(accounts.map((key, a) => d.instancesOf(key, Math.min(5000, n - a * 5000), `delete-${a}`))))
+      .flat()
+      .map((x, i) => ({ id: x.id, key: accounts[Math.floor(i / 5000)] }));
     return { accounts, items };
   },
   /** `n` items of an instance API collection, 45 per instance. */
@@ -209,7 +238,9 @@ const supplies = {
     for (let batch = 0; items.length < n; batch++) {
       if (batch % 100 === 0) accounts.push(await d.account(`bench maintenance runs ${accounts.length}`));
       const hosts = await d.instancesOf(accounts.at(-1), 50, `run-${batch}`);
-      const lists = await pool(hosts.length, 16, async (i) => (await api(d.t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({ ...m, key: hosts[i].apikey })));
+      const lists = await pool(hosts.length, 16, async (i) =>
+        (await api(d.t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({ ...m, key: hosts[i].apikey })),
+      );
       for (const m of lists.flat()) if (m.status === 'scheduled' && items.length < n) items.push({ key: m.key, id: m.id });
     }
     return { accounts, items };
@@ -241,53 +272,162 @@ function operations(d, now) {
   return {
     // ---- customer ----
     listInstances: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/instances', key: d.reader }) },
-    createInstance: { bounded: true, api: 'customer', supply: (n) => supplies.accounts(d, Math.ceil(n / 5000), 'bench creates'), tusk: (i, s) => ({ method: 'POST', path: '/api/instances', key: rot(s.keys, i), body: { name: `created-${i}`, ...NEW_INSTANCE } }) },
+    createInstance: {
+      bounded: true,
+      api: 'customer',
+      supply: (n) => supplies.accounts(d, Math.ceil(n / 5000), 'bench creates'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/instances', key: rot(s.keys, i), body: { name: `created-${i}`, ...NEW_INSTANCE } }),
+    },
     getInstance: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/instances/${d.probeId}`, key: d.main }) },
     updateInstance: { api: 'customer', tusk: (i) => ({ method: 'PUT', path: `/api/instances/${d.probeId}`, key: d.main, body: { name: `renamed-${i}` } }) },
-    deleteInstance: { api: 'customer', count: 'deletes', supply: (n) => supplies.instances(d, n), tusk: (i, s) => ({ method: 'DELETE', path: `/api/instances/${s.items[i].id}`, key: s.items[i].key }) },
+    deleteInstance: {
+      api: 'customer',
+      count: 'deletes',
+      supply: (n) => supplies.instances(d, n),
+      tusk: (i, s) => ({ method: 'DELETE', path: `/api/instances/${s.items[i].id}`, key: s.items[i].key }),
+    },
     listInvoices: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/invoices', key: d.adminKey }) },
     getInvoiceForPeriod: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/invoices/period${q(period)}`, key: d.adminKey }) },
     getInvoice: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/invoices/${d.invoice.id}`, key: d.adminKey }) },
     getAuditLogCsv: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/auditlog/csv', key: d.reader }) },
     listRegions: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/regions', key: d.main }) },
     listTeamMembers: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/team', key: d.reader }) },
-    inviteTeamMember: { bounded: true, api: 'customer', supply: (n) => supplies.accounts(d, Math.ceil(n / 900), 'bench invites'), tusk: (i, s) => ({ method: 'POST', path: '/api/team/invite', key: rot(s.keys, i), body: { email: `invited-${i}@example.com` } }) },
-    removeTeamMember: { api: 'customer', count: 'deletes', supply: (n) => supplies.invited(d, n), tusk: (i, s) => ({ method: 'POST', path: '/api/team/remove', key: s.items[i].key, body: { email: s.items[i].email } }) },
-    updateTeamMember: { api: 'customer', tusk: (i) => ({ method: 'PUT', path: `/api/team/${d.member.id}`, key: d.main, body: { role: 'member', tags: `t${i % 7}` } }) },
-    rotateApiKey: { api: 'customer', count: 'deletes', chain: true, supply: () => supplies.chain(d, 'customer'), tusk: () => ({ method: 'POST', path: '/api/apikeys/rotate-apikey' }) },
+    inviteTeamMember: {
+      bounded: true,
+      api: 'customer',
+      supply: (n) => supplies.accounts(d, Math.ceil(n / 900), 'bench invites'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/team/invite', key: rot(s.keys, i), body: { email: `invited-${i}@example.com` } }),
+    },
+    removeTeamMember: {
+      api: 'customer',
+      count: 'deletes',
+      supply: (n) => supplies.invited(d, n),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/team/remove', key: s.items[i].key, body: { email: s.items[i].email } }),
+    },
+    updateTeamMember: {
+      api: 'customer',
+      tusk: (i) => ({ method: 'PUT', path: `/api/team/${d.member.id}`, key: d.main, body: { role: 'member', tags: `t${i % 7}` } }),
+    },
+    rotateApiKey: {
+      api: 'customer',
+      count: 'deletes',
+      chain: true,
+      supply: () => supplies.chain(d, 'customer'),
+      tusk: () => ({ method: 'POST', path: '/api/apikeys/rotate-apikey' }),
+    },
     listPlans: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/plans', key: d.main }) },
     // ---- instance ----
     listBackups: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/backup', key: d.k }) },
-    createBackup: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 900, 'backups'), tusk: (i, s) => ({ method: 'POST', path: '/api/backup', key: rot(s.keys, i), body: {} }) },
+    createBackup: {
+      bounded: true,
+      api: 'instance',
+      supply: (n) => supplies.rotation(d, n, 900, 'backups'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/backup', key: rot(s.keys, i), body: {} }),
+    },
     restoreBackup: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/backup/restore', key: d.k, body: { backup_id: d.backup.id } }) },
-    recoverToPointInTime: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/backup/pitr', key: d.k, body: { pit: stamp(now - 60 * 60_000).slice(0, 16) } }) },
+    recoverToPointInTime: {
+      api: 'instance',
+      tusk: () => ({ method: 'POST', path: '/api/backup/pitr', key: d.k, body: { pit: stamp(now - 60 * 60_000).slice(0, 16) } }),
+    },
     rotatePassword: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/account/rotate-password', key: d.k }) },
-    rotateInstanceApiKey: { api: 'instance', count: 'deletes', chain: true, supply: () => supplies.chain(d, 'instance'), tusk: () => ({ method: 'POST', path: '/api/account/rotate-apikey' }) },
-    createRecipient: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 90, 'recipients'), tusk: (i, s) => ({ method: 'POST', path: '/api/alarms/recipients', key: rot(s.keys, i), body: { type: 'email', value: `r${i}@example.com` } }) },
+    rotateInstanceApiKey: {
+      api: 'instance',
+      count: 'deletes',
+      chain: true,
+      supply: () => supplies.chain(d, 'instance'),
+      tusk: () => ({ method: 'POST', path: '/api/account/rotate-apikey' }),
+    },
+    createRecipient: {
+      bounded: true,
+      api: 'instance',
+      supply: (n) => supplies.rotation(d, n, 90, 'recipients'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/alarms/recipients', key: rot(s.keys, i), body: { type: 'email', value: `r${i}@example.com` } }),
+    },
     listRecipients: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/alarms/recipients', key: d.k }) },
     getRecipient: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k }) },
-    updateRecipient: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k, body: { type: 'email', value: `u${i % 10}@example.com` } }) },
-    deleteRecipient: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/alarms/recipients', (i) => ({ type: 'email', value: `d${i}@example.com` })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/recipients/${s.items[i].id}`, key: s.items[i].key }) },
-    createAlarm: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 90, 'alarms'), tusk: (i, s) => ({ method: 'POST', path: '/api/alarms', key: rot(s.keys, i), body: { type: 'cpu', value_threshold: 80, time_threshold: 300 } }) },
+    updateRecipient: {
+      api: 'instance',
+      tusk: (i) => ({ method: 'PUT', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k, body: { type: 'email', value: `u${i % 10}@example.com` } }),
+    },
+    deleteRecipient: {
+      api: 'instance',
+      count: 'deletes',
+      supply: (n) => supplies.items(d, n, '/api/alarms/recipients', (i) => ({ type: 'email', value: `d${i}@example.com` })),
+      tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/recipients/${s.items[i].id}`, key: s.items[i].key }),
+    },
+    createAlarm: {
+      bounded: true,
+      api: 'instance',
+      supply: (n) => supplies.rotation(d, n, 90, 'alarms'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/alarms', key: rot(s.keys, i), body: { type: 'cpu', value_threshold: 80, time_threshold: 300 } }),
+    },
     listAlarms: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/alarms', key: d.k }) },
     getAlarm: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/alarms/${d.alarm.id}`, key: d.k }) },
-    updateAlarm: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/alarms/${d.alarm.id}`, key: d.k, body: { type: d.alarm.type, value_threshold: 80 + (i % 10) } }) },
-    deleteAlarm: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/alarms', () => ({ type: 'notice' })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/${s.items[i].id}`, key: s.items[i].key }) },
+    updateAlarm: {
+      api: 'instance',
+      tusk: (i) => ({ method: 'PUT', path: `/api/alarms/${d.alarm.id}`, key: d.k, body: { type: d.alarm.type, value_threshold: 80 + (i % 10) } }),
+    },
+    deleteAlarm: {
+      api: 'instance',
+      count: 'deletes',
+      supply: (n) => supplies.items(d, n, '/api/alarms', () => ({ type: 'notice' })),
+      tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/${s.items[i].id}`, key: s.items[i].key }),
+    },
     listLogIntegrations: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/integrations/logs', key: d.k }) },
     getLogIntegration: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/integrations/logs/${d.log.id}`, key: d.k }) },
-    createLogIntegration: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 45, 'logs'), tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/logs/logs_e', key: rot(s.keys, i), body: { token: `token-${i}` } }) },
-    updateLogIntegration: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/${d.log.id}`, key: d.k, body: { token: `token-u${i % 10}` } }) },
-    deleteLogIntegration: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/integrations/logs/logs_e', (i) => ({ token: `t-${i}` })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/integrations/logs/${s.items[i].id}`, key: s.items[i].key }) },
-    updateLogIntegrationWithSystem: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/logs_e/${d.log.id}`, key: d.k, body: { token: `token-s${i % 10}` } }) },
+    createLogIntegration: {
+      bounded: true,
+      api: 'instance',
+      supply: (n) => supplies.rotation(d, n, 45, 'logs'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/logs/logs_e', key: rot(s.keys, i), body: { token: `token-${i}` } }),
+    },
+    updateLogIntegration: {
+      api: 'instance',
+      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/${d.log.id}`, key: d.k, body: { token: `token-u${i % 10}` } }),
+    },
+    deleteLogIntegration: {
+      api: 'instance',
+      count: 'deletes',
+      supply: (n) => supplies.items(d, n, '/api/integrations/logs/logs_e', (i) => ({ token: `t-${i}` })),
+      tusk: (i, s) => ({ method: 'DELETE', path: `/api/integrations/logs/${s.items[i].id}`, key: s.items[i].key }),
+    },
+    updateLogIntegrationWithSystem: {
+      api: 'instance',
+      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/logs_e/${d.log.id}`, key: d.k, body: { token: `token-s${i % 10}` } }),
+    },
     listMetricsIntegrations: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/integrations/metrics', key: d.k }) },
     getMetricsIntegration: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k }) },
-    createMetricsIntegration: { bounded: true, api: 'instance', supply: (n) => supplies.rotation(d, n, 45, 'metrics'), tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/metrics/metrics_d_v3', key: rot(s.keys, i), body: { license_key: `l-${i}` } }) },
-    updateMetricsIntegration: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k, body: { license_key: `l-u${i % 10}` } }) },
-    deleteMetricsIntegration: { api: 'instance', count: 'deletes', supply: (n) => supplies.items(d, n, '/api/integrations/metrics/metrics_d_v3', (i) => ({ license_key: `l-${i}` })), tusk: (i, s) => ({ method: 'DELETE', path: `/api/integrations/metrics/${s.items[i].id}`, key: s.items[i].key }) },
-    updateMetricsIntegrationWithSystem: { api: 'instance', tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/metrics_d_v3/${d.metric.id}`, key: d.k, body: { license_key: `l-s${i % 10}` } }) },
+    createMetricsIntegration: {
+      bounded: true,
+      api: 'instance',
+      supply: (n) => supplies.rotation(d, n, 45, 'metrics'),
+      tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/metrics/metrics_d_v3', key: rot(s.keys, i), body: { license_key: `l-${i}` } }),
+    },
+    updateMetricsIntegration: {
+      api: 'instance',
+      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k, body: { license_key: `l-u${i % 10}` } }),
+    },
+    deleteMetricsIntegration: {
+      api: 'instance',
+      count: 'deletes',
+      supply: (n) => supplies.items(d, n, '/api/integrations/metrics/metrics_d_v3', (i) => ({ license_key: `l-${i}` })),
+      tusk: (i, s) => ({ method: 'DELETE', path: `/api/integrations/metrics/${s.items[i].id}`, key: s.items[i].key }),
+    },
+    updateMetricsIntegrationWithSystem: {
+      api: 'instance',
+      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/metrics_d_v3/${d.metric.id}`, key: d.k, body: { license_key: `l-s${i % 10}` } }),
+    },
     listMaintenance: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/maintenance', key: d.k }) },
-    rescheduleMaintenance: { api: 'instance', tusk: () => ({ method: 'PUT', path: `/api/maintenance/${d.maintenance.id}`, key: d.k, body: { scheduled_by: maintenanceAt } }) },
-    runMaintenance: { api: 'instance', count: 'deletes', supply: (n) => supplies.maintenance(d, n), tusk: (i, s) => ({ method: 'POST', path: `/api/maintenance/${s.items[i].id}`, key: s.items[i].key }) },
+    rescheduleMaintenance: {
+      api: 'instance',
+      tusk: () => ({ method: 'PUT', path: `/api/maintenance/${d.maintenance.id}`, key: d.k, body: { scheduled_by: maintenanceAt } }),
+    },
+    runMaintenance: {
+      api: 'instance',
+      count: 'deletes',
+      supply: (n) => supplies.maintenance(d, n),
+      tusk: (i, s) => ({ method: 'POST', path: `/api/maintenance/${s.items[i].id}`, key: s.items[i].key }),
+    },
   };
 }
 
@@ -299,7 +439,22 @@ const forPrism = (r) => ({ ...r, key: 'any-key-works' });
  * or undefined; `settle()` resolves when the servers are idle. Returns one row per operationId, in
  * document order.
  */
-export async function operationsBench({ t, prism, adminKey, operationIds, count = 5000, deletes = 5000, seconds = 3, warmup = 1, rounds = 3, concurrency = 50, useWrk = hasWrk, settle = async () => {}, tuskCpuMs = () => undefined, log = console.log }) {
+export async function operationsBench({
+  t,
+  prism,
+  adminKey,
+  operationIds,
+  count = 5000,
+  deletes = 5000,
+  seconds = 3,
+  warmup = 1,
+  rounds = 3,
+  concurrency = 50,
+  useWrk = hasWrk,
+  settle = async () => {},
+  tuskCpuMs = () => undefined,
+  log = console.log,
+}) {
   const now = Date.now();
   const t0 = performance.now();
   const d = await prepare(t, adminKey);
@@ -348,9 +503,20 @@ export async function operationsBench({ t, prism, adminKey, operationIds, count 
     const ts = summary(tuskRuns);
     ts.eventLoopDelayMs = { p99: median(delays.map((x) => x.p99)), max: Math.max(...delays.map((x) => x.max)) };
     const ps = p ? summary(prismRuns) : undefined;
-    const row = { operation: id, api: op.api, mode: repeatable ? `${seconds} s` : `${n} requests`, rounds, tool: ts.tool, sequential: Boolean(op.chain), tusk: ts, ...(ps ? { prism: ps, ratio: ts.rps / ps.rps } : {}) };
+    const row = {
+      operation: id,
+      api: op.api,
+      mode: repeatable ? `${seconds} s` : `${n} requests`,
+      rounds,
+      tool: ts.tool,
+      sequential: Boolean(op.chain),
+      tusk: ts,
+      ...(ps ? { prism: ps, ratio: ts.rps / ps.rps } : {}),
+    };
     rows.push(row);
-    log(`  ${id.padEnd(36)} tusk ${ts.rps.toFixed(0).padStart(6)} req/s p50 ${ts.p50.toFixed(2)} p99 ${ts.p99.toFixed(2)} ms (loop delay p99 ${ts.eventLoopDelayMs.p99}, max ${ts.eventLoopDelayMs.max}${ts.cpuUs !== undefined ? `; ${ts.cpuUs} µs CPU/request` : ''})${ts.non2xx ? ` NON-2XX ${ts.non2xx} (${ts.firstBad ?? 'see wrk'})` : ''}${ps ? `  prism ${ps.rps.toFixed(0).padStart(5)} req/s p99 ${ps.p99.toFixed(2)} ms${ps.non2xx ? ` non-2xx ${ps.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${rounds} x ${row.mode}, ${ts.tool}; rounds ${ts.rounds.map((x) => x.rps).join('/')})`);
+    log(
+      `  ${id.padEnd(36)} tusk ${ts.rps.toFixed(0).padStart(6)} req/s p50 ${ts.p50.toFixed(2)} p99 ${ts.p99.toFixed(2)} ms (loop delay p99 ${ts.eventLoopDelayMs.p99}, max ${ts.eventLoopDelayMs.max}${ts.cpuUs !== undefined ? `; ${ts.cpuUs} µs CPU/request` : ''})${ts.non2xx ? ` NON-2XX ${ts.non2xx} (${ts.firstBad ?? 'see wrk'})` : ''}${ps ? `  prism ${ps.rps.toFixed(0).padStart(5)} req/s p99 ${ps.p99.toFixed(2)} ms${ps.non2xx ? ` non-2xx ${ps.non2xx}` : ''}  ${row.ratio.toFixed(1)}x` : ''}  (${rounds} x ${row.mode}, ${ts.tool}; rounds ${ts.rounds.map((x) => x.rps).join('/')})`,
+    );
   }
   return rows;
 }

@@ -36,7 +36,14 @@ import { startup } from './parts/startup.js';
 import { throughput } from './parts/throughput.js';
 
 if (flags.help) {
-  process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//'))).map((l) => l.replace(/^\/\/ ?/, '')).join('\n') + '\n');
+  process.stdout.write(
+    readFileSync(fileURLToPath(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('//')))
+      .map((l) => l.replace(/^\/\/ ?/, ''))
+      .join('\n') + '\n',
+  );
   process.exit(0);
 }
 if (tool === 'wrk' && !hasWrk) throw new Error('--tool wrk: wrk is not on PATH');
@@ -45,14 +52,25 @@ async function main() {
   if (flags.from) return renderFrom(flags.from);
   if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js')) || !existsSync(INSTANCE_DOC)) throw new Error('run `npm run build` first (npm run bench does)');
   const cpu = cpus();
-  const toolVersion = tool === 'wrk' ? spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0].trim() : `autocannon ${JSON.parse(readFileSync(join(ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}`;
+  const toolVersion =
+    tool === 'wrk'
+      ? spawnSync('wrk', ['--version'], { encoding: 'utf8' }).stdout.split('\n')[0].trim()
+      : `autocannon ${JSON.parse(readFileSync(join(ROOT, 'node_modules', 'autocannon', 'package.json'), 'utf8')).version}`;
   const results = {
     date: new Date().toISOString(),
-    machine: { cpu: cpu[0]?.model.trim() ?? 'unknown', cores: cpu.length, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, os: `${platform()} ${release()}` },
+    machine: {
+      cpu: cpu[0]?.model.trim() ?? 'unknown',
+      cores: cpu.length,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      os: `${platform()} ${release()}`,
+    },
     tool: toolVersion,
     options: { ...opts, parts: [...opts.parts], quick, prism: flags['prism-quiet'] ? 'prism mock -v error' : 'prism mock' },
   };
-  log(`tusk bench: ${results.machine.cpu}, ${results.machine.cores} cores, Node ${process.version}, ${toolVersion}, ${opts.connections} connections, ${opts.duration} s (+${opts.warmup} s warm-up) x ${opts.rounds} round(s)`);
+  log(
+    `tusk bench: ${results.machine.cpu}, ${results.machine.cores} cores, Node ${process.version}, ${toolVersion}, ${opts.connections} connections, ${opts.duration} s (+${opts.warmup} s warm-up) x ${opts.rounds} round(s)`,
+  );
   if (opts.parts.has('throughput')) await throughput(results);
   if (opts.parts.has('startup')) {
     log(`\nstart-up (${opts.starts} starts each)`);
@@ -76,12 +94,15 @@ async function main() {
   }
   results.targets = targets(results);
   log('\ntargets');
-  for (const t of results.targets) log(`  ${t.pass == null ? '----' : t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''}`);
+  for (const t of results.targets)
+    log(`  ${t.pass == null ? '----' : t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''}`);
   if (results.throughput) {
     const ga = results.throughput['get-alarms'];
     const pa = results.throughput['post-alarms'];
     const r = (a, b) => (a && b ? (a.rps / b.rps).toFixed(2) : '-');
-    log(`\nratios (same run): GET /api/alarms Tusk/Prism ${r(ga?.tusk, ga?.prism)}, Tusk/bare-Hono ${r(ga?.tusk, ga?.['bare-hono'])}, Tusk/raw-http ${r(ga?.tusk, ga?.['raw-http'])}; POST /api/alarms Tusk/Prism ${r(pa?.tusk, pa?.prism)}`);
+    log(
+      `\nratios (same run): GET /api/alarms Tusk/Prism ${r(ga?.tusk, ga?.prism)}, Tusk/bare-Hono ${r(ga?.tusk, ga?.['bare-hono'])}, Tusk/raw-http ${r(ga?.tusk, ga?.['raw-http'])}; POST /api/alarms Tusk/Prism ${r(pa?.tusk, pa?.prism)}`,
+    );
   }
   mkdirSync(join(BENCH, 'results'), { recursive: true });
   // latest.json and BENCHMARKS.md keep complete runs only: --quick and --only write elsewhere.

@@ -53,7 +53,17 @@ const STEPS = {
     const entryPoints = SOURCE_DIRS.flatMap((d) => sources(join(root, d)));
     // Types stripped per file (the tsconfig has isolatedModules and verbatimModuleSyntax, so each
     // file compiles alone), same folders and names as tsc's outDir.
-    await build({ entryPoints, outdir: dist, outbase: root, format: 'esm', platform: 'node', target: NODE_TARGET, sourcemap: true, logLevel: 'warning', tsconfig: join(root, 'tsconfig.json') });
+    await build({
+      entryPoints,
+      outdir: dist,
+      outbase: root,
+      format: 'esm',
+      platform: 'node',
+      target: NODE_TARGET,
+      sourcemap: true,
+      logLevel: 'warning',
+      tsconfig: join(root, 'tsconfig.json'),
+    });
     return `${entryPoints.length} files`;
   },
   async documents() {
@@ -87,7 +97,10 @@ const STEPS = {
     return `redoc ${version}`;
   },
   declarations() {
-    execFileSync(process.execPath, [requireHere.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [requireHere.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
     return 'dist/**/*.d.ts';
   },
   async cli() {
@@ -101,9 +114,24 @@ const STEPS = {
 };
 
 const INPUT_DIRS = ['src', 'fixtures', 'contract-tests', 'openapi'];
-const INPUT_FILES = ['scripts/build.js', 'scripts/bundle-cli.js', 'bin/bundle-loader.js', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUT_FILES = [
+  'scripts/build.js',
+  'scripts/bundle-cli.js',
+  'bin/bundle-loader.js',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'package-lock.json',
+];
 /** What a start needs built (the hand-made code cache: Node 20 only, see bin/bundle-loader.js). */
-const OUTPUTS = ['dist/src/cli.js', 'dist/tusk.cjs', ...(NODE_COMPILE_CACHE ? [] : ['dist/tusk.cjs.cache']), 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor'];
+const OUTPUTS = [
+  'dist/src/cli.js',
+  'dist/tusk.cjs',
+  ...(NODE_COMPILE_CACHE ? [] : ['dist/tusk.cjs.cache']),
+  'dist/openapi/customer.json',
+  'dist/openapi/instance.json',
+  'dist/vendor',
+];
 
 function files(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -115,9 +143,16 @@ function files(dir) {
 /** The hash of every input's path and content, and of the Node that builds (the code cache is V8's). */
 export function inputsHash(base = root) {
   const hash = createHash('sha256').update(`node ${process.version} ${process.arch}\0`);
-  const all = [...INPUT_DIRS.flatMap((d) => (existsSync(join(base, d)) ? files(join(base, d)) : [])), ...INPUT_FILES.map((f) => join(base, f)).filter((f) => existsSync(f) && statSync(f).isFile())];
+  const all = [
+    ...INPUT_DIRS.flatMap((d) => (existsSync(join(base, d)) ? files(join(base, d)) : [])),
+    ...INPUT_FILES.map((f) => join(base, f)).filter((f) => existsSync(f) && statSync(f).isFile()),
+  ];
   for (const file of all.map((f) => relative(base, f)).sort()) {
-    hash.update(file).update('\0').update(readFileSync(join(base, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(base, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }

@@ -67,7 +67,20 @@ export async function bundleCli(target) {
   console.log = (...args) => lines.push(args.join(' '));
   const ADMIN_KEY = 'bundle-warm-up-key';
   try {
-    await bundle.exports.main(['serve', '--quiet', '--databases', 'off', '--customer-port', '0', '--instance-port', '0', '--provision-delay', '0', '--api-key', ADMIN_KEY]);
+    await bundle.exports.main([
+      'serve',
+      '--quiet',
+      '--databases',
+      'off',
+      '--customer-port',
+      '0',
+      '--instance-port',
+      '0',
+      '--provision-delay',
+      '0',
+      '--api-key',
+      ADMIN_KEY,
+    ]);
   } finally {
     console.log = log;
   }

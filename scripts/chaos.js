@@ -45,7 +45,11 @@ async function firstAnswer(server) {
   const t0 = performance.now();
   for (;;) {
     try {
-      if ((await fetch(`${server.customerUrl}/api/plans`, { headers: { authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}` } })).status === 200) return performance.now() - t0;
+      if (
+        (await fetch(`${server.customerUrl}/api/plans`, { headers: { authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}` } }))
+          .status === 200
+      )
+        return performance.now() - t0;
     } catch {
       /* not yet */
     }
@@ -57,7 +61,11 @@ async function fill(server, n) {
   const auth = { authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}`, 'content-type': 'application/json' };
   const ids = [];
   for (let i = 0; i < n; i++) {
-    const res = await fetch(`${server.customerUrl}/api/instances`, { method: 'POST', headers: auth, body: JSON.stringify({ name: `size-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+    const res = await fetch(`${server.customerUrl}/api/instances`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: `size-${i}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+    });
     ids.push((await res.json()).id);
   }
   for (const id of ids) {

@@ -81,4 +81,6 @@ if (missing.length) {
   process.exit(1);
 }
 if (unprovokable.length) console.log(`contract coverage: not provokable by a client, so not required:\n  ${unprovokable.join('\n  ')}`);
-console.log(`contract coverage: all ${pairs} documented outcomes (400/401/403/404 per operation, a success per operation, 405 and 429 per interface) were observed (${lines} checked responses)`);
+console.log(
+  `contract coverage: all ${pairs} documented outcomes (400/401/403/404 per operation, a success per operation, 405 and 429 per interface) were observed (${lines} checked responses)`,
+);

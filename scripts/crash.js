@@ -65,12 +65,17 @@ for (let round = 1; round <= ROUNDS; round++) {
   if (round > 1) {
     const instances = (await http.send(server.customerUrl, 'GET', '/api/instances', adminKey)).json ?? [];
     const names = new Set(instances.map((i) => i.name));
-    for (const name of [...durable].filter((v) => v.startsWith('crash-instance-'))) if (!names.has(name)) problems.push(`after restart, instance ${name} is missing`);
+    for (const name of [...durable].filter((v) => v.startsWith('crash-instance-')))
+      if (!names.has(name)) problems.push(`after restart, instance ${name} is missing`);
   }
   let n = 0;
   /** An instance for a client's recipients (a new one when the last is full). */
   const newInstance = async (c) => {
-    const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, { name: `crash-base-${round}-${c}-${++n}`, plan: 'hippo', region: 'amazon-web-services::us-east-1' });
+    const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, {
+      name: `crash-base-${round}-${c}-${++n}`,
+      plan: 'hippo',
+      region: 'amazon-web-services::us-east-1',
+    });
     return res.json?.apikey;
   };
 
@@ -129,7 +134,10 @@ for (let round = 1; round <= ROUNDS; round++) {
   const completed = saves.filter((t) => t <= killedAt);
   // Writes acknowledged before the save that completed before the last one: the last one's content started after it.
   const bound = completed.length >= 2 ? completed.at(-2) - MARGIN_MS : undefined;
-  const mustHold = [...durable, ...(bound === undefined ? [] : [...acknowledged].filter(([v, a]) => a.round === round && a.ackAt < bound && !durable.has(v)).map(([v]) => v))];
+  const mustHold = [
+    ...durable,
+    ...(bound === undefined ? [] : [...acknowledged].filter(([v, a]) => a.round === round && a.ackAt < bound && !durable.has(v)).map(([v]) => v)),
+  ];
   if (parsed) {
     const inFile = new Set([...text.matchAll(/"(crash-(?:instance-)?\d+-\d+-\d+(?:@example\.com)?)"/g)].map((m) => m[1]));
     for (const v of mustHold) if (!inFile.has(v)) problems.push(`acknowledged before the last completed save, missing from the file: ${v}`);
@@ -155,7 +163,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   };
   rounds.push({ ...r, mustHold });
   failures += problems.length;
-  console.log(`crash: round ${round}: killed after ${killAfter} ms, ${r.acknowledgedThisRound} writes acknowledged, ${r.savesSeen} saves seen, ${r.mustHold} writes checked in the file, ${problems.length} problems`);
+  console.log(
+    `crash: round ${round}: killed after ${killAfter} ms, ${r.acknowledgedThisRound} writes acknowledged, ${r.savesSeen} saves seen, ${r.mustHold} writes checked in the file, ${problems.length} problems`,
+  );
 }
 
 // The last file loads too.
@@ -187,6 +197,15 @@ const report = {
 const out = resolve(flags.out);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
-console.log(`crash: ${ROUNDS} SIGKILLs, ${report.writesAcknowledged} writes acknowledged, ${report.writesChecked} checked after a kill, lost writes ${report.lostWrites}, every file loaded: ${failures === 0}; ${out}`);
-if (failures) console.error(JSON.stringify(report.perRound.filter((r) => r.problems.length), null, 2));
+console.log(
+  `crash: ${ROUNDS} SIGKILLs, ${report.writesAcknowledged} writes acknowledged, ${report.writesChecked} checked after a kill, lost writes ${report.lostWrites}, every file loaded: ${failures === 0}; ${out}`,
+);
+if (failures)
+  console.error(
+    JSON.stringify(
+      report.perRound.filter((r) => r.problems.length),
+      null,
+      2,
+    ),
+  );
 process.exit(failures ? 1 : 0);

@@ -13,10 +13,29 @@ export const TUSK_BIN = join(ROOT, 'bin', 'tusk.js');
 /** Starts `tusk serve` with `args`; resolves once it printed both URLs and `ready`. */
 export function startServer(args, { adminKey = 'load-admin-key', timeoutMs = 60_000, quiet = true } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TUSK_BIN, 'serve', ...(quiet ? ['--quiet'] : []), '--databases', 'off', '--customer-port', '0', '--instance-port', '0', '--host', '127.0.0.1', '--api-key', adminKey, ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        TUSK_BIN,
+        'serve',
+        ...(quiet ? ['--quiet'] : []),
+        '--databases',
+        'off',
+        '--customer-port',
+        '0',
+        '--instance-port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--api-key',
+        adminKey,
+        ...args,
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

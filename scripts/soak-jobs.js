@@ -54,8 +54,15 @@ const control = (path, init) => call(customerUrl, `/__tusk${path}`, init);
 /** Runs `tusk test` against the server with one account's keys; resolves with its exit code and summary line. */
 function runSuite(job, keys) {
   return new Promise((resolve) => {
-    const roleKeys = Object.entries(keys).filter(([role]) => role !== 'admin').map(([role, k]) => `${role}=${k}`).join(',');
-    const child = spawn(process.execPath, [join(ROOT, 'bin', 'tusk.js'), 'test', '--customer-url', customerUrl, '--instance-url', instanceUrl, '--api-key', keys.admin, '--role-keys', roleKeys], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const roleKeys = Object.entries(keys)
+      .filter(([role]) => role !== 'admin')
+      .map(([role, k]) => `${role}=${k}`)
+      .join(',');
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'bin', 'tusk.js'), 'test', '--customer-url', customerUrl, '--instance-url', instanceUrl, '--api-key', keys.admin, '--role-keys', roleKeys],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
@@ -65,7 +72,13 @@ function runSuite(job, keys) {
         writeFileSync(join(dirname(flags.out), 'soak-jobs', `job-${job}.log`), out);
       }
       const total = /total\s+\d+ files: (\d+) passed, (\d+) failed, (\d+) skipped/.exec(out);
-      resolve({ code, passed: Number(total?.[1] ?? 0), failed: Number(total?.[2] ?? 0), skipped: Number(total?.[3] ?? 0), tail: code === 0 ? '' : out.slice(out.indexOf('Conformance summary')).split('\n').slice(0, 30).join('\n') });
+      resolve({
+        code,
+        passed: Number(total?.[1] ?? 0),
+        failed: Number(total?.[2] ?? 0),
+        skipped: Number(total?.[3] ?? 0),
+        tail: code === 0 ? '' : out.slice(out.indexOf('Conformance summary')).split('\n').slice(0, 30).join('\n'),
+      });
     });
   });
 }
@@ -85,7 +98,11 @@ async function job(i) {
   const before = (await control('/clock', { key: admin })).body;
   const moved = await control('/clock', { method: 'POST', key: admin, body: { advance: '1d' } });
   expect(moved.status === 200 && Date.parse(moved.body.now) - Date.parse(before.now) >= DAY, `advance its clock: ${moved.status}`);
-  const inst = await call(customerUrl, '/api/instances', { method: 'POST', key: admin, body: { name: `job-${i}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+  const inst = await call(customerUrl, '/api/instances', {
+    method: 'POST',
+    key: admin,
+    body: { name: `job-${i}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+  });
   expect(inst.status === 200, `create instance: ${inst.status}`);
   const metrics = await control(`/instances/${inst.body?.id}/metrics`, { method: 'PUT', key: admin, body: { cpu: 95 } });
   expect(metrics.status === 200 && metrics.body.instance.account === account, `set metrics: ${metrics.status}`);
@@ -95,7 +112,10 @@ async function job(i) {
   expect(faulted.status === 429 && faulted.headers.get('tusk-fault') === 'error', `its own fault: ${faulted.status}`);
   expect((await control('/faults', { method: 'DELETE', key: admin })).status === 204, 'clear its fault');
   const outbox = (await control('/outbox', { key: admin })).body.entries;
-  expect(outbox.every((e) => e.account === account), 'its outbox holds only its entries');
+  expect(
+    outbox.every((e) => e.account === account),
+    'its outbox holds only its entries',
+  );
   const reset = await control('/reset', { method: 'POST', key: admin });
   expect(reset.status === 200 && reset.body.accounts.length === 1 && reset.body.accounts[0].account_id === account, `reset its account: ${reset.status}`);
   expect((await call(customerUrl, '/api/instances', { key: admin })).body.length === 0, 'its account is empty after the reset');
@@ -108,7 +128,10 @@ async function job(i) {
   const clock = (await control('/clock', { key: admin })).body;
   expect(Date.parse(clock.now) - Date.now() >= DAY - 60_000 && clock.follows_server === false, 'its clock is still a day ahead');
   const journal = (await control('/requests?limit=1000', { key: admin })).body.entries;
-  expect(journal.every((e) => e.account === account), 'its journal holds only its requests');
+  expect(
+    journal.every((e) => e.account === account),
+    'its journal holds only its requests',
+  );
   const names = (await call(customerUrl, '/api/instances', { key: admin })).body.map((x) => x.name);
   expect(!names.some((n) => /^job-\d+-db$/.test(n)), `its instances are its own: ${names.filter((n) => /^job-/.test(n)).join(', ')}`);
   return { job: i, account, ms: Date.now() - t0, suite: { passed: suite.passed, failed: suite.failed, skipped: suite.skipped }, problems };
@@ -122,7 +145,11 @@ try {
 } finally {
   server.child.kill('SIGTERM');
 }
-const log = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+const log = server
+  .output()
+  .split('\n')
+  .filter((l) => l.startsWith('{'))
+  .map((l) => JSON.parse(l));
 const fiveXX = log.filter((l) => l.status >= 500);
 const failed = results.filter((r) => r.problems.length);
 const serverMoved = serverClock.offset_ms !== 0 || serverClock.pinned;
@@ -139,7 +166,9 @@ const report = {
 };
 mkdirSync(dirname(flags.out), { recursive: true });
 writeFileSync(flags.out, JSON.stringify(report, null, 2));
-console.log(`soak:jobs: ${JOBS} jobs on one tusk serve in ${report.seconds} s: ${JOBS - failed.length} passed, ${failed.length} failed; ${report.tests_passed} suite tests passed, ${report.tests_failed} failed; ${report.requests} requests, 5xx: ${report.five_xx}`);
+console.log(
+  `soak:jobs: ${JOBS} jobs on one tusk serve in ${report.seconds} s: ${JOBS - failed.length} passed, ${failed.length} failed; ${report.tests_passed} suite tests passed, ${report.tests_failed} failed; ${report.requests} requests, 5xx: ${report.five_xx}`,
+);
 for (const r of failed) console.log(`job ${r.job} (${r.account}):\n  ${r.problems.join('\n  ')}`);
 for (const l of fiveXX.slice(0, 10)) console.log(`5xx: ${l.method} ${l.path} ${l.status}`);
 console.log(`report: ${flags.out}`);

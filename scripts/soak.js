@@ -71,8 +71,8 @@ class Actor {
     if (r < 0.12) return this.updateInstance(id, m);
     if (r < 0.18) return this.getInstance(id, m);
     if (r < 0.19) return this.rotateKey(id, m);
-    if (r < 0.30) return m.alarms.size < 15 ? this.createAlarm(id, m) : this.deleteAlarm(id, m);
-    if (r < 0.40) return this.updateAlarm(id, m);
+    if (r < 0.3) return m.alarms.size < 15 ? this.createAlarm(id, m) : this.deleteAlarm(id, m);
+    if (r < 0.4) return this.updateAlarm(id, m);
     if (r < 0.46) return this.deleteAlarm(id, m);
     if (r < 0.52) return m.recipients.size < 10 ? this.createRecipient(id, m) : this.deleteRecipient(id, m);
     if (r < 0.58) return this.updateRecipient(id, m);
@@ -98,7 +98,14 @@ class Actor {
     figures.instancesCreated++;
     createdInstanceIds.push(res.json.id);
     createdItemIds.set(res.json.id, { alarms: [], recipients: [] });
-    this.instances.set(res.json.id, { key: res.json.apikey, name, alarms: new Map(), recipients: new Map(), deletedAlarms: new Set(), deletedRecipients: new Set() });
+    this.instances.set(res.json.id, {
+      key: res.json.apikey,
+      name,
+      alarms: new Map(),
+      recipients: new Map(),
+      deletedAlarms: new Set(),
+      deletedRecipients: new Set(),
+    });
   }
 
   async deleteInstance(id) {
@@ -127,7 +134,8 @@ class Actor {
   async getInstance(id, m) {
     const res = await http.send(customerUrl, 'GET', `/api/instances/${id}`, adminKey);
     if (res.status !== 200) return unexpected('getInstance', res, 200);
-    if (!uncertain.has(`instance ${id}`) && (res.json.name !== m.name || res.json.apikey !== m.key)) figures.staleReads.push(`getInstance ${id}: ${res.json.name} / ${m.name}`);
+    if (!uncertain.has(`instance ${id}`) && (res.json.name !== m.name || res.json.apikey !== m.key))
+      figures.staleReads.push(`getInstance ${id}: ${res.json.name} / ${m.name}`);
   }
 
   async rotateKey(id, m) {
@@ -192,7 +200,8 @@ class Actor {
     const byId = new Map(res.json.map((a) => [a.id, a]));
     for (const [alarm, want] of m.alarms) {
       const got = byId.get(alarm);
-      if (!uncertain.has(`alarm ${id}/${alarm}`) && (!got || got.value_threshold !== want.value_threshold || got.enabled !== want.enabled)) figures.staleReads.push(`listAlarms ${id}/${alarm}`);
+      if (!uncertain.has(`alarm ${id}/${alarm}`) && (!got || got.value_threshold !== want.value_threshold || got.enabled !== want.enabled))
+        figures.staleReads.push(`listAlarms ${id}/${alarm}`);
     }
   }
 
@@ -237,7 +246,8 @@ class Actor {
     if (res.status !== 200) return unexpected('listRecipients', res, 200);
     const byId = new Map(res.json.map((x) => [x.id, x]));
     for (const [recipient, want] of m.recipients) {
-      if (!uncertain.has(`recipient ${id}/${recipient}`) && byId.get(recipient)?.value !== want.value) figures.staleReads.push(`listRecipients ${id}/${recipient}`);
+      if (!uncertain.has(`recipient ${id}/${recipient}`) && byId.get(recipient)?.value !== want.value)
+        figures.staleReads.push(`listRecipients ${id}/${recipient}`);
     }
   }
 }
@@ -297,13 +307,15 @@ for (const a of actors) {
     const recipientById = new Map(recipients.map((x) => [x.id, x]));
     if (alarmById.size !== alarms.length || recipientById.size !== recipients.length) duplicates.push(`instance ${id}: an id is listed twice`);
     const ids = createdItemIds.get(id);
-    if (new Set(ids.alarms).size !== ids.alarms.length || new Set(ids.recipients).size !== ids.recipients.length) duplicates.push(`instance ${id}: an alarm or recipient id was handed out twice`);
+    if (new Set(ids.alarms).size !== ids.alarms.length || new Set(ids.recipients).size !== ids.recipients.length)
+      duplicates.push(`instance ${id}: an alarm or recipient id was handed out twice`);
     for (const [alarm, want] of m.alarms) {
       checkedItems++;
       if (uncertain.has(`alarm ${id}/${alarm}`)) continue;
       const got = alarmById.get(alarm);
       if (!got) lost.push(`alarm ${id}/${alarm} is gone`);
-      else if (got.value_threshold !== want.value_threshold || got.enabled !== want.enabled) lost.push(`alarm ${id}/${alarm}: ${JSON.stringify(got)}, acknowledged ${JSON.stringify(want)}`);
+      else if (got.value_threshold !== want.value_threshold || got.enabled !== want.enabled)
+        lost.push(`alarm ${id}/${alarm}: ${JSON.stringify(got)}, acknowledged ${JSON.stringify(want)}`);
     }
     for (const alarm of m.deletedAlarms) {
       checkedItems++;
@@ -326,7 +338,9 @@ check.close();
 http.close();
 server.child.kill('SIGTERM');
 
-const fiveXX = Object.entries(loadStatuses).filter(([s]) => Number(s) >= 500).reduce((n, [, c]) => n + c, 0);
+const fiveXX = Object.entries(loadStatuses)
+  .filter(([s]) => Number(s) >= 500)
+  .reduce((n, [, c]) => n + c, 0);
 const errors = figures.unexpected.length + http.networkErrors;
 const report = {
   date: new Date().toISOString(),
@@ -349,7 +363,13 @@ const report = {
   staleReads: figures.staleReads.length,
   latencyMs: { p50, p99 },
   serverRssMiB: { start: rssStart, end: rssEnd },
-  details: { unexpected: figures.unexpected.filter(Boolean).slice(0, 20), lost: lost.slice(0, 20), phantoms: phantoms.slice(0, 20), duplicates, staleReads: figures.staleReads.slice(0, 20) },
+  details: {
+    unexpected: figures.unexpected.filter(Boolean).slice(0, 20),
+    lost: lost.slice(0, 20),
+    phantoms: phantoms.slice(0, 20),
+    duplicates,
+    staleReads: figures.staleReads.slice(0, 20),
+  },
 };
 const out = resolve(flags.out);
 mkdirSync(dirname(out), { recursive: true });

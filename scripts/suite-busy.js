@@ -99,8 +99,14 @@ function figures(out) {
 
 async function main() {
   const began = Date.now();
-  console.log(`suite:busy: ${RUNS} runs of the whole suite through tusk proxy against npm start (--answers ${flags.answers}), ${flags.burners} busy loops on ${cpus().length} cores`);
-  const server = start('npm', ['start', '--', '--customer-port', '0', '--instance-port', '0', '--quiet', '--api-key', ADMIN, '--answers', flags.answers], 'npm start');
+  console.log(
+    `suite:busy: ${RUNS} runs of the whole suite through tusk proxy against npm start (--answers ${flags.answers}), ${flags.burners} busy loops on ${cpus().length} cores`,
+  );
+  const server = start(
+    'npm',
+    ['start', '--', '--customer-port', '0', '--instance-port', '0', '--quiet', '--api-key', ADMIN, '--answers', flags.answers],
+    'npm start',
+  );
   const target = urls(await server.until(/tusk: ready/));
   const burners = Array.from({ length: Number(flags.burners) }, (_, i) => start(process.execPath, ['-e', 'for (;;) {}'], `busy loop ${i + 1}`));
   const runs = [];
@@ -108,24 +114,59 @@ async function main() {
     for (let n = 1; n <= RUNS; n++) {
       const reset = await fetch(`${target.customer}/__tusk/reset`, { method: 'POST' });
       if (reset.status !== 200) throw new Error(`POST /__tusk/reset answered ${reset.status}`);
-      const proxy = start(process.execPath, [TUSK_BIN, 'proxy', '--customer-target', target.customer, '--instance-target', target.instance, '--customer-port', '0', '--instance-port', '0'], 'tusk proxy');
+      const proxy = start(
+        process.execPath,
+        [TUSK_BIN, 'proxy', '--customer-target', target.customer, '--instance-target', target.instance, '--customer-port', '0', '--instance-port', '0'],
+        'tusk proxy',
+      );
       const via = urls(await proxy.until(/tusk proxy: ready/));
       const t0 = Date.now();
-      const suite = start(process.execPath, [TUSK_BIN, 'test', '--customer-url', via.customer, '--instance-url', via.instance, '--api-key', ADMIN, '--role-keys', ROLE_KEYS, '--allow-destructive', '--check-databases', '--rate-limit', '1000/1'], 'tusk test');
+      const suite = start(
+        process.execPath,
+        [
+          TUSK_BIN,
+          'test',
+          '--customer-url',
+          via.customer,
+          '--instance-url',
+          via.instance,
+          '--api-key',
+          ADMIN,
+          '--role-keys',
+          ROLE_KEYS,
+          '--allow-destructive',
+          '--check-databases',
+          '--rate-limit',
+          '1000/1',
+        ],
+        'tusk test',
+      );
       const code = await suite.exit;
       const seconds = Math.round((Date.now() - t0) / 1000);
       const listed = await (await fetch(`${via.customer}/__tusk/departures`)).json();
       await proxy.stop();
-      const gateway = proxy.output().split('\n').filter((l) => /^tusk proxy: 50[24] /.test(l));
+      const gateway = proxy
+        .output()
+        .split('\n')
+        .filter((l) => /^tusk proxy: 50[24] /.test(l));
       const responseDepartures = listed.departures.filter((d) => d.side === 'response');
-      const run = { run: n, exit_code: code, seconds, load_1m: Math.round(loadavg()[0] * 10) / 10, ...figures(suite.output()), response_departures: responseDepartures.length, passed_run: code === 0 && responseDepartures.length === 0 };
+      const run = {
+        run: n,
+        exit_code: code,
+        seconds,
+        load_1m: Math.round(loadavg()[0] * 10) / 10,
+        ...figures(suite.output()),
+        response_departures: responseDepartures.length,
+        passed_run: code === 0 && responseDepartures.length === 0,
+      };
       runs.push(run);
       console.log(
         `run ${n}: ${run.passed_run ? 'PASS' : 'FAIL'}  exit ${code}, ${seconds} s, ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped (${run.inconclusive} inconclusive${run.rate_limit_reached_per_s.length ? `; 429 check reached ${run.rate_limit_reached_per_s.join(' and ')} requests/s` : ''}), departures ${run.departures}, server departures seen by the proxy ${run.response_departures}, load ${run.load_1m}`,
       );
       if (!run.passed_run) {
         console.log(suite.output().slice(suite.output().indexOf('Conformance summary')));
-        for (const d of responseDepartures.slice(0, 10)) console.log(`  proxy: ${d.operation_id} ${d.method} ${d.path} ${d.status}: ${d.field ?? '-'} ${d.rule}: ${d.message}`);
+        for (const d of responseDepartures.slice(0, 10))
+          console.log(`  proxy: ${d.operation_id} ${d.method} ${d.path} ${d.status}: ${d.field ?? '-'} ${d.rule}: ${d.message}`);
         for (const line of gateway.slice(0, 10)) console.log(`  ${line}`);
       }
     }
@@ -147,7 +188,9 @@ async function main() {
   };
   mkdirSync(dirname(flags.out), { recursive: true });
   writeFileSync(flags.out, JSON.stringify(report, null, 2) + '\n');
-  console.log(`suite:busy: ${passed} of ${RUNS} runs passed in ${report.minutes} min (a run ${report.seconds_per_run.min}-${report.seconds_per_run.max} s; ${report.inconclusive_runs} runs with inconclusive checks); ${flags.out}`);
+  console.log(
+    `suite:busy: ${passed} of ${RUNS} runs passed in ${report.minutes} min (a run ${report.seconds_per_run.min}-${report.seconds_per_run.max} s; ${report.inconclusive_runs} runs with inconclusive checks); ${flags.out}`,
+  );
   return passed === RUNS ? 0 : 1;
 }
 

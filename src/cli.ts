@@ -29,16 +29,64 @@ const SERVE_FLAGS: Flag[] = [
   { name: 'seed', arg: 'N', help: 'seed of the fixture randomness', default: String(DEFAULTS.seed) },
   { name: 'provision-delay', arg: 'MS', help: 'ms until a new instance is ready', default: String(DEFAULTS.provisionDelayMs) },
   { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds (or per a duration: 100/1m) and API key', default: DEFAULTS.rateLimit },
-  { name: 'state', arg: 'FILE', help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)', default: 'none: in memory' },
-  { name: 'fault', arg: 'RULE', multiple: true, help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)", default: 'none' },
-  { name: 'control-key', arg: 'KEY', help: 'the /__tusk/ controls need KEY as the password of HTTP Basic (an instance\'s metrics and events also take an admin key of its account); env TUSK_CONTROL_KEY', default: 'none: no key on loopback' },
-  { name: 'control-open', help: 'allow a non-loopback --host without --control-key (anyone who reaches the port can reset and read every account)', default: 'off' },
-  { name: 'databases', arg: 'embedded|off|URL', help: 'a real Postgres database behind every instance: on an embedded server started in the background, on an existing server (postgres://ADMIN:PW@HOST:PORT/postgres; roles and databases under a prefix of this process, dropped on delete, reset and shutdown), or off (records only); env TUSK_DATABASES', default: 'embedded' },
-  { name: 'answers', arg: 'default|production', help: "success codes where the documents allow several: the reference implementation's, or production's (201 on creates, 204 on deletes; env TUSK_ANSWERS; per request: header Tusk-Answers)", default: 'default' },
-  { name: 'vary-success', help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)', default: 'off' },
-  { name: 'strict-fields', help: 'refuse body fields the schema does not name with a 400 instead of ignoring them (env TUSK_STRICT_FIELDS=1; per request: header Tusk-Strict-Fields: true)', default: 'off' },
-  { name: 'coverage', arg: 'FILE', help: 'on shutdown, write the API coverage of the traffic served (GET /__tusk/coverage) to FILE as JSON and beside it as HTML (FILE.html, or FILE with .json replaced)', default: 'none' },
-  { name: 'log', arg: 'text|json', help: 'format of every line printed: text, or one JSON object per line with time, level and msg (start-up, requests, databases, shutdown)', default: DEFAULTS.log },
+  {
+    name: 'state',
+    arg: 'FILE',
+    help: 'keep the whole state in FILE across restarts (loaded at start if it exists, written after changes)',
+    default: 'none: in memory',
+  },
+  {
+    name: 'fault',
+    arg: 'RULE',
+    multiple: true,
+    help: "inject a fault, repeatable: [api/]OPERATION|*:latency=200ms|latency=100-300ms|error=500[@RATE]|reset[@RATE], e.g. '*:error=500@0.1' (see /__tusk/faults)",
+    default: 'none',
+  },
+  {
+    name: 'control-key',
+    arg: 'KEY',
+    help: "the /__tusk/ controls need KEY as the password of HTTP Basic (an instance's metrics and events also take an admin key of its account); env TUSK_CONTROL_KEY",
+    default: 'none: no key on loopback',
+  },
+  {
+    name: 'control-open',
+    help: 'allow a non-loopback --host without --control-key (anyone who reaches the port can reset and read every account)',
+    default: 'off',
+  },
+  {
+    name: 'databases',
+    arg: 'embedded|off|URL',
+    help: 'a real Postgres database behind every instance: on an embedded server started in the background, on an existing server (postgres://ADMIN:PW@HOST:PORT/postgres; roles and databases under a prefix of this process, dropped on delete, reset and shutdown), or off (records only); env TUSK_DATABASES',
+    default: 'embedded',
+  },
+  {
+    name: 'answers',
+    arg: 'default|production',
+    help: "success codes where the documents allow several: the reference implementation's, or production's (201 on creates, 204 on deletes; env TUSK_ANSWERS; per request: header Tusk-Answers)",
+    default: 'default',
+  },
+  {
+    name: 'vary-success',
+    help: 'each call of an operation with several documented success codes answers the next one (env TUSK_VARY_SUCCESS=1)',
+    default: 'off',
+  },
+  {
+    name: 'strict-fields',
+    help: 'refuse body fields the schema does not name with a 400 instead of ignoring them (env TUSK_STRICT_FIELDS=1; per request: header Tusk-Strict-Fields: true)',
+    default: 'off',
+  },
+  {
+    name: 'coverage',
+    arg: 'FILE',
+    help: 'on shutdown, write the API coverage of the traffic served (GET /__tusk/coverage) to FILE as JSON and beside it as HTML (FILE.html, or FILE with .json replaced)',
+    default: 'none',
+  },
+  {
+    name: 'log',
+    arg: 'text|json',
+    help: 'format of every line printed: text, or one JSON object per line with time, level and msg (start-up, requests, databases, shutdown)',
+    default: DEFAULTS.log,
+  },
   { name: 'quiet', help: 'no request log (the start-up and shutdown lines stay)', default: 'off' },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
 ];
@@ -46,7 +94,7 @@ const SERVE_FLAGS: Flag[] = [
 const COVERAGE_FLAGS: Flag[] = [
   { name: 'url', arg: 'URL', help: 'base URL of a running tusk serve (either port) or tusk proxy (its customer port)', default: 'http://127.0.0.1:4010' },
   { name: 'key', arg: 'KEY', help: "an account's admin key: that account's coverage (or the control key, with --control-key)", default: 'none: all traffic' },
-  { name: 'account', arg: 'ID', help: 'that account\'s coverage', default: 'none: all traffic' },
+  { name: 'account', arg: 'ID', help: "that account's coverage", default: 'none: all traffic' },
   { name: 'json', help: 'print the JSON report instead of the table', default: 'off' },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
 ];
@@ -74,7 +122,10 @@ function flagLines(flags: Flag[]): string {
 
 function parseOptions(flags: Flag[]) {
   return Object.fromEntries(
-    flags.map((f) => [f.name, { type: f.arg ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) }]),
+    flags.map((f) => [
+      f.name,
+      { type: f.arg ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) },
+    ]),
   );
 }
 
@@ -146,7 +197,9 @@ async function serveCommand(args: string[]): Promise<void> {
   const host = str('host') ?? DEFAULTS.host;
   const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host);
   if (!loopback && controlKey === undefined && !values['control-open']) {
-    fail(`--host ${host} is reachable from other machines, and the controls under /__tusk/ can reset and read every account (their keys included): give --control-key KEY, or --control-open to run without one`);
+    fail(
+      `--host ${host} is reachable from other machines, and the controls under /__tusk/ can reset and read every account (their keys included): give --control-key KEY, or --control-open to run without one`,
+    );
   }
   const databases = str('databases') ?? process.env.TUSK_DATABASES ?? 'embedded';
   try {
@@ -202,14 +255,20 @@ async function serveCommand(args: string[]): Promise<void> {
     logger.info(`tusk: databases      ${what} on ${engine.host}:${engine.port} (roles and databases ${engine.prefix}*)`);
     engine.start().then(
       () => logger.info(`tusk: databases      ready (PostgreSQL ${engine.version})`),
-      (err: unknown) => logger.log(closing ? 'debug' : 'error', `tusk: databases      failed to start: ${err instanceof Error ? err.message : String(err)}; instances stay not ready`),
+      (err: unknown) =>
+        logger.log(
+          closing ? 'debug' : 'error',
+          `tusk: databases      failed to start: ${err instanceof Error ? err.message : String(err)}; instances stay not ready`,
+        ),
     );
   } else logger.info('tusk: databases      off (instances are records only)');
   if (options.answers === 'production' || options.varySuccess || options.strictFields) {
     const modes = [options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`, ...(options.strictFields ? ['strict fields'] : [])];
     logger.info(`tusk: modes          ${modes.join(', ')}`);
   }
-  logger.info(`tusk: controls       ${tusk.customerUrl}/__tusk/ (health, reset, clock, state, outbox, requests; ${controlKey === undefined ? 'no key' : 'control key required'})`);
+  logger.info(
+    `tusk: controls       ${tusk.customerUrl}/__tusk/ (health, reset, clock, state, outbox, requests; ${controlKey === undefined ? 'no key' : 'control key required'})`,
+  );
   logger.info('tusk: ready');
   const shutdown = (signal: string) => {
     if (closing) return;

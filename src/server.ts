@@ -231,10 +231,11 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
   // What the clock makes due (alarm evaluation, outbox deliveries), also without clock moves.
   const ticker = setInterval(() => tusk.registry.tick(), 100);
   ticker.unref();
-  const close = (s: ServerType) => new Promise<void>((resolve) => {
-    s.close(() => resolve());
-    (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-  });
+  const close = (s: ServerType) =>
+    new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
   return {
     ...tusk,
     customerUrl: urlOf(host, customer),

@@ -36,7 +36,18 @@ describe('the tusk command', () => {
   it('tusk serve --help lists every flag with its default', async () => {
     const { code, out } = await run(['serve', '--help']);
     expect(code).toBe(0);
-    for (const flag of ['--host', '--customer-port', '--instance-port', '--api-key', '--seed', '--provision-delay', '--rate-limit', '--log', '--quiet', '--help']) {
+    for (const flag of [
+      '--host',
+      '--customer-port',
+      '--instance-port',
+      '--api-key',
+      '--seed',
+      '--provision-delay',
+      '--rate-limit',
+      '--log',
+      '--quiet',
+      '--help',
+    ]) {
       expect(out).toMatch(new RegExp(`^  (-\\w, )?${flag}\\b.*\\(default [^)]+\\)$`, 'm'));
     }
     expect(out).toMatch(/default 4010/);
@@ -88,7 +99,9 @@ function serveInGroup(args: string[]) {
 async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = await Promise.resolve().then(check).catch(() => undefined);
+    const v = await Promise.resolve()
+      .then(check)
+      .catch(() => undefined);
     if (v !== undefined) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -102,9 +115,15 @@ async function readyWithDatabases(s: ReturnType<typeof serveInGroup>): Promise<s
   const customer = await until('the customer URL', () => /customer API\s+(http:\/\/[\d.:]+)/.exec(s.stdout())?.[1]);
   await until('tusk: ready', () => (s.stdout().includes('tusk: ready') ? true : undefined));
   await until('the databases', async () => (((await (await fetch(`${customer}/__tusk/health`)).json()) as { ready: boolean }).ready ? true : undefined));
-  const created = await fetch(`${customer}/api/instances`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'stop-me', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+  const created = await fetch(`${customer}/api/instances`, {
+    method: 'POST',
+    headers: { ...ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'stop-me', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+  });
   const { id } = (await created.json()) as { id: number };
-  await until('the instance', async () => (((await (await fetch(`${customer}/api/instances/${id}`, { headers: ADMIN })).json()) as { ready: boolean }).ready ? true : undefined));
+  await until('the instance', async () =>
+    ((await (await fetch(`${customer}/api/instances/${id}`, { headers: ADMIN })).json()) as { ready: boolean }).ready ? true : undefined,
+  );
   return customer;
 }
 
@@ -132,7 +151,11 @@ describe('tusk serve --log json', () => {
       s.p.kill('SIGTERM');
       expect(await s.exited).toBe(0);
       expect(s.stderr()).toBe('');
-      const lines = s.stdout().trimEnd().split('\n').map((l) => JSON.parse(l) as { time: string; level: string; msg: string; path?: string; status?: number });
+      const lines = s
+        .stdout()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { time: string; level: string; msg: string; path?: string; status?: number });
       for (const line of lines) {
         expect(new Date(line.time).toISOString()).toBe(line.time);
         expect(['info', 'warn', 'error']).toContain(line.level);

@@ -21,11 +21,52 @@ describe('tusk test: arguments', () => {
   });
 
   it('takes a deployment, role keys, a callback host, the destructive and database flags, JUnit and filters', () => {
-    const o = parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i', '--api-key', 'K', '--role-keys', 'monitor=M,billing manager=B', '--callback-host', 'me.local', '--allow-destructive', '--check-databases', '--rate-limit', '1000/1', '--junit', 'r.xml', 'derived/'], {});
-    expect(o).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M,billing manager=B', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, rateLimit: '1000/1', junit: 'r.xml', filters: ['derived/'] });
-    expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({ TUSK_CUSTOMER_URL: 'http://c:1', TUSK_API_KEY: 'K', TUSK_ROLE_KEYS: 'monitor=M,billing manager=B', TUSK_ALLOW_DESTRUCTIVE: '1', TUSK_CHECK_DATABASES: '1', TUSK_RATE_LIMIT: '1000/1' });
+    const o = parseTestArgs(
+      [
+        '--customer-url',
+        'http://c:1',
+        '--instance-url',
+        'https://i',
+        '--api-key',
+        'K',
+        '--role-keys',
+        'monitor=M,billing manager=B',
+        '--callback-host',
+        'me.local',
+        '--allow-destructive',
+        '--check-databases',
+        '--rate-limit',
+        '1000/1',
+        '--junit',
+        'r.xml',
+        'derived/',
+      ],
+      {},
+    );
+    expect(o).toEqual({
+      customerUrl: 'http://c:1',
+      instanceUrl: 'https://i',
+      apiKey: 'K',
+      roleKeys: 'monitor=M,billing manager=B',
+      callbackHost: 'me.local',
+      allowDestructive: true,
+      checkDatabases: true,
+      rateLimit: '1000/1',
+      junit: 'r.xml',
+      filters: ['derived/'],
+    });
+    expect(targetEnv(o as Exclude<typeof o, 'help'>)).toMatchObject({
+      TUSK_CUSTOMER_URL: 'http://c:1',
+      TUSK_API_KEY: 'K',
+      TUSK_ROLE_KEYS: 'monitor=M,billing manager=B',
+      TUSK_ALLOW_DESTRUCTIVE: '1',
+      TUSK_CHECK_DATABASES: '1',
+      TUSK_RATE_LIMIT: '1000/1',
+    });
     expect(() => parseTestArgs(['--rate-limit', 'fast'], {})).toThrow(/--rate-limit must look like N\/S/);
-    expect(parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i'], { TUSK_API_KEY: 'K', TUSK_RATE_LIMIT: '5/60' })).toMatchObject({ rateLimit: '5/60' });
+    expect(parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i'], { TUSK_API_KEY: 'K', TUSK_RATE_LIMIT: '5/60' })).toMatchObject({
+      rateLimit: '5/60',
+    });
     expect(parseTestArgs([], {})).toMatchObject({ checkDatabases: false });
   });
 
@@ -49,9 +90,26 @@ describe('tusk test: arguments', () => {
       TUSK_ALLOW_DESTRUCTIVE: '1',
       TUSK_CHECK_DATABASES: 'true',
     };
-    expect(parseTestArgs([], env)).toEqual({ customerUrl: 'http://c:1', instanceUrl: 'https://i', apiKey: 'K', roleKeys: 'monitor=M', callbackHost: 'me.local', allowDestructive: true, checkDatabases: true, junit: undefined, filters: [] });
-    expect(parseTestArgs(['--api-key', 'FLAG', '--customer-url', 'http://other'], env)).toMatchObject({ apiKey: 'FLAG', customerUrl: 'http://other', instanceUrl: 'https://i' });
-    expect(parseTestArgs([], { ...env, TUSK_ALLOW_DESTRUCTIVE: '0', TUSK_CHECK_DATABASES: '' })).toMatchObject({ allowDestructive: false, checkDatabases: false });
+    expect(parseTestArgs([], env)).toEqual({
+      customerUrl: 'http://c:1',
+      instanceUrl: 'https://i',
+      apiKey: 'K',
+      roleKeys: 'monitor=M',
+      callbackHost: 'me.local',
+      allowDestructive: true,
+      checkDatabases: true,
+      junit: undefined,
+      filters: [],
+    });
+    expect(parseTestArgs(['--api-key', 'FLAG', '--customer-url', 'http://other'], env)).toMatchObject({
+      apiKey: 'FLAG',
+      customerUrl: 'http://other',
+      instanceUrl: 'https://i',
+    });
+    expect(parseTestArgs([], { ...env, TUSK_ALLOW_DESTRUCTIVE: '0', TUSK_CHECK_DATABASES: '' })).toMatchObject({
+      allowDestructive: false,
+      checkDatabases: false,
+    });
     // an empty variable is unset; errors name the variable too
     expect(parseTestArgs([], { TUSK_CUSTOMER_URL: '', TUSK_INSTANCE_URL: '', TUSK_API_KEY: '' })).toMatchObject({ customerUrl: undefined, apiKey: undefined });
     expect(() => parseTestArgs([], { TUSK_CUSTOMER_URL: 'http://c', TUSK_INSTANCE_URL: 'http://i' })).toThrow(/--api-key \(or TUSK_API_KEY\) is required/);
@@ -60,7 +118,19 @@ describe('tusk test: arguments', () => {
   });
 
   it('tusk test --help names every variable it reads', () => {
-    for (const name of ['TUSK_CUSTOMER_URL', 'TUSK_INSTANCE_URL', 'TUSK_API_KEY', 'TUSK_ROLE_KEYS', 'TUSK_CALLBACK_HOST', 'TUSK_ALLOW_DESTRUCTIVE', 'TUSK_CHECK_DATABASES', 'TUSK_RATE_LIMIT', 'TUSK_CALLBACK_PORT', 'TUSK_CALLBACK_TIMEOUT_MS']) expect(TEST_HELP).toContain(name);
+    for (const name of [
+      'TUSK_CUSTOMER_URL',
+      'TUSK_INSTANCE_URL',
+      'TUSK_API_KEY',
+      'TUSK_ROLE_KEYS',
+      'TUSK_CALLBACK_HOST',
+      'TUSK_ALLOW_DESTRUCTIVE',
+      'TUSK_CHECK_DATABASES',
+      'TUSK_RATE_LIMIT',
+      'TUSK_CALLBACK_PORT',
+      'TUSK_CALLBACK_TIMEOUT_MS',
+    ])
+      expect(TEST_HELP).toContain(name);
   });
 
   it('groups test files by name: read-only, creating and removing, destructive', () => {
@@ -77,7 +147,16 @@ describe('tusk test: arguments', () => {
         { file: 'derived/auth.readonly.test.ts', group: 'read-only', passed: 3, failed: 1, skipped: 0, errors: 0 },
         { file: 'instance/x.test.ts', group: 'creates and removes', passed: 2, failed: 0, skipped: 1, errors: 0 },
       ],
-      departures: [{ operation: 'customer listRegions', request: 'GET /api/regions', expected: '401', got: '200 application/json', violations: ['a request without credentials: expected 401, got 200'], tests: ['derived/auth.readonly.test.ts > a', 'b'] }],
+      departures: [
+        {
+          operation: 'customer listRegions',
+          request: 'GET /api/regions',
+          expected: '401',
+          got: '200 application/json',
+          violations: ['a request without credentials: expected 401, got 200'],
+          tests: ['derived/auth.readonly.test.ts > a', 'b'],
+        },
+      ],
       failures: [{ test: 'instance/x.test.ts > y', message: 'boom' }],
       unhandled: [],
     };
@@ -157,12 +236,15 @@ describe('tusk test: checks that depend on speed (issue 32)', () => {
     tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '1000000/1' });
   });
   afterAll(() => tusk?.close());
-  const against = (...args: string[]) => runCli(['--customer-url', tusk.customerUrl, '--instance-url', tusk.instanceUrl, '--api-key', tusk.registry.adminKey, ...args, 'derived/rate-limit']);
+  const against = (...args: string[]) =>
+    runCli(['--customer-url', tusk.customerUrl, '--instance-url', tusk.instanceUrl, '--api-key', tusk.registry.adminKey, ...args, 'derived/rate-limit']);
 
   it('a 429 check that could not reach the documented limit is inconclusive, naming the rate reached and what was needed, and the run passes', async () => {
     const { code, out } = await against('--rate-limit', '1000000/1');
     expect(out).toMatch(/Inconclusive checks \(2; skipped, not departures\)/);
-    expect(out).toMatch(/inconclusive: no 429 after \d+ requests with one key; at most \d+ were answered within 1 s \(\d+ per second\); proving the documented limit of 1000000 per 1 s needs more than 2000000 within 1 s/);
+    expect(out).toMatch(
+      /inconclusive: no 429 after \d+ requests with one key; at most \d+ were answered within 1 s \(\d+ per second\); proving the documented limit of 1000000 per 1 s needs more than 2000000 within 1 s/,
+    );
     expect(out).not.toContain('Departures from the contract');
     expect(code).toBe(0);
   }, 180_000);

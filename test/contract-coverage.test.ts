@@ -26,7 +26,8 @@ export function calledOperations(source: string): Record<InterfaceName, Set<stri
   const out: Record<InterfaceName, Set<string>> = { customer: new Set(), instance: new Set() };
   const q = `['"\`]`;
   for (const m of source.matchAll(new RegExp(`\\.(customer|instance)\\(\\s*${q}(\\w+)${q}`, 'g'))) out[m[1] as InterfaceName].add(m[2]!);
-  for (const m of source.matchAll(new RegExp(`\\.(?:call|check|url)\\(\\s*${q}(customer|instance)${q}\\s*,\\s*${q}(\\w+)${q}`, 'g'))) out[m[1] as InterfaceName].add(m[2]!);
+  for (const m of source.matchAll(new RegExp(`\\.(?:call|check|url)\\(\\s*${q}(customer|instance)${q}\\s*,\\s*${q}(\\w+)${q}`, 'g')))
+    out[m[1] as InterfaceName].add(m[2]!);
   return out;
 }
 

@@ -34,12 +34,19 @@ it('shows the summary per interface with its percentages, never-exercised operat
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(pathToFileURL(html).href);
     const customer = report.interfaces.customer;
-    await expect.poll(() => page.textContent('[data-interface="customer"]')).toContain(`${customer.operations_exercised} of ${customer.operations} operations exercised (${customer.operations_percent} %)`);
+    await expect
+      .poll(() => page.textContent('[data-interface="customer"]'))
+      .toContain(`${customer.operations_exercised} of ${customer.operations} operations exercised (${customer.operations_percent} %)`);
     expect(await page.textContent('[data-interface="instance"]')).toContain(`0 of ${report.interfaces.instance.operations} operations exercised (0 %)`);
     const rows = await page.$$eval('#customer tbody tr', (trs) => trs.map((tr) => ({ state: tr.className, id: tr.querySelector('code')!.textContent })));
     expect(rows.length).toBe(customer.operations);
     expect(rows[0]!.state).toBe('never');
-    expect(rows.slice(-2).map((r) => r.id).sort()).toEqual(['listPlans', 'listRegions']);
+    expect(
+      rows
+        .slice(-2)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['listPlans', 'listRegions']);
     expect(await page.textContent('#customer tr:has(code:text-is("listRegions"))')).toMatch(/200 ×1.*401 ×1/s);
     expect(requests).toEqual([pathToFileURL(html).href]);
   } finally {

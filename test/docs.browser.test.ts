@@ -14,7 +14,15 @@ import { readOperations } from '../src/openapi/operations.js';
 import { buildStaticDocs } from '../src/docs/static.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 
 const MISSING = `${CHROMIUM} is missing: the API reference browser test needs Debian's chromium package (apt-get install -y --no-install-recommends chromium; .ci/run installs it)`;
 
@@ -64,7 +72,8 @@ async function visit(url: string): Promise<Visit> {
 /** Every operation of the document has its section, titled by its summary. */
 async function expectEveryOperation(page: Page, doc: OpenApiDocument, api: InterfaceName) {
   const rendered = await page.$$eval('[data-section-id^="operation/"]', (sections) =>
-    sections.map((s) => [s.getAttribute('data-section-id')!.slice('operation/'.length), s.querySelector('h2')?.textContent?.trim() ?? '']));
+    sections.map((s) => [s.getAttribute('data-section-id')!.slice('operation/'.length), s.querySelector('h2')?.textContent?.trim() ?? '']),
+  );
   const expected = readOperations(api, doc).map((o) => [o.operationId, String(o.raw.summary ?? o.operationId)]);
   expect(expected.length).toBeGreaterThan(10);
   expect(rendered.sort()).toEqual(expected.sort());
@@ -83,7 +92,14 @@ async function expectErrorSchema(page: Page, doc: OpenApiDocument, api: Interfac
 }
 
 function offOrigin(requests: string[], origin: string): string[] {
-  return requests.filter((url) => !(url.startsWith('data:') || url.startsWith('blob:') || (origin === 'file:' ? url.startsWith(pathToFileURL(staticDir).href + '/') : new URL(url).origin === origin)));
+  return requests.filter(
+    (url) =>
+      !(
+        url.startsWith('data:') ||
+        url.startsWith('blob:') ||
+        (origin === 'file:' ? url.startsWith(pathToFileURL(staticDir).href + '/') : new URL(url).origin === origin)
+      ),
+  );
 }
 
 describe.each(INTERFACES)('the %s API reference', (api) => {

@@ -18,9 +18,11 @@ beforeAll(async () => {
   // tusk is assigned as soon as it runs, so that afterAll closes it also when the compile fails.
   await Promise.all([
     startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: KEY, provisionDelayMs: 200 }).then((started) => (tusk = started)),
-    exec(process.execPath, [tsc, '-p', join(PROJECT_ROOT, 'examples', 'tsconfig.json')], { cwd: PROJECT_ROOT }).catch((err: { stdout?: string; message: string }) => {
-      throw new Error(`examples/ does not compile:\n${err.stdout ?? err.message}`);
-    }),
+    exec(process.execPath, [tsc, '-p', join(PROJECT_ROOT, 'examples', 'tsconfig.json')], { cwd: PROJECT_ROOT }).catch(
+      (err: { stdout?: string; message: string }) => {
+        throw new Error(`examples/ does not compile:\n${err.stdout ?? err.message}`);
+      },
+    ),
   ]);
 }, 60_000);
 
@@ -30,7 +32,12 @@ afterAll(async () => {
 });
 
 interface ExampleMain {
-  (customerUrl: string, instanceUrl: string, key: string, log: (line: string) => void): Promise<{
+  (
+    customerUrl: string,
+    instanceUrl: string,
+    key: string,
+    log: (line: string) => void,
+  ): Promise<{
     plans: string[];
     created: { id: number; apikey: string };
     instance: { id: number; apikey: string; ready: boolean };

@@ -25,7 +25,13 @@ describe('the fixtures', () => {
   it('keep their identities for a seed whatever the time: ids, e-mails, names and keys', () => {
     const identity = (f: Fixtures) => {
       const a = account(f);
-      return { id: a.id, name: a.name, team: a.team.map((m) => [m.id, m.email]), keys: a.keys, instances: a.instances.map((i) => [i.id, i.name, i.providerid, i.apikey, i.password, i.region]) };
+      return {
+        id: a.id,
+        name: a.name,
+        team: a.team.map((m) => [m.id, m.email]),
+        keys: a.keys,
+        instances: a.instances.map((i) => [i.id, i.name, i.providerid, i.apikey, i.password, i.region]),
+      };
     };
     expect(identity(build(1, Date.UTC(2031, 5, 9, 3)))).toEqual(identity(build(1)));
   });
@@ -55,10 +61,14 @@ describe('the fixtures', () => {
   it('reject broken references and records', () => {
     const cases: [string, (f: Fixtures) => void, RegExp][] = [
       ['an instance on an unknown plan', (f) => (account(f).instances[0]!.plan = 'gold'), /plan gold is not a catalogue plan/],
-      ['a shared plan in a region without shared plans', (f) => {
-        const x = account(f).instances.find((i) => i.plan === 'panda')!;
-        x.region = 'amazon-web-services::us-east-2';
-      }, /shared plan panda in amazon-web-services::us-east-2/],
+      [
+        'a shared plan in a region without shared plans',
+        (f) => {
+          const x = account(f).instances.find((i) => i.plan === 'panda')!;
+          x.region = 'amazon-web-services::us-east-2';
+        },
+        /shared plan panda in amazon-web-services::us-east-2/,
+      ],
       ['a key for an e-mail outside the team', (f) => (account(f).keys[1]!.email = 'stranger@example.com'), /stranger@example\.com is no team member/],
       ['tags on an admin', (f) => (account(f).team[0]!.tags = ['production']), /tags are only for member and monitor users/],
       ['an invoice total that is not the sum of its lines', (f) => (account(f).invoices[0]!.detail.total += 1), /is not the sum of its lines/],
@@ -77,7 +87,17 @@ describe('the fixtures', () => {
     let seen: Fixtures | undefined;
     const f = buildFixtures({ ...options, validate: (x) => void (seen = x) }, NOW);
     expect(seen).toBe(f);
-    expect(() => buildFixtures({ ...options, validate: () => { throw new Error('nope'); } }, NOW)).toThrow('nope');
+    expect(() =>
+      buildFixtures(
+        {
+          ...options,
+          validate: () => {
+            throw new Error('nope');
+          },
+        },
+        NOW,
+      ),
+    ).toThrow('nope');
   });
 
   it('hold a catalogue with several providers, mixed shared regions, and shared and dedicated plans on several backends', () => {

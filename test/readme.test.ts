@@ -78,7 +78,10 @@ describe('the README', () => {
         await p.until(/tusk: ready/);
         await p.stop();
       }
-      const curls = lines.filter((l) => !l.startsWith('tusk serve')).join('\n').replace(/\bcurl /g, 'curl -sSf -o /dev/null ');
+      const curls = lines
+        .filter((l) => !l.startsWith('tusk serve'))
+        .join('\n')
+        .replace(/\bcurl /g, 'curl -sSf -o /dev/null ');
       await bash(localise(curls));
     }
   });
@@ -90,11 +93,16 @@ describe('the README', () => {
     const own = await startTusk({ customerPort: 0, instancePort: 0, log: 'off' });
     let out: string[];
     try {
-      const script = block!.replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, own.customerUrl).replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, own.instanceUrl);
+      const script = block!
+        .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, own.customerUrl)
+        .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, own.instanceUrl);
       // The whole suite against a live server, file after file: about 60 s on a loaded 2-core machine,
       // minutes on a busier one (the limit is a hang guard, not a measure of speed).
       // A failing suite shows its summary (README's block only says nothing then).
-      const shown = script.replace('> suite.log && echo "suite passed"', '> suite.log && echo "suite passed" || { sed -n "/^Conformance summary/,\\$p" suite.log >&2; exit 1; }');
+      const shown = script.replace(
+        '> suite.log && echo "suite passed"',
+        '> suite.log && echo "suite passed" || { sed -n "/^Conformance summary/,\\$p" suite.log >&2; exit 1; }',
+      );
       out = (await bash(shown.replace(/\bnpx tusk /g, `${process.execPath} ${BIN} `), 600)).trim().split('\n');
     } finally {
       await own.close();
@@ -108,23 +116,31 @@ describe('the README', () => {
     expect(reset!.accounts).toEqual([{ account_id: moved!.account, name: 'ci job 7' }]);
   }, 660_000);
 
-  it('proxy: forwards, reports the client\'s departure, writes the reports and exits 1', async () => {
+  it("proxy: forwards, reports the client's departure, writes the reports and exits 1", async () => {
     const [block] = blocks('proxy');
     expect(block).toBeDefined();
     const [c, i] = [await freePort(), await freePort()];
-    const script = localise(block!).replace(/\btusk proxy /g, `${process.execPath} ${BIN} proxy `).replace(/4020/g, String(c)).replace(/4021/g, String(i)).replace(/tusk-admin-key/g, tusk.registry.adminKey);
+    const script = localise(block!)
+      .replace(/\btusk proxy /g, `${process.execPath} ${BIN} proxy `)
+      .replace(/4020/g, String(c))
+      .replace(/4021/g, String(i))
+      .replace(/tusk-admin-key/g, tusk.registry.adminKey);
     const out = (await bash(script)).trim().split('\n');
     expect(out[0]).toBe('400');
     const listed = JSON.parse(out[1]!) as { count: number; departures: { operation_id: string; side: string; field: string; rule: string }[] };
     // Both fields the request lacks, each a departure.
-    expect(listed.departures).toEqual(['plan', 'region'].map((field) => expect.objectContaining({ operation_id: 'createInstance', side: 'request', field, rule: 'required' })));
+    expect(listed.departures).toEqual(
+      ['plan', 'region'].map((field) => expect.objectContaining({ operation_id: 'createInstance', side: 'request', field, rule: 'required' })),
+    );
     expect(out.at(-1)).toBe('exit 1');
   }, 60_000);
 
   it('coverage: the JSON report and the table of tusk coverage', async () => {
     const [block] = blocks('coverage');
     expect(block).toBeDefined();
-    const script = localise(block!).replace(/\bnpx tusk /g, `${process.execPath} ${BIN} `).replace(/tusk-admin-key/g, tusk.registry.adminKey);
+    const script = localise(block!)
+      .replace(/\bnpx tusk /g, `${process.execPath} ${BIN} `)
+      .replace(/tusk-admin-key/g, tusk.registry.adminKey);
     const out = await bash(script);
     expect(out).toMatch(/^customer interface: \d+ of \d+ operations/m);
     expect(out).toMatch(/^ {2}listPlans +200 ok \(\d+\)/m);
@@ -135,7 +151,9 @@ describe('the README', () => {
     expect(block).toBeDefined();
     const withDatabases = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' });
     try {
-      const script = block!.replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, withDatabases.customerUrl).replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, withDatabases.instanceUrl);
+      const script = block!
+        .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, withDatabases.customerUrl)
+        .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, withDatabases.instanceUrl);
       const out = await bash(script);
       expect(out.trim().split('\n')).toEqual(['204', '204', 'kept']);
     } finally {
@@ -157,7 +175,10 @@ describe('the README', () => {
     const testHelp = (await exec(process.execPath, [BIN, 'test', '--help'])).stdout;
     for (const m of README.matchAll(/tusk serve[^\n`]*/g)) for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(serveHelp, f[0]).toContain(f[0]);
     for (const m of README.matchAll(/tusk test[^\n]*/g)) for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(testHelp, f[0]).toContain(f[0]);
-    for (const flag of README.slice(README.indexOf('`tusk serve --help` lists')).split('\n\n')[0]!.matchAll(/`(--[a-z-]+)/g)) expect(serveHelp).toContain(flag[1]);
+    for (const flag of README.slice(README.indexOf('`tusk serve --help` lists'))
+      .split('\n\n')[0]!
+      .matchAll(/`(--[a-z-]+)/g))
+      expect(serveHelp).toContain(flag[1]);
   });
 
   it('shows a GitHub Actions job whose steps use commands this project has', () => {

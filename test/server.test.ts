@@ -184,13 +184,18 @@ describe('startTusk', () => {
     }
   });
 
-  it('sets the node servers\' timeouts from SERVER_TIMEOUTS', async () => {
+  it("sets the node servers' timeouts from SERVER_TIMEOUTS", async () => {
     const servers = spyServers();
     const tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off' });
     try {
       expect(servers).toHaveLength(2);
       for (const s of servers) {
-        expect({ headers: s.headersTimeout, request: s.requestTimeout, keepAlive: s.keepAliveTimeout, check: (s as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval }).toEqual({
+        expect({
+          headers: s.headersTimeout,
+          request: s.requestTimeout,
+          keepAlive: s.keepAliveTimeout,
+          check: (s as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval,
+        }).toEqual({
           headers: SERVER_TIMEOUTS.headersMs,
           request: SERVER_TIMEOUTS.requestMs,
           keepAlive: SERVER_TIMEOUTS.keepAliveMs,
@@ -205,10 +210,21 @@ describe('startTusk', () => {
 
   it('takes other timeouts, each overriding its default: the keep-alive announced, slow headers answered 408', async () => {
     const servers = spyServers();
-    const tusk = await startTusk({ customerPort: 0, instancePort: 0, apiKey: ADMIN_KEY, log: 'off', timeouts: { headersMs: 300, keepAliveMs: 7_000, checkIntervalMs: 50 } });
+    const tusk = await startTusk({
+      customerPort: 0,
+      instancePort: 0,
+      apiKey: ADMIN_KEY,
+      log: 'off',
+      timeouts: { headersMs: 300, keepAliveMs: 7_000, checkIntervalMs: 50 },
+    });
     try {
       for (const s of servers) {
-        expect([s.headersTimeout, s.requestTimeout, s.keepAliveTimeout, (s as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval]).toEqual([300, 30_000, 7_000, 50]);
+        expect([
+          s.headersTimeout,
+          s.requestTimeout,
+          s.keepAliveTimeout,
+          (s as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval,
+        ]).toEqual([300, 30_000, 7_000, 50]);
       }
       // Node announces the keep-alive timeout in whole seconds.
       const agent = new http.Agent({ keepAlive: true });
@@ -221,13 +237,17 @@ describe('startTusk', () => {
       const { port } = new URL(tusk.instanceUrl);
       const socket = net.connect(Number(port), '127.0.0.1');
       const began = Date.now();
-      const answer = await within(new Promise<string>((resolve) => {
-        let text = '';
-        socket.setEncoding('utf8');
-        socket.on('connect', () => socket.write('GET /api/alarms HTTP/1.1\r\nHost: tusk\r\n'));
-        socket.on('data', (chunk: string) => (text += chunk));
-        socket.on('close', () => resolve(text));
-      }), 3_000, 'the slow request').finally(() => socket.destroy());
+      const answer = await within(
+        new Promise<string>((resolve) => {
+          let text = '';
+          socket.setEncoding('utf8');
+          socket.on('connect', () => socket.write('GET /api/alarms HTTP/1.1\r\nHost: tusk\r\n'));
+          socket.on('data', (chunk: string) => (text += chunk));
+          socket.on('close', () => resolve(text));
+        }),
+        3_000,
+        'the slow request',
+      ).finally(() => socket.destroy());
       expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
       expect(Date.now() - began).toBeGreaterThanOrEqual(250);
     } finally {
@@ -289,9 +309,16 @@ describe('startTusk', () => {
     try {
       const decide = vi.spyOn(tusk.registry.faults, 'decide');
       const slow = get(`${tusk.customerUrl}/api/regions`);
-      const outcome = slow.then(() => 'answered', (err: NodeJS.ErrnoException) => err.code);
+      const outcome = slow.then(
+        () => 'answered',
+        (err: NodeJS.ErrnoException) => err.code,
+      );
       // The request has reached the fault step (and waits there).
-      await within(vi.waitFor(() => expect(decide).toHaveBeenCalledWith('customer', 'listRegions'), { timeout: 3_000, interval: 10 }), 3_500, 'the request');
+      await within(
+        vi.waitFor(() => expect(decide).toHaveBeenCalledWith('customer', 'listRegions'), { timeout: 3_000, interval: 10 }),
+        3_500,
+        'the request',
+      );
       // Without closing the connection, close() would wait for the answer, 5 s later.
       await within(tusk.close(), 4_000, 'close()');
       closed = true;

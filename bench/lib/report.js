@@ -29,7 +29,12 @@ export function targets(res) {
   }
   if (res.scale) {
     add(`RSS with ${res.scale.instances} instances < 400 MB`, res.scale.rssMb, 'MB', res.scale.rssMb < 400);
-    add(`GET /api/alarms cost per request at ${res.scale.instances} vs 10 instances within 10% (${res.scale.costMeasure})`, res.scale.costRatio, 'x', Math.abs(1 - res.scale.costRatio) <= 0.1);
+    add(
+      `GET /api/alarms cost per request at ${res.scale.instances} vs 10 instances within 10% (${res.scale.costMeasure})`,
+      res.scale.costRatio,
+      'x',
+      Math.abs(1 - res.scale.costRatio) <= 0.1,
+    );
   }
   if (res.contract) add('contract suite in-process < 20 s', res.contract.seconds, 's', res.contract.seconds < 20 && res.contract.exitCode === 0);
   if (res.heavy) {
@@ -45,8 +50,18 @@ export function targets(res) {
     add(`every operation: Tusk/Prism >= 8x (lowest: ${slowest?.operation})`, slowest?.ratio ?? null, 'x', slowest?.ratio >= 8);
     const p99 = (r) => r.tusk.p99 - (HEAVY_READS.has(r.operation) ? 25 : 0);
     const worst = [...rows].sort((a, b) => p99(b) - p99(a))[0];
-    add(`every operation: p99 < 25 ms, heavy reads < 50 ms (worst: ${worst?.operation})`, worst?.tusk.p99 ?? null, 'ms', rows.every((r) => r.tusk.p99 < (HEAVY_READS.has(r.operation) ? 50 : 25)));
-    add('every operation: answered 2xx by Tusk', rows.reduce((n, r) => n + r.tusk.non2xx, 0), 'non-2xx', rows.every((r) => r.tusk.non2xx === 0));
+    add(
+      `every operation: p99 < 25 ms, heavy reads < 50 ms (worst: ${worst?.operation})`,
+      worst?.tusk.p99 ?? null,
+      'ms',
+      rows.every((r) => r.tusk.p99 < (HEAVY_READS.has(r.operation) ? 50 : 25)),
+    );
+    add(
+      'every operation: answered 2xx by Tusk',
+      rows.reduce((n, r) => n + r.tusk.non2xx, 0),
+      'non-2xx',
+      rows.every((r) => r.tusk.non2xx === 0),
+    );
   }
   return list;
 }
@@ -54,7 +69,9 @@ export function targets(res) {
 function markdown(res) {
   const lines = [];
   const m = res.machine;
-  lines.push(`Run ${res.date} on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}, ${m.os}; load generator ${res.tool}, ${res.options.connections} connections, ${res.options.duration} s per measurement after ${res.options.warmup} s of warm-up, median of ${res.options.rounds} round(s) alternating the servers; Prism as \`${res.options.prism}\`, Tusk as \`tusk serve --quiet\`.`);
+  lines.push(
+    `Run ${res.date} on ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}, ${m.os}; load generator ${res.tool}, ${res.options.connections} connections, ${res.options.duration} s per measurement after ${res.options.warmup} s of warm-up, median of ${res.options.rounds} round(s) alternating the servers; Prism as \`${res.options.prism}\`, Tusk as \`tusk serve --quiet\`.`,
+  );
   lines.push('');
   if (res.throughput) {
     lines.push('| workload | server | req/s | p50 ms | p99 ms | non-2xx |', '|---|---|---:|---:|---:|---:|');
@@ -74,39 +91,66 @@ function markdown(res) {
   if (res.scale) {
     const s = res.scale;
     lines.push(
-      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(s.perInstance).map(([k, v]) => `${v} ${k}`).join(', ')}); RSS ${s.rssMb} MB (peak ${s.peakRssMb} MB). GET /api/alarms at 10 instances: ${s.getAlarmsAt10.rps} req/s, ${s.getAlarmsAt10.cpuUsPerRequest ?? '?'} µs of server CPU per request; at ${s.instances}: ${s.getAlarmsAtScale.rps} req/s, ${s.getAlarmsAtScale.cpuUsPerRequest ?? '?'} µs (cost ratio ${s.costRatio}, ${s.costMeasure}${s.costRatios ? `: ${s.costRatios.join(', ')}` : ''}; requests/s ratio ${s.rpsRatio}).`,
+      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(s.perInstance)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(
+          ', ',
+        )}); RSS ${s.rssMb} MB (peak ${s.peakRssMb} MB). GET /api/alarms at 10 instances: ${s.getAlarmsAt10.rps} req/s, ${s.getAlarmsAt10.cpuUsPerRequest ?? '?'} µs of server CPU per request; at ${s.instances}: ${s.getAlarmsAtScale.rps} req/s, ${s.getAlarmsAtScale.cpuUsPerRequest ?? '?'} µs (cost ratio ${s.costRatio}, ${s.costMeasure}${s.costRatios ? `: ${s.costRatios.join(', ')}` : ''}; requests/s ratio ${s.rpsRatio}).`,
       '',
     );
   }
-  if (res.contract) lines.push(`Contract suite in-process (\`npx vitest run contract-tests\`): ${res.contract.seconds} s, exit ${res.contract.exitCode}${res.contract.summary.length ? ` (${res.contract.summary.join('; ')})` : ''}.`, '');
+  if (res.contract)
+    lines.push(
+      `Contract suite in-process (\`npx vitest run contract-tests\`): ${res.contract.seconds} s, exit ${res.contract.exitCode}${res.contract.summary.length ? ` (${res.contract.summary.join('; ')})` : ''}.`,
+      '',
+    );
   lines.push('| target | figure | result |', '|---|---:|---|');
-  for (const t of res.targets) lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
+  for (const t of res.targets)
+    lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
   return lines.join('\n');
 }
 
 /** The per-operation table and the heavy reads: their own block of BENCHMARKS.md (a run of those parts alone writes it). */
 function operationsMarkdown(res) {
   const lines = [];
-  lines.push(`Run ${res.date} on ${res.machine.cpu}, ${res.machine.cores} cores, Node ${res.machine.node}; ${res.tool} for the heavy reads (${res.options.duration} s after ${res.options.warmup} s of warm-up, median of ${res.options.rounds}).`, '');
+  lines.push(
+    `Run ${res.date} on ${res.machine.cpu}, ${res.machine.cores} cores, Node ${res.machine.node}; ${res.tool} for the heavy reads (${res.options.duration} s after ${res.options.warmup} s of warm-up, median of ${res.options.rounds}).`,
+    '',
+  );
   if (res.heavy) {
-    lines.push('Heavy reads against the physical limit (a bare Hono route answering the bytes Tusk sent, same run), with Tusk\'s event-loop delay during the load:', '');
+    lines.push(
+      "Heavy reads against the physical limit (a bare Hono route answering the bytes Tusk sent, same run), with Tusk's event-loop delay during the load:",
+      '',
+    );
     lines.push('| read | bytes | Tusk req/s | p99 ms | limit req/s | Tusk/limit | event-loop delay p99 / max ms |', '|---|---:|---:|---:|---:|---:|---:|');
-    for (const h of Object.values(res.heavy)) lines.push(`| ${h.title} | ${h.bytes} | ${h.tusk.rps} | ${h.tusk.p99} | ${h.limit.rps} | ${h.ratio}x | ${h.eventLoopDelayMs.p99} / ${h.eventLoopDelayMs.max} |`);
+    for (const h of Object.values(res.heavy))
+      lines.push(
+        `| ${h.title} | ${h.bytes} | ${h.tusk.rps} | ${h.tusk.p99} | ${h.limit.rps} | ${h.ratio}x | ${h.eventLoopDelayMs.p99} / ${h.eventLoopDelayMs.max} |`,
+      );
     lines.push('');
   }
   if (res.operations) {
     const rounds = res.operations.rows[0]?.rounds;
-    lines.push(`Every operation, ${res.options.connections} connections, Tusk and \`prism mock\` in the same run${rounds > 1 ? `, in turn ${rounds} times (medians)` : ''}: a repeatable request for a time with wrk, one that makes or uses up a resource a fixed number of times over connections opened before (key rotations one after the other); see "What is measured":`, '');
-    lines.push('| operation | run | Tusk req/s | p50 ms | p99 ms | event-loop delay p99 / max ms | Tusk CPU µs/request | Prism req/s | p99 ms | Tusk/Prism |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+    lines.push(
+      `Every operation, ${res.options.connections} connections, Tusk and \`prism mock\` in the same run${rounds > 1 ? `, in turn ${rounds} times (medians)` : ''}: a repeatable request for a time with wrk, one that makes or uses up a resource a fixed number of times over connections opened before (key rotations one after the other); see "What is measured":`,
+      '',
+    );
+    lines.push(
+      '| operation | run | Tusk req/s | p50 ms | p99 ms | event-loop delay p99 / max ms | Tusk CPU µs/request | Prism req/s | p99 ms | Tusk/Prism |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    );
     for (const r of res.operations.rows) {
       const delay = r.tusk.eventLoopDelayMs ? `${r.tusk.eventLoopDelayMs.p99} / ${r.tusk.eventLoopDelayMs.max}` : '-';
-      lines.push(`| ${r.operation}${r.sequential ? ' (sequential)' : ''} | ${r.mode ?? '-'}${r.tool ? `, ${r.tool}` : ''} | ${r.tusk.rps}${r.tusk.non2xx ? ` (${r.tusk.non2xx} non-2xx)` : ''} | ${r.tusk.p50} | ${r.tusk.p99} | ${delay} | ${r.tusk.cpuUs ?? '-'} | ${r.prism?.rps ?? '-'}${r.prism?.non2xx ? ` (${r.prism.non2xx} non-2xx)` : ''} | ${r.prism?.p99 ?? '-'} | ${r.ratio ?? '-'}x |`);
+      lines.push(
+        `| ${r.operation}${r.sequential ? ' (sequential)' : ''} | ${r.mode ?? '-'}${r.tool ? `, ${r.tool}` : ''} | ${r.tusk.rps}${r.tusk.non2xx ? ` (${r.tusk.non2xx} non-2xx)` : ''} | ${r.tusk.p50} | ${r.tusk.p99} | ${delay} | ${r.tusk.cpuUs ?? '-'} | ${r.prism?.rps ?? '-'}${r.prism?.non2xx ? ` (${r.prism.non2xx} non-2xx)` : ''} | ${r.prism?.p99 ?? '-'} | ${r.ratio ?? '-'}x |`,
+      );
     }
     lines.push('');
   }
   const mine = res.targets.filter((t) => /^(every operation|listInstances|listBackups|getAuditLogCsv|listInvoices|listTeamMembers)/.test(t.name));
   lines.push('| target | figure | result |', '|---|---:|---|');
-  for (const t of mine) lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
+  for (const t of mine)
+    lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
   return lines.join('\n');
 }
 
@@ -119,7 +163,9 @@ const END = '<!-- bench:latest:end -->';
 export function writeBenchmarksMd(res) {
   const file = join(ROOT, 'BENCHMARKS.md');
   const block = `${START}\n${markdown(res)}\n${END}`;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmarks\n\n\`npm run bench\` (bench/run.js) writes the section below and bench/results/latest.json.\n\n## Latest run\n\n${START}\n${END}\n`;
+  let text = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : `# Benchmarks\n\n\`npm run bench\` (bench/run.js) writes the section below and bench/results/latest.json.\n\n## Latest run\n\n${START}\n${END}\n`;
   if (!text.includes(START)) text += `\n## Latest run\n\n${START}\n${END}\n`;
   text = text.replace(new RegExp(`${START}[\\s\\S]*?${END}`), () => block);
   writeFileSync(file, text);
@@ -138,5 +184,8 @@ export function writeOperationsMd(results) {
   const file = join(ROOT, 'BENCHMARKS.md');
   let text = readFileSync(file, 'utf8');
   if (!text.includes(OPS_START)) text += `\n## Every operation, and the heavy reads against the physical limit\n\n${OPS_START}\n${OPS_END}\n`;
-  writeFileSync(file, text.replace(new RegExp(`${OPS_START}[\\s\\S]*?${OPS_END}`), () => `${OPS_START}\n${operationsMarkdown(results)}\n${OPS_END}`));
+  writeFileSync(
+    file,
+    text.replace(new RegExp(`${OPS_START}[\\s\\S]*?${OPS_END}`), () => `${OPS_START}\n${operationsMarkdown(results)}\n${OPS_END}`),
+  );
 }

@@ -20,7 +20,23 @@ export async function startTusk({ profile } = {}) {
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const since = performance.now();
   const proc = startNode(
-    [TUSK_BIN, 'serve', '--quiet', '--databases', 'off', '--customer-port', String(customerPort), '--instance-port', String(instancePort), '--rate-limit', '100000000/1', '--provision-delay', '0', '--api-key', ADMIN_KEY],
+    [
+      TUSK_BIN,
+      'serve',
+      '--quiet',
+      '--databases',
+      'off',
+      '--customer-port',
+      String(customerPort),
+      '--instance-port',
+      String(instancePort),
+      '--rate-limit',
+      '100000000/1',
+      '--provision-delay',
+      '0',
+      '--api-key',
+      ADMIN_KEY,
+    ],
     nodeFlags,
   );
   const customer = `http://127.0.0.1:${customerPort}`;
@@ -34,9 +50,17 @@ export async function startPrism({ doc = INSTANCE_DOC } = {}) {
   const since = performance.now();
   // `prism mock` as users run it (its request log at the default level, info). --prism-quiet
   // silences the log (-v error): about 1.5x Prism's default throughput.
-  const proc = startNode([PRISM_JS, 'mock', doc, '-p', String(port), '-h', '127.0.0.1', ...(flags['prism-quiet'] ? ['-v', 'error'] : [])], [], { ignoreStdout: true });
+  const proc = startNode([PRISM_JS, 'mock', doc, '-p', String(port), '-h', '127.0.0.1', ...(flags['prism-quiet'] ? ['-v', 'error'] : [])], [], {
+    ignoreStdout: true,
+  });
   const instance = `http://127.0.0.1:${port}`;
-  const startMs = await firstOk(`${instance}${doc === INSTANCE_DOC ? '/api/alarms' : '/api/plans'}`, { authorization: basic('any-key-works') }, proc, since, 90_000);
+  const startMs = await firstOk(
+    `${instance}${doc === INSTANCE_DOC ? '/api/alarms' : '/api/plans'}`,
+    { authorization: basic('any-key-works') },
+    proc,
+    since,
+    90_000,
+  );
   return { name: 'prism', proc, instance, startMs };
 }
 

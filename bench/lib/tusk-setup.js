@@ -39,7 +39,9 @@ async function pool(n, width, fn) {
 /** Creates instances until the account (of `key`, the admin's by default) has `total`; resolves the created ones ({id, apikey}). */
 export async function growTo(t, total, prefix, key = ADMIN_KEY) {
   const have = (await api(t.customer, 'GET', '/api/instances', key)).json().length;
-  return pool(Math.max(0, total - have), 16, async (i) => (await api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE })).json());
+  return pool(Math.max(0, total - have), 16, async (i) =>
+    (await api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE })).json(),
+  );
 }
 
 /** The Tusk workloads' state: an account with 1,000 instances, a busy audit month, keys. */
@@ -62,6 +64,8 @@ export async function prepareTusk(t) {
  */
 export const POST_INSTANCES = 3000;
 export async function preparePosts(t) {
-  const created = await pool(POST_INSTANCES, 16, async (i) => (await api(t.customer, 'POST', '/api/instances', ADMIN_KEY, { name: `post-${i}`, ...NEW_INSTANCE })).json());
+  const created = await pool(POST_INSTANCES, 16, async (i) =>
+    (await api(t.customer, 'POST', '/api/instances', ADMIN_KEY, { name: `post-${i}`, ...NEW_INSTANCE })).json(),
+  );
   return created.map((c) => basic(c.apikey));
 }

@@ -15,7 +15,11 @@ export async function contract(results) {
     p.on('exit', (code) => resolve({ code, out }));
   });
   const seconds = (performance.now() - t0) / 1000;
-  const summary = r.out.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => /^\s*(Test Files|Tests)\s/.test(l)).map((l) => l.trim());
+  const summary = r.out
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split('\n')
+    .filter((l) => /^\s*(Test Files|Tests)\s/.test(l))
+    .map((l) => l.trim());
   results.contract = { seconds: round1(seconds), exitCode: r.code, summary };
   log(`  npx vitest run contract-tests: ${seconds.toFixed(1)} s, exit ${r.code}${summary.length ? ` (${summary.join('; ')})` : ''}`);
 }

@@ -17,7 +17,9 @@ import { ADMIN_KEY, startPrism, startTusk } from '../lib/starters.js';
 export async function operationsPart(results) {
   const ids = ['customer', 'instance'].flatMap((api) => {
     const doc = JSON.parse(readFileSync(join(ROOT, 'dist', 'openapi', `${api}.json`), 'utf8'));
-    return Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => (op && typeof op === 'object' && op.operationId ? [op.operationId] : [])));
+    return Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => (op && typeof op === 'object' && op.operationId ? [op.operationId] : [])),
+    );
   });
   const only = flags.operation ? flags.operation.split(',').map((x) => x.trim()) : undefined;
   const t = await startTusk({ profile: flags.profile });
@@ -49,4 +51,13 @@ export async function operationsPart(results) {
   }
 }
 
-const roundFigures = (f) => ({ rps: Math.round(f.rps), p50: round1(f.p50), p99: round1(f.p99), non2xx: f.non2xx, ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}), ...(f.cpuUs !== undefined ? { cpuUs: f.cpuUs } : {}), ...(f.rounds ? { rounds: f.rounds } : {}), ...(f.firstBad ? { firstBad: f.firstBad } : {}) });
+const roundFigures = (f) => ({
+  rps: Math.round(f.rps),
+  p50: round1(f.p50),
+  p99: round1(f.p99),
+  non2xx: f.non2xx,
+  ...(f.eventLoopDelayMs ? { eventLoopDelayMs: f.eventLoopDelayMs } : {}),
+  ...(f.cpuUs !== undefined ? { cpuUs: f.cpuUs } : {}),
+  ...(f.rounds ? { rounds: f.rounds } : {}),
+  ...(f.firstBad ? { firstBad: f.firstBad } : {}),
+});

@@ -28,7 +28,13 @@ export async function heavyPart(results) {
     const reads = [
       { id: 'listInstances', title: 'GET /api/instances (1,000 instances)', base: t.customer, path: '/api/instances', key: ADMIN_KEY },
       { id: 'listBackups', title: 'GET /api/backup', base: t.instance, path: '/api/backup', key: state.getKey },
-      { id: 'getAuditLogCsv', title: `GET /api/auditlog/csv (${state.auditRows} rows this month)`, base: t.customer, path: '/api/auditlog/csv', key: ADMIN_KEY },
+      {
+        id: 'getAuditLogCsv',
+        title: `GET /api/auditlog/csv (${state.auditRows} rows this month)`,
+        base: t.customer,
+        path: '/api/auditlog/csv',
+        key: ADMIN_KEY,
+      },
       { id: 'listInvoices', title: 'GET /api/invoices', base: t.customer, path: '/api/invoices', key: ADMIN_KEY },
       { id: 'listTeamMembers', title: 'GET /api/team', base: t.customer, path: '/api/team', key: ADMIN_KEY },
     ];
@@ -53,11 +59,24 @@ export async function heavyPart(results) {
         samples.delay.push((await (await fetch(`${t.customer}/__tusk/runtime`)).json()).event_loop_delay_ms);
         samples.limit.push(await measure({ url: ref.base + r.path, method: 'GET', headers: {} }));
       }
-      const fig = (fs) => ({ rps: Math.round(median(fs.map((f) => f.rps))), p50: round1(median(fs.map((f) => f.p50))), p99: round1(median(fs.map((f) => f.p99))), non2xx: fs.reduce((n, f) => n + f.non2xx, 0) });
-      const row = { title: r.title, bytes: r.bytes, tusk: fig(samples.tusk), limit: fig(samples.limit), eventLoopDelayMs: { p99: round1(median(samples.delay.map((d) => d.p99))), max: round1(Math.max(...samples.delay.map((d) => d.max))) } };
+      const fig = (fs) => ({
+        rps: Math.round(median(fs.map((f) => f.rps))),
+        p50: round1(median(fs.map((f) => f.p50))),
+        p99: round1(median(fs.map((f) => f.p99))),
+        non2xx: fs.reduce((n, f) => n + f.non2xx, 0),
+      });
+      const row = {
+        title: r.title,
+        bytes: r.bytes,
+        tusk: fig(samples.tusk),
+        limit: fig(samples.limit),
+        eventLoopDelayMs: { p99: round1(median(samples.delay.map((d) => d.p99))), max: round1(Math.max(...samples.delay.map((d) => d.max))) },
+      };
       row.ratio = Math.round((row.tusk.rps / row.limit.rps) * 100) / 100;
       results.heavy[r.id] = row;
-      log(`  ${r.title.padEnd(42)} ${String(r.bytes).padStart(8)} B  tusk ${String(row.tusk.rps).padStart(6)} req/s p99 ${row.tusk.p99} ms  limit ${String(row.limit.rps).padStart(6)} req/s  ${row.ratio}x  event-loop delay p99 ${row.eventLoopDelayMs.p99} ms, max ${row.eventLoopDelayMs.max} ms`);
+      log(
+        `  ${r.title.padEnd(42)} ${String(r.bytes).padStart(8)} B  tusk ${String(row.tusk.rps).padStart(6)} req/s p99 ${row.tusk.p99} ms  limit ${String(row.limit.rps).padStart(6)} req/s  ${row.ratio}x  event-loop delay p99 ${row.eventLoopDelayMs.p99} ms, max ${row.eventLoopDelayMs.max} ms`,
+      );
     }
   } finally {
     await t.proc.stop();

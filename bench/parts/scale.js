@@ -40,12 +40,19 @@ export async function scale(results) {
     const instances = (await api(large.customer, 'GET', '/api/instances', ADMIN_KEY)).json().length;
     // What each instance holds: default alarms, recipient, backups, maintenance.
     const held = {};
-    for (const [k, path] of [['alarms', '/api/alarms'], ['recipients', '/api/alarms/recipients'], ['backups', '/api/backup'], ['maintenance', '/api/maintenance']]) {
+    for (const [k, path] of [
+      ['alarms', '/api/alarms'],
+      ['recipients', '/api/alarms/recipients'],
+      ['backups', '/api/backup'],
+      ['maintenance', '/api/maintenance'],
+    ]) {
       held[k] = (await api(large.instance, 'GET', path, bulk.at(-1).apikey)).json().length;
     }
     await sleep(2000);
     const first = { instances, createMs, held, rss: rssMb(large.proc.pid) };
-    log(`  ${instances} instances created through the API in ${(createMs / 1000).toFixed(1)} s; each holds ${JSON.stringify(held)}; RSS ${first.rss.toFixed(0)} MB`);
+    log(
+      `  ${instances} instances created through the API in ${(createMs / 1000).toFixed(1)} s; each holds ${JSON.stringify(held)}; RSS ${first.rss.toFixed(0)} MB`,
+    );
     await settle(large.proc.pid);
     const sides = [
       { label: '10', t: small, key: probes[0], runs: [] },
@@ -58,7 +65,9 @@ export async function scale(results) {
       const w = { url: `${side.t.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(side.key) } };
       const f = await measure(w, side.t.proc.pid, warm ? Math.max(opts.warmup, 10) : opts.warmup);
       side.runs.push(f);
-      log(`  GET /api/alarms at ${side.label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms  ${f.cpuUs === undefined ? '' : `${f.cpuUs.toFixed(1)} µs CPU/request`}`);
+      log(
+        `  GET /api/alarms at ${side.label.padStart(5)} instances  ${f.rps.toFixed(0).padStart(7)} req/s  p99 ${f.p99.toFixed(2)} ms  ${f.cpuUs === undefined ? '' : `${f.cpuUs.toFixed(1)} µs CPU/request`}`,
+      );
     };
     const rounds = quick ? opts.rounds : Math.max(opts.rounds, 5);
     for (let r = 0; r < rounds; r++) for (const side of r % 2 ? [...sides].reverse() : sides) await take(side, r === 0);
@@ -77,8 +86,18 @@ export async function scale(results) {
       perInstance: first.held,
       rssMb: Math.round(first.rss),
       peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${large.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
-      getAlarmsAt10: { rps: Math.round(rps10), p99: round1(median(at10.map((f) => f.p99))), cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10), rounds: at10.map(scaleRound) },
-      getAlarmsAtScale: { rps: Math.round(rpsBig), p99: round1(median(atBig.map((f) => f.p99))), cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig), rounds: atBig.map(scaleRound) },
+      getAlarmsAt10: {
+        rps: Math.round(rps10),
+        p99: round1(median(at10.map((f) => f.p99))),
+        cpuUsPerRequest: cpu10 === undefined ? null : round1(cpu10),
+        rounds: at10.map(scaleRound),
+      },
+      getAlarmsAtScale: {
+        rps: Math.round(rpsBig),
+        p99: round1(median(atBig.map((f) => f.p99))),
+        cpuUsPerRequest: cpuBig === undefined ? null : round1(cpuBig),
+        rounds: atBig.map(scaleRound),
+      },
       // Each round's two windows are next to each other in time: the figure is the median of the
       // rounds' ratios, so that a slow minute is compared with itself.
       costRatio: round3(median(ratios)),

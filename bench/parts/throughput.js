@@ -56,7 +56,9 @@ export async function throughput(results) {
           const t0 = performance.now();
           state = await prepareTusk(server);
           results.tuskSetup = { ...state, getKey: undefined, postInstances: POST_INSTANCES, ms: Math.round(performance.now() - t0) };
-          log(`  tusk: ${state.instances} instances, ${state.auditRows} audit rows this month, ${state.backups} backups listed (set-up ${results.tuskSetup.ms} ms)`);
+          log(
+            `  tusk: ${state.instances} instances, ${state.auditRows} audit rows this month, ${state.backups} backups listed (set-up ${results.tuskSetup.ms} ms)`,
+          );
           // The set-up's garbage is collected before the first workload, not during it.
           await settle(server.proc.pid);
         }
@@ -67,7 +69,9 @@ export async function throughput(results) {
           if (w.prepare) w.auths = await w.prepare(server);
           const f = await measure(w);
           ((samples[id] ??= {})[name] ??= []).push(f);
-          log(`  ${name.padEnd(9)} ${WORKLOADS[id].title.padEnd(38)} ${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms${f.non2xx ? `  non-2xx ${f.non2xx}` : ''}${f.errors ? `  errors ${f.errors}` : ''}`);
+          log(
+            `  ${name.padEnd(9)} ${WORKLOADS[id].title.padEnd(38)} ${f.rps.toFixed(0).padStart(7)} req/s  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms${f.non2xx ? `  non-2xx ${f.non2xx}` : ''}${f.errors ? `  errors ${f.errors}` : ''}`,
+          );
         }
       } finally {
         await server.proc.stop();

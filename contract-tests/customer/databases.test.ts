@@ -83,7 +83,12 @@ async function readyUrl(id: number): Promise<string> {
 /** A departure of a database operation: the rows read back are not what the documents promise. */
 function departs(operation: string, request: { method: string; path: string }, rule: string, expected: string[], got: string[] | 'missing'): ContractViolation {
   const shown = (v: string[] | 'missing') => (v === 'missing' ? 'no table' : JSON.stringify(v));
-  return new ContractViolation(operation, [`${rule}: the database holds ${shown(got)}, not ${shown(expected)}`], { status: 200, headers: {}, text: '' }, { request, expected: `the rows ${shown(expected)}`, got: `rows ${shown(got)}` });
+  return new ContractViolation(
+    operation,
+    [`${rule}: the database holds ${shown(got)}, not ${shown(expected)}`],
+    { status: 200, headers: {}, text: '' },
+    { request, expected: `the rows ${shown(expected)}`, got: `rows ${shown(got)}` },
+  );
 }
 
 async function expectRows(url: string, expected: string[], operation: string, request: { method: string; path: string }, rule: string): Promise<void> {
@@ -96,61 +101,97 @@ async function backup(apikey: string): Promise<number> {
   const before = new Set((await t.api.instance('listBackups', apikey)).body.map((b) => b.id));
   t.api.expectStatus(await t.api.instance('createBackup', apikey), '2XX');
   let id: number | undefined;
-  await eventually(async () => {
-    id = (await t.api.instance('listBackups', apikey)).body.find((b) => !before.has(b.id))?.id;
-    return id !== undefined;
-  }, callbackPatience(t) + 10_000, 500);
+  await eventually(
+    async () => {
+      id = (await t.api.instance('listBackups', apikey)).body.find((b) => !before.has(b.id))?.id;
+      return id !== undefined;
+    },
+    callbackPatience(t) + 10_000,
+    500,
+  );
   return id!;
 }
 
 /** A new instance like `source` made by createInstance with `action`; deleted after the file. */
 async function copyOf(c: ContractContext, source: { id: number; plan: string; region: string }, action: 'fork' | 'pit', pit?: string): Promise<number> {
-  const res = await c.api.customer('createInstance', { body: { name: randomName(action), plan: source.plan, region: source.region, action, instance_id: source.id, ...(pit ? { pit } : {}) } });
+  const res = await c.api.customer('createInstance', {
+    body: { name: randomName(action), plan: source.plan, region: source.region, action, instance_id: source.id, ...(pit ? { pit } : {}) },
+  });
   c.api.expectStatus(res, 200);
   c.cleanup(() => c.api.customer('deleteInstance', { params: { id: res.body.id }, unchecked: true }));
   return res.body.id;
 }
 
 describe('the databases behind the instances (--check-databases)', () => {
-  it('the url of a ready instance connects; after rotate-password the old password is refused and the new url connects', async ({ skip }) => {
-    if (!t.target.checkDatabases) return skip(SKIP);
-    const { id, apikey } = await createInstance(t);
-    const url = await readyUrl(id);
-    expect(await connects(url)).toBe(true);
-    t.api.expectStatus(await t.api.instance('rotatePassword', apikey), '2XX');
-    const fresh = await readyUrl(id);
-    expect(fresh).not.toBe(url);
-    await eventually(async () => !(await connects(url)), 30_000);
-    await eventually(() => connects(fresh), 30_000);
-  }, CHECK_TIMEOUT);
+  it(
+    'the url of a ready instance connects; after rotate-password the old password is refused and the new url connects',
+    async ({ skip }) => {
+      if (!t.target.checkDatabases) return skip(SKIP);
+      const { id, apikey } = await createInstance(t);
+      const url = await readyUrl(id);
+      expect(await connects(url)).toBe(true);
+      t.api.expectStatus(await t.api.instance('rotatePassword', apikey), '2XX');
+      const fresh = await readyUrl(id);
+      expect(fresh).not.toBe(url);
+      await eventually(async () => !(await connects(url)), 30_000);
+      await eventually(() => connects(fresh), 30_000);
+    },
+    CHECK_TIMEOUT,
+  );
 
-  it('restoreBackup restores the backup into its database: once the restore callback arrives, the rows read as they were when the backup was taken', async ({ skip }) => {
-    if (!t.target.checkDatabases) return skip(SKIP);
-    const { id, apikey } = await createInstance(t);
-    const url = await readyUrl(id);
-    await write(url, 'kept by the backup');
-    const backupId = await backup(apikey);
-    await write(url, 'written after the backup');
-    const callback = receiver.url();
-    t.api.expectStatus(await t.api.instance('restoreBackup', apikey, { body: { backup_id: backupId, callback } }), '2XX');
-    await receiver.waitFor(callback, { timeoutMs: callbackPatience(t) });
-    await expectRows(url, ['kept by the backup'], 'instance restoreBackup', { method: 'POST', path: '/api/backup/restore' }, 'restores the backup into its database (read once the restore callback arrived)');
-  }, CHECK_TIMEOUT);
+  it(
+    'restoreBackup restores the backup into its database: once the restore callback arrives, the rows read as they were when the backup was taken',
+    async ({ skip }) => {
+      if (!t.target.checkDatabases) return skip(SKIP);
+      const { id, apikey } = await createInstance(t);
+      const url = await readyUrl(id);
+      await write(url, 'kept by the backup');
+      const backupId = await backup(apikey);
+      await write(url, 'written after the backup');
+      const callback = receiver.url();
+      t.api.expectStatus(await t.api.instance('restoreBackup', apikey, { body: { backup_id: backupId, callback } }), '2XX');
+      await receiver.waitFor(callback, { timeoutMs: callbackPatience(t) });
+      await expectRows(
+        url,
+        ['kept by the backup'],
+        'instance restoreBackup',
+        { method: 'POST', path: '/api/backup/restore' },
+        'restores the backup into its database (read once the restore callback arrived)',
+      );
+    },
+    CHECK_TIMEOUT,
+  );
 
-  it('createInstance with action fork makes a copy of the source as it is now: once ready it holds the source\'s rows, and the two are independent', async ({ skip }) => {
-    if (!t.target.checkDatabases) return skip(SKIP);
-    const source = await createInstance(t);
-    const sourceUrl = await readyUrl(source.id);
-    await write(sourceUrl, 'in the source before the fork');
-    const fork = await copyOf(t, source, 'fork');
-    const forkUrl = await readyUrl(fork);
-    const request = { method: 'POST', path: '/api/instances' };
-    await expectRows(forkUrl, ['in the source before the fork'], 'customer createInstance', request, 'action fork is a copy of instance instance_id as it is now (read once the fork is ready)');
-    await write(forkUrl, 'in the fork only');
-    await expectRows(sourceUrl, ['in the source before the fork'], 'customer createInstance', request, 'a fork is a copy: a write to the fork is not seen in the source');
-    await write(sourceUrl, 'in the source only');
-    await expectRows(forkUrl, ['in the fork only'], 'customer createInstance', request, 'a fork is a copy: a write to the source is not seen in the fork');
-  }, CHECK_TIMEOUT);
+  it(
+    "createInstance with action fork makes a copy of the source as it is now: once ready it holds the source's rows, and the two are independent",
+    async ({ skip }) => {
+      if (!t.target.checkDatabases) return skip(SKIP);
+      const source = await createInstance(t);
+      const sourceUrl = await readyUrl(source.id);
+      await write(sourceUrl, 'in the source before the fork');
+      const fork = await copyOf(t, source, 'fork');
+      const forkUrl = await readyUrl(fork);
+      const request = { method: 'POST', path: '/api/instances' };
+      await expectRows(
+        forkUrl,
+        ['in the source before the fork'],
+        'customer createInstance',
+        request,
+        'action fork is a copy of instance instance_id as it is now (read once the fork is ready)',
+      );
+      await write(forkUrl, 'in the fork only');
+      await expectRows(
+        sourceUrl,
+        ['in the source before the fork'],
+        'customer createInstance',
+        request,
+        'a fork is a copy: a write to the fork is not seen in the source',
+      );
+      await write(sourceUrl, 'in the source only');
+      await expectRows(forkUrl, ['in the fork only'], 'customer createInstance', request, 'a fork is a copy: a write to the source is not seen in the fork');
+    },
+    CHECK_TIMEOUT,
+  );
 
   describe('a point in time', () => {
     /**
@@ -172,21 +213,41 @@ describe('the databases behind the instances (--check-databases)', () => {
         return { source, url, pit };
       })());
 
-    it('createInstance with action pit makes a copy as it was at pit: once ready it holds the rows of that time', async ({ skip }) => {
-      if (!t.target.checkDatabases) return skip(SKIP);
-      const { source, pit } = await prepare();
-      const copy = await copyOf(t, source, 'pit', pitOf(pit));
-      await expectRows(await readyUrl(copy), ['at the point in time'], 'customer createInstance', { method: 'POST', path: '/api/instances' }, `action pit is a copy of instance instance_id as it was at pit ${pitOf(pit)} (read once the copy is ready)`);
-    }, CHECK_TIMEOUT);
+    it(
+      'createInstance with action pit makes a copy as it was at pit: once ready it holds the rows of that time',
+      async ({ skip }) => {
+        if (!t.target.checkDatabases) return skip(SKIP);
+        const { source, pit } = await prepare();
+        const copy = await copyOf(t, source, 'pit', pitOf(pit));
+        await expectRows(
+          await readyUrl(copy),
+          ['at the point in time'],
+          'customer createInstance',
+          { method: 'POST', path: '/api/instances' },
+          `action pit is a copy of instance instance_id as it was at pit ${pitOf(pit)} (read once the copy is ready)`,
+        );
+      },
+      CHECK_TIMEOUT,
+    );
 
-    it('recoverToPointInTime recovers the database to the time pit: once the recovery callback arrives, it holds the rows of that time', async ({ skip }) => {
-      if (!t.target.checkDatabases) return skip(SKIP);
-      const { source, url, pit } = await prepare();
-      const minute = pitOf(pit).slice(0, 16);
-      const callback = receiver.url();
-      t.api.expectStatus(await t.api.instance('recoverToPointInTime', source.apikey, { body: { pit: minute, callback } }), '2XX');
-      await receiver.waitFor(callback, { timeoutMs: callbackPatience(t) });
-      await expectRows(url, ['at the point in time'], 'instance recoverToPointInTime', { method: 'POST', path: '/api/backup/pitr' }, `recovers the database to the time pit ${minute} (read once the recovery callback arrived)`);
-    }, CHECK_TIMEOUT);
+    it(
+      'recoverToPointInTime recovers the database to the time pit: once the recovery callback arrives, it holds the rows of that time',
+      async ({ skip }) => {
+        if (!t.target.checkDatabases) return skip(SKIP);
+        const { source, url, pit } = await prepare();
+        const minute = pitOf(pit).slice(0, 16);
+        const callback = receiver.url();
+        t.api.expectStatus(await t.api.instance('recoverToPointInTime', source.apikey, { body: { pit: minute, callback } }), '2XX');
+        await receiver.waitFor(callback, { timeoutMs: callbackPatience(t) });
+        await expectRows(
+          url,
+          ['at the point in time'],
+          'instance recoverToPointInTime',
+          { method: 'POST', path: '/api/backup/pitr' },
+          `recovers the database to the time pit ${minute} (read once the recovery callback arrived)`,
+        );
+      },
+      CHECK_TIMEOUT,
+    );
   });
 });

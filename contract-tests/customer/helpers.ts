@@ -45,7 +45,9 @@ export async function expectMethodNotAllowed(
   const { base, path } = t.api.url('customer', operationId, params);
   const res = await t.api.send(base, method, path, { key: t.target.apiKey, unchecked: true });
   expect(res.status).toBe(405);
-  const methods = String(res.headers.allow ?? '').split(/,\s*/).sort();
+  const methods = String(res.headers.allow ?? '')
+    .split(/,\s*/)
+    .sort();
   if (options.atLeast) expect(methods).toEqual(expect.arrayContaining(allow));
   else expect(methods).toEqual([...allow].sort());
   expect(methods).not.toContain(method);

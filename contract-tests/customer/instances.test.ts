@@ -6,7 +6,6 @@ import { eventually, expectBadRequest, expectMethodNotAllowed, pitOf, randomName
 
 const t = useContract();
 
-
 async function catalogue(t: ContractContext) {
   const plans = (await t.api.customer('listPlans')).body;
   const regions = (await t.api.customer('listRegions')).body;
@@ -121,16 +120,20 @@ describe('createInstance', () => {
     expect((await get(res.body.id)).body.name).toBe(name);
   });
 
-  it('creates an instance that is not ready at first and becomes ready', async () => {
-    const c = await catalogue(t);
-    const sent = Date.now();
-    const res = await create({ name: randomName(), plan: c.dedicated[0]!.name, region: c.anyRegion });
-    const first = await get(res.body.id);
-    // In-process the provision delay is known: not ready before it has passed, which only an
-    // answer that came back sooner can show (a busy runner may take longer; then it proves nothing).
-    if (t.target.provisionDelayMs !== undefined && Date.now() - sent < t.target.provisionDelayMs) expect(first.body.ready).toBe(false);
-    await eventually(async () => (await get(res.body.id)).body.ready === true, READY_PATIENCE_MS);
-  }, READY_PATIENCE_MS + 30_000);
+  it(
+    'creates an instance that is not ready at first and becomes ready',
+    async () => {
+      const c = await catalogue(t);
+      const sent = Date.now();
+      const res = await create({ name: randomName(), plan: c.dedicated[0]!.name, region: c.anyRegion });
+      const first = await get(res.body.id);
+      // In-process the provision delay is known: not ready before it has passed, which only an
+      // answer that came back sooner can show (a busy runner may take longer; then it proves nothing).
+      if (t.target.provisionDelayMs !== undefined && Date.now() - sent < t.target.provisionDelayMs) expect(first.body.ready).toBe(false);
+      await eventually(async () => (await get(res.body.id)).body.ready === true, READY_PATIENCE_MS);
+    },
+    READY_PATIENCE_MS + 30_000,
+  );
 
   it('places a shared plan in a region that has shared plans', async ({ skip }) => {
     const c = await catalogue(t);
@@ -195,7 +198,14 @@ describe('createInstance', () => {
     const source = await createInstance(t);
     await sleep(2500);
     // (The target's time, known to within a second when its clock is not this machine's: see Client.now.)
-    const res = await create({ name: randomName('pit'), plan: source.plan, region: source.region, action: 'pit', instance_id: source.id, pit: pitOf(t.api.now() - 750) });
+    const res = await create({
+      name: randomName('pit'),
+      plan: source.plan,
+      region: source.region,
+      action: 'pit',
+      instance_id: source.id,
+      pit: pitOf(t.api.now() - 750),
+    });
     expect(res.status, res.text).toBe(200);
   });
 
@@ -243,7 +253,11 @@ describe('getInstance', () => {
     const a = await createInstance(t);
     const res = await get(a.id);
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).filter((k) => k !== 'tags').sort()).toEqual(['apikey', 'id', 'name', 'plan', 'providerid', 'ready', 'region', 'url']);
+    expect(
+      Object.keys(res.body)
+        .filter((k) => k !== 'tags')
+        .sort(),
+    ).toEqual(['apikey', 'id', 'name', 'plan', 'providerid', 'ready', 'region', 'url']);
     expect(res.body).toMatchObject({ id: a.id, apikey: a.apikey, plan: a.plan, region: a.region });
     const summary = (await list()).find((i) => i.id === a.id)!;
     expect(res.body).toMatchObject(summary);
@@ -316,9 +330,13 @@ describe('updateInstance', () => {
 
   it('is open to a member key and closed to a monitor key (403)', async ({ skip }) => {
     const a = await createInstance(t);
-    expect((await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'by-monitor' }, key: requireRoleKey(t, 'monitor', skip) })).status).toBe(403);
+    expect(
+      (await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'by-monitor' }, key: requireRoleKey(t, 'monitor', skip) })).status,
+    ).toBe(403);
     expect((await get(a.id)).body.name).not.toBe('by-monitor');
-    expect([200, 204]).toContain((await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'by-member' }, key: requireRoleKey(t, 'member', skip) })).status);
+    expect([200, 204]).toContain(
+      (await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'by-member' }, key: requireRoleKey(t, 'member', skip) })).status,
+    );
     expect((await get(a.id)).body.name).toBe('by-member');
   });
 

@@ -6,7 +6,6 @@ import { expectBadRequest, expectMethodNotAllowed } from './helpers.js';
 
 const t = useContract();
 
-
 /** `yyyy/m` as a sortable month index, and as `yyyy-mm`. */
 const index = (period: string) => Number(period.split('/')[0]) * 12 + Number(period.split('/')[1]) - 1;
 const yearMonth = (period: string) => `${period.split('/')[0]}-${period.split('/')[1]!.padStart(2, '0')}`;

@@ -6,7 +6,6 @@ import { expectBadRequest, expectMethodNotAllowed } from './helpers.js';
 
 const t = useContract();
 
-
 describe('listPlans', () => {
   it('lists the plans with their monthly USD prices, shared and dedicated', async () => {
     const res = await t.api.customer('listPlans');

@@ -6,7 +6,6 @@ import { expectBadRequest, expectMethodNotAllowed } from './helpers.js';
 
 const t = useContract();
 
-
 describe('listRegions', () => {
   it('lists the regions, each usable as <provider>::<region>', async () => {
     const res = await t.api.customer('listRegions');
@@ -22,7 +21,9 @@ describe('listRegions', () => {
     const res = await t.api.customer('listRegions', { query: { provider } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(regions.filter((r) => r.provider === provider));
-    expect((await t.api.customer('listRegions', { query: { provider: provider.slice(0, -1) } })).body).toEqual(regions.filter((r) => r.provider === provider.slice(0, -1)));
+    expect((await t.api.customer('listRegions', { query: { provider: provider.slice(0, -1) } })).body).toEqual(
+      regions.filter((r) => r.provider === provider.slice(0, -1)),
+    );
   });
 
   it('gives an empty list for an unknown provider, and 400 for an empty one', async () => {

@@ -6,7 +6,6 @@ import { expectBadRequest, expectMethodNotAllowed, randomEmail } from './helpers
 
 const t = useContract();
 
-
 const team = async () => (await t.api.customer('listTeamMembers')).body;
 const member = async (email: string) => (await team()).find((m) => m.email === email);
 
@@ -144,14 +143,19 @@ describe('updateTeamMember', () => {
   });
 
   it('answers 404 for a user id no member has and 400 for one that is not a UUID', async () => {
-    expect((await t.api.customer('updateTeamMember', { params: { user_id: '00000000-0000-4000-8000-000000000000' }, body: { role: 'member' } })).status).toBe(404);
+    expect((await t.api.customer('updateTeamMember', { params: { user_id: '00000000-0000-4000-8000-000000000000' }, body: { role: 'member' } })).status).toBe(
+      404,
+    );
     expectBadRequest(await t.api.customer('updateTeamMember', { params: { user_id: 'someone' }, body: { role: 'member' } }), 'user_id');
   });
 
   it('is closed to every role but admin (403), changing nothing', async ({ skip }) => {
     const { email, id } = await invite();
     for (const role of ['devops', 'member', 'monitor', 'billing manager'] as const) {
-      expect((await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'admin' }, key: requireRoleKey(t, role, skip) })).status, role).toBe(403);
+      expect(
+        (await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'admin' }, key: requireRoleKey(t, role, skip) })).status,
+        role,
+      ).toBe(403);
     }
     expect((await member(email))!.roles).toEqual(['member']);
   });

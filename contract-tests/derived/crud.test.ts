@@ -16,9 +16,14 @@ function expectSameFields(created: Created, item: Record<string, unknown>, opera
   for (const [k, v] of Object.entries(created.body)) {
     if (v === null || typeof v === 'object' || !(k in item)) continue;
     if (item[k] !== v) {
-      throw new ContractViolation(operation, [`read back, ${k} is ${JSON.stringify(item[k])} but the resource was created with ${JSON.stringify(v)}`], created.response, {
-        expected: `${k} = ${JSON.stringify(v)}`,
-      });
+      throw new ContractViolation(
+        operation,
+        [`read back, ${k} is ${JSON.stringify(item[k])} but the resource was created with ${JSON.stringify(v)}`],
+        created.response,
+        {
+          expected: `${k} = ${JSON.stringify(v)}`,
+        },
+      );
     }
   }
 }
@@ -35,10 +40,15 @@ for (const pair of resourcePairs(contract)) {
         t.api.expectStatus(res, 200, `reading back the resource just created (id ${created.id}): ${stateless}`);
         const got = idOf(res.body as Record<string, unknown>);
         if (got !== created.id) {
-          throw new ContractViolation(`${pair.api} ${pair.read.operationId}`, [`read back, the resource has the id ${JSON.stringify(got)}, not the id ${created.id} it was created with: ${stateless}`], res, {
-            request: { method: 'GET', path: t.api.url(pair.api, pair.read.operationId, itemParams(contract, pair.read, created.id, created.system)).path },
-            expected: `the resource with id ${created.id}`,
-          });
+          throw new ContractViolation(
+            `${pair.api} ${pair.read.operationId}`,
+            [`read back, the resource has the id ${JSON.stringify(got)}, not the id ${created.id} it was created with: ${stateless}`],
+            res,
+            {
+              request: { method: 'GET', path: t.api.url(pair.api, pair.read.operationId, itemParams(contract, pair.read, created.id, created.system)).path },
+              expected: `the resource with id ${created.id}`,
+            },
+          );
         }
         expectSameFields(created, res.body as Record<string, unknown>, `${pair.api} ${pair.read.operationId}`);
       }
@@ -46,7 +56,12 @@ for (const pair of resourcePairs(contract)) {
         const items = (await resources.list(pair)) ?? [];
         const item = items.find((i) => idOf(i) === created.id);
         if (!item) {
-          throw new ContractViolation(`${pair.api} ${pair.list.operationId}`, [`the resource just created (id ${created.id}) is not listed: ${stateless}`], created.response, { expected: `a list with id ${created.id}` });
+          throw new ContractViolation(
+            `${pair.api} ${pair.list.operationId}`,
+            [`the resource just created (id ${created.id}) is not listed: ${stateless}`],
+            created.response,
+            { expected: `a list with id ${created.id}` },
+          );
         }
         expectSameFields(created, item, `${pair.api} ${pair.list.operationId}`);
       }
@@ -67,7 +82,9 @@ for (const pair of resourcePairs(contract)) {
       if (pair.list) {
         const items = (await resources.list(pair)) ?? [];
         if (items.some((i) => idOf(i) === created.id)) {
-          throw new ContractViolation(`${pair.api} ${pair.list.operationId}`, [`the deleted resource (id ${created.id}) is still listed ${needsState}`], del, { expected: `a list without id ${created.id}` });
+          throw new ContractViolation(`${pair.api} ${pair.list.operationId}`, [`the deleted resource (id ${created.id}) is still listed ${needsState}`], del, {
+            expected: `a list without id ${created.id}`,
+          });
         }
       }
     });

@@ -150,7 +150,15 @@ export function bodyShape(contract: Contract, op: OperationInfo): BodyShape | un
       })
       .filter((b) => validatorOf(contract, op.api, b.ref)(example));
   } else branches = [{ ref: whole.ref, schema: whole.node }];
-  return { op, ref: whole.ref, schema: whole.node, example, branches, byPath: branches.some((b) => b.system !== undefined), required: op.body?.required === true };
+  return {
+    op,
+    ref: whole.ref,
+    schema: whole.node,
+    example,
+    branches,
+    byPath: branches.some((b) => b.system !== undefined),
+    required: op.body?.required === true,
+  };
 }
 
 const propertiesOf = (b: Branch) => (b.schema.properties ?? {}) as Record<string, unknown>;
@@ -241,7 +249,8 @@ export function mutations(contract: Contract, shape: BodyShape, base: Body, syst
       add({ kind: 'enum', field: name, body: { ...base, [name]: 'not-a-valid-value' }, what: `with ${name} outside its enum` });
     }
     const wrong = wrongTypeValue(typesOf(prop));
-    if (wrong !== undefined) add({ kind: 'type', field: name, body: { ...base, [name]: wrong }, what: `with ${name} of the wrong type (${JSON.stringify(wrong)})` });
+    if (wrong !== undefined)
+      add({ kind: 'type', field: name, body: { ...base, [name]: wrong }, what: `with ${name} of the wrong type (${JSON.stringify(wrong)})` });
   }
   return out;
 }
@@ -254,7 +263,8 @@ export function parameterMutations(contract: Contract, op: OperationInfo): { par
     const types = typesOf(schema);
     const validate = validatorOf(contract, op.api, p.schemaRef) as (v: unknown) => boolean;
     // A parameter arrives as text; a numeric type reads it as a number.
-    const accepts = (text: string) => validate(text) || ((types.includes('integer') || types.includes('number')) && text.trim() !== '' && validate(Number(text)));
+    const accepts = (text: string) =>
+      validate(text) || ((types.includes('integer') || types.includes('number')) && text.trim() !== '' && validate(Number(text)));
     // An empty value only for query parameters (in a path it would change the path).
     for (const value of ['not-a-valid-value', '0', '-1', ...(p.in === 'query' ? [''] : [])]) {
       if (!accepts(value)) {

@@ -35,7 +35,9 @@ const listOf = (op: OperationInfo) =>
  * link", whose expiry moves with the time of the read), and that is no change of state.
  */
 const comparable = (body: unknown): string =>
-  JSON.stringify(body, (_key, value: unknown) => (typeof value === 'string' && /^https?:\/\/[^?\s]+\?/.test(value) ? value.slice(0, value.indexOf('?')) : value));
+  JSON.stringify(body, (_key, value: unknown) =>
+    typeof value === 'string' && /^https?:\/\/[^?\s]+\?/.test(value) ? value.slice(0, value.indexOf('?')) : value,
+  );
 
 async function snapshot(listOp: OperationInfo | undefined): Promise<Response | undefined> {
   if (!listOp) return undefined;
@@ -124,10 +126,17 @@ for (const api of INTERFACES) {
         if (!p.listOp) return skip(`no list operation shows ${tagOf(op)} resources`);
         const after = (await snapshot(p.listOp))!;
         if (comparable(after.body) !== comparable(p.before?.body)) {
-          throw new ContractViolation(`${api} ${p.listOp.operationId}`, [`after ${planned.length} rejected ${op.operationId} requests the list changed:\n      before ${JSON.stringify(p.before?.body).slice(0, 400)}\n      after  ${JSON.stringify(after.body).slice(0, 400)}`], after, {
-            request: { method: 'GET', path: t.api.url(api, p.listOp.operationId).path },
-            expected: 'the same list as before',
-          });
+          throw new ContractViolation(
+            `${api} ${p.listOp.operationId}`,
+            [
+              `after ${planned.length} rejected ${op.operationId} requests the list changed:\n      before ${JSON.stringify(p.before?.body).slice(0, 400)}\n      after  ${JSON.stringify(after.body).slice(0, 400)}`,
+            ],
+            after,
+            {
+              request: { method: 'GET', path: t.api.url(api, p.listOp.operationId).path },
+              expected: 'the same list as before',
+            },
+          );
         }
       });
     });

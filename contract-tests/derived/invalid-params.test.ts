@@ -17,7 +17,9 @@ for (const api of INTERFACES) {
     for (const op of contract.operations[api].values()) {
       const variants = [
         ...parameterMutations(contract, op).map((m) => ({ name: m.param.name, in: m.param.in, value: m.value as string | undefined, what: m.what })),
-        ...op.parameters.filter((p) => p.in === 'query' && p.required).map((p) => ({ name: p.name, in: p.in, value: undefined, what: `the required query parameter ${p.name} left out` })),
+        ...op.parameters
+          .filter((p) => p.in === 'query' && p.required)
+          .map((p) => ({ name: p.name, in: p.in, value: undefined, what: `the required query parameter ${p.name} left out` })),
       ];
       for (const v of variants) {
         it(`${op.operationId} (${op.method.toUpperCase()} ${op.path}) with ${v.what}: 400 naming ${v.name}`, async () => {
@@ -30,7 +32,10 @@ for (const api of INTERFACES) {
           t.api.expectStatus(res, 400, `a request with ${v.what}`);
           if (!namesField(res.body, v.name)) {
             throw new ContractViolation(`${api} ${op.operationId}`, [`the 400 body does not name the parameter ${v.name}: ${res.text.slice(0, 200)}`], res, {
-              request: { method: op.method, path: `${t.api.url(api, op.operationId, params).path}${Object.keys(query).length ? `?${new URLSearchParams(Object.entries(query).map(([k, x]) => [k, String(x)] as [string, string]))}` : ''}` },
+              request: {
+                method: op.method,
+                path: `${t.api.url(api, op.operationId, params).path}${Object.keys(query).length ? `?${new URLSearchParams(Object.entries(query).map(([k, x]) => [k, String(x)] as [string, string]))}` : ''}`,
+              },
               expected: `400 naming ${v.name}`,
             });
           }

@@ -36,7 +36,11 @@ for (const api of INTERFACES) {
           const request = { method, path: urlPath };
           const declared = contract.declaredStatuses(api, ops[0]!.operationId);
           if (res.status !== 405) {
-            throw new ContractViolation(`${api} ${method} ${path}`, [`a method the path does not support: expected 405, got ${res.status}`], res, { request, declared, expected: '405' });
+            throw new ContractViolation(`${api} ${method} ${path}`, [`a method the path does not support: expected 405, got ${res.status}`], res, {
+              request,
+              declared,
+              expected: '405',
+            });
           }
           // The 405 response itself as the document declares it (Error body, Allow header).
           contract.check(api, ops[0]!.operationId, res, request);
@@ -47,13 +51,22 @@ for (const api of INTERFACES) {
             .filter(Boolean)
             .sort();
           const exact = matching.length === methods.length;
-          const ok = exact ? JSON.stringify(allow) === JSON.stringify([...methods].sort()) : methods.every((m) => allow.includes(m)) && allow.every((m) => matching.includes(m));
+          const ok = exact
+            ? JSON.stringify(allow) === JSON.stringify([...methods].sort())
+            : methods.every((m) => allow.includes(m)) && allow.every((m) => matching.includes(m));
           if (!ok) {
-            throw new ContractViolation(`${api} ${method} ${path}`, [`Allow: ${allow.join(', ') || '(empty)'} should list ${exact ? 'exactly' : 'at least'} ${[...methods].sort().join(', ')}${exact ? '' : ` and only methods of ${matching.join(', ')}`}`], res, {
-              request,
-              declared,
-              expected: `405 with Allow: ${[...methods].sort().join(', ')}`,
-            });
+            throw new ContractViolation(
+              `${api} ${method} ${path}`,
+              [
+                `Allow: ${allow.join(', ') || '(empty)'} should list ${exact ? 'exactly' : 'at least'} ${[...methods].sort().join(', ')}${exact ? '' : ` and only methods of ${matching.join(', ')}`}`,
+              ],
+              res,
+              {
+                request,
+                declared,
+                expected: `405 with Allow: ${[...methods].sort().join(', ')}`,
+              },
+            );
           }
           expect(allow).not.toContain(method);
         });

@@ -27,7 +27,9 @@ const contract = await Contract.load();
 const t = useContract({ rateLimit: '5/60' });
 
 const cheapRead = (api: InterfaceName) => {
-  const op = [...contract.operations[api].values()].find((o) => o.method === 'get' && pathParams(o).length === 0 && !o.parameters.some((p) => p.required) && o.responses.has('429'));
+  const op = [...contract.operations[api].values()].find(
+    (o) => o.method === 'get' && pathParams(o).length === 0 && !o.parameters.some((p) => p.required) && o.responses.has('429'),
+  );
   if (!op) throw new Error(`the ${api} document has no read operation without parameters that declares 429`);
   return op;
 };
@@ -57,7 +59,12 @@ async function hammer(api: InterfaceName, key: string, skip: (note: string) => n
     const other = responses.find((r) => r.status !== 429 && (r.status < 200 || r.status >= 300));
     if (other) {
       contract.check(api, op.operationId, other, request);
-      throw new ContractViolation(`${api} ${op.operationId}`, [`a valid request while hammering the rate limit: expected 2XX or 429, got ${other.status}`], other, { request, expected: '2XX or 429' });
+      throw new ContractViolation(
+        `${api} ${op.operationId}`,
+        [`a valid request while hammering the rate limit: expected 2XX or 429, got ${other.status}`],
+        other,
+        { request, expected: '2XX or 429' },
+      );
     }
   }
   if (!limited) {
@@ -65,10 +72,15 @@ async function hammer(api: InterfaceName, key: string, skip: (note: string) => n
     const most = mostWithin(waves, windowS * 1000);
     const reached = `no 429 after ${sent} requests with one key; at most ${most} were answered within ${windowS} s (${Math.round(most / windowS)} per second)`;
     if (limit && most > 2 * limit.requests) {
-      throw new ContractViolation(`${api} ${op.operationId}`, [`${reached}: more than twice the documented limit of ${limit.text}, which no limiter of that rate admits`], { status: 200, headers: {}, text: '' }, {
-        request: { method: 'GET', path: `${base}${path}` },
-        expected: `429 with Retry-After once the key is over its limit (${limit.text})`,
-      });
+      throw new ContractViolation(
+        `${api} ${op.operationId}`,
+        [`${reached}: more than twice the documented limit of ${limit.text}, which no limiter of that rate admits`],
+        { status: 200, headers: {}, text: '' },
+        {
+          request: { method: 'GET', path: `${base}${path}` },
+          expected: `429 with Retry-After once the key is over its limit (${limit.text})`,
+        },
+      );
     }
     skip(
       limit

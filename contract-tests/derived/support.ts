@@ -117,7 +117,10 @@ export class Resources {
         const seen = new Set(before.map(idOf));
         id = idOf((await this.list(pair))?.find((i) => !seen.has(idOf(i))));
       }
-      if (id === undefined) throw new Error(`${pair.create.operationId} answered ${res.status} but neither its body nor ${pair.list?.operationId ?? 'a list operation'} shows the new resource's id`);
+      if (id === undefined)
+        throw new Error(
+          `${pair.create.operationId} answered ${res.status} but neither its body nor ${pair.list?.operationId ?? 'a list operation'} shows the new resource's id`,
+        );
       const created: Created = { pair, id, ...(system !== undefined ? { system } : {}), body, response: res };
       const cleanupId = id;
       this.t.cleanup(async () => this.call(pair.remove, { params: itemParams(this.t.contract, pair.remove, cleanupId, system), unchecked: true }));
@@ -154,7 +157,8 @@ export function mostWithin(waves: Wave[], windowMs: number): number {
   let most = 0;
   for (let i = 0; i < waves.length; i++) {
     let n = 0;
-    for (let j = i; j < waves.length && waves[j]!.sent < waves[i]!.sent + windowMs; j++) if (waves[j]!.done <= waves[i]!.sent + windowMs) n += waves[j]!.requests;
+    for (let j = i; j < waves.length && waves[j]!.sent < waves[i]!.sent + windowMs; j++)
+      if (waves[j]!.done <= waves[i]!.sent + windowMs) n += waves[j]!.requests;
     most = Math.max(most, n);
   }
   return most;

@@ -24,7 +24,9 @@ export type InstanceSchema<N extends keyof InstanceComponents['schemas']> = Inst
 
 type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: Record<string, infer T> } ? T : never;
 /** The body of an operation's 2XX answers, as its document declares it. */
-export type SuccessBody<Op> = Op extends { responses: infer Rs } ? { [S in keyof Rs]: S extends 200 | 201 | 202 | 204 ? JsonBody<Rs[S]> : never }[keyof Rs] : never;
+export type SuccessBody<Op> = Op extends { responses: infer Rs }
+  ? { [S in keyof Rs]: S extends 200 | 201 | 202 | 204 ? JsonBody<Rs[S]> : never }[keyof Rs]
+  : never;
 /** A response whose body has the operation's success type (a test checks the status before it reads the body). */
 export type TypedResponse<Op> = Omit<Response, 'body'> & { body: SuccessBody<Op> };
 
@@ -48,7 +50,10 @@ export function sentRequest(res: object): SentRequest | undefined {
  * named by TUSK_OBSERVED_DIR (nothing when it is unset). `npm test` reads the folder afterwards to
  * check that every documented status was provoked (scripts/contract-coverage.js).
  */
-export function recordObserved(line: { api: InterfaceName; operationId: string | null; status: number; path?: string }, env: NodeJS.ProcessEnv = process.env): void {
+export function recordObserved(
+  line: { api: InterfaceName; operationId: string | null; status: number; path?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const dir = env.TUSK_OBSERVED_DIR;
   if (!dir) return;
   const abs = resolve(dir);
@@ -153,7 +158,11 @@ export class Client {
     const validate = this.contract.schemas.validator(api, `#/components/schemas/${schema}`);
     if (!validate(res.body)) {
       const req = sentRequest(res);
-      throw new ContractViolation(req ? `${req.api} ${req.operationId}` : 'a request', [`the body is not a ${schema} record: ${describeError(validate.errors![0]!, 'body')}`], res);
+      throw new ContractViolation(
+        req ? `${req.api} ${req.operationId}` : 'a request',
+        [`the body is not a ${schema} record: ${describeError(validate.errors![0]!, 'body')}`],
+        res,
+      );
     }
     return res.body;
   }
@@ -188,8 +197,15 @@ export class Client {
       return req.send(call.raw.text).then((r) => r);
     }
     if (call.body !== undefined) {
-      if (call.form) return req.type('form').send(formEncode(call.body as Record<string, unknown>)).then((r) => r);
-      return req.set('Content-Type', 'application/json').send(JSON.stringify(call.body)).then((r) => r);
+      if (call.form)
+        return req
+          .type('form')
+          .send(formEncode(call.body as Record<string, unknown>))
+          .then((r) => r);
+      return req
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(call.body))
+        .then((r) => r);
     }
     return req.then((r) => r);
   }

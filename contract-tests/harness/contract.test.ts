@@ -48,7 +48,9 @@ describe('the contract harness', () => {
   });
 
   it('rejects an error body without the error string', () => {
-    expect(contract.violations('customer', 'listRegions', json(400, { message: 'bad' })).join()).toMatch(/body: must have required property 'error'|body error: is required/);
+    expect(contract.violations('customer', 'listRegions', json(400, { message: 'bad' })).join()).toMatch(
+      /body: must have required property 'error'|body error: is required/,
+    );
   });
 
   it('check() throws a ContractViolation that names the operation', () => {

@@ -59,7 +59,7 @@ export class ContractViolation extends Error {
 
 function contentTypeOf(res: ResponseLike): string {
   const v = res.headers['content-type'];
-  return (Array.isArray(v) ? v.join(', ') : v ?? '').split(';')[0]!.trim();
+  return (Array.isArray(v) ? v.join(', ') : (v ?? '')).split(';')[0]!.trim();
 }
 
 export class Contract {

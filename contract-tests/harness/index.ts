@@ -7,7 +7,18 @@ import { Client } from './client.js';
 import { openTarget, type Target, type TargetOptions } from './target.js';
 
 export { Contract, ContractViolation } from './contract.js';
-export { Client, formEncode, recordObserved, sentRequest, type Call, type CustomerSchema, type InstanceSchema, type CustomerOperationId, type InstanceOperationId, type TypedResponse } from './client.js';
+export {
+  Client,
+  formEncode,
+  recordObserved,
+  sentRequest,
+  type Call,
+  type CustomerSchema,
+  type InstanceSchema,
+  type CustomerOperationId,
+  type InstanceOperationId,
+  type TypedResponse,
+} from './client.js';
 export type { Target, TargetOptions } from './target.js';
 
 export interface ContractContext {
@@ -69,7 +80,10 @@ export function useContract(options: TargetOptions = {}): ContractContext {
 }
 
 /** Creates an instance through the customer interface and deletes it after the file. */
-export async function createInstance(t: ContractContext, overrides: { shared?: boolean; name?: string; backendKind?: string } = {}): Promise<{ id: number; apikey: string; plan: string; region: string }> {
+export async function createInstance(
+  t: ContractContext,
+  overrides: { shared?: boolean; name?: string; backendKind?: string } = {},
+): Promise<{ id: number; apikey: string; plan: string; region: string }> {
   const plans = (await t.api.customer('listPlans')).body;
   const plan = plans.find((p) => p.shared === Boolean(overrides.shared) && (!overrides.backendKind || p.backend === overrides.backendKind));
   if (!plan) throw new Error(`the target offers no ${overrides.shared ? 'shared' : 'dedicated'} plan`);

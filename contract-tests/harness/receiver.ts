@@ -80,7 +80,9 @@ export async function openReceiver(env: NodeJS.ProcessEnv = process.env): Promis
         const listener = () => void check();
         const timer = setTimeout(() => {
           waiters.delete(listener);
-          reject(new Error(`no callback arrived at ${pathOf(pathOrUrl)} within ${timeoutMs} ms (received: ${received.map((r) => r.path).join(', ') || 'nothing'})`));
+          reject(
+            new Error(`no callback arrived at ${pathOf(pathOrUrl)} within ${timeoutMs} ms (received: ${received.map((r) => r.path).join(', ') || 'nothing'})`),
+          );
         }, timeoutMs);
         waiters.add(listener);
         check();

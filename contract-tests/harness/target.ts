@@ -121,7 +121,15 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
     if (!customerUrl || !instanceUrl || !apiKey) {
       throw new Error('set all of TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL and TUSK_API_KEY, or none of them to test the in-process reference implementation');
     }
-    return { customerUrl: customerUrl.replace(/\/$/, ''), instanceUrl: instanceUrl.replace(/\/$/, ''), apiKey: currentKey(apiKey, env), inProcess: false, ...common, ...(documented ? { documentedRateLimit: documented } : {}), close: async () => undefined };
+    return {
+      customerUrl: customerUrl.replace(/\/$/, ''),
+      instanceUrl: instanceUrl.replace(/\/$/, ''),
+      apiKey: currentKey(apiKey, env),
+      inProcess: false,
+      ...common,
+      ...(documented ? { documentedRateLimit: documented } : {}),
+      close: async () => undefined,
+    };
   }
   const { startTusk, DEFAULTS } = await import('../../src/server.js');
   // Short delays, so that readiness and callbacks arrive within a test's patience.

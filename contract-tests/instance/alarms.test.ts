@@ -12,7 +12,6 @@ beforeAll(async () => {
   defaultRecipient = ((await t.api.instance('listRecipients', key)).body as { id: number; name: string }[]).find((r) => r.name === 'Default')!.id;
 });
 
-
 const create = async (body: Record<string, unknown>, form = false) => {
   const res = await t.api.instance('createAlarm', key, { body, form });
   return t.api.record('instance', 'Alarm', res);
@@ -48,7 +47,10 @@ describe('alarms', () => {
 
   it('a disk alarm has value_calculation fixed by default, or percentage', async () => {
     expect((await create({ type: 'disk', value_threshold: 200, time_threshold: 600 })).value_calculation).toBe('fixed');
-    expect(await create({ type: 'disk', value_threshold: 80, time_threshold: 600, value_calculation: 'percentage' })).toMatchObject({ value_calculation: 'percentage', value_threshold: 80 });
+    expect(await create({ type: 'disk', value_threshold: 80, time_threshold: 600, value_calculation: 'percentage' })).toMatchObject({
+      value_calculation: 'percentage',
+      value_threshold: 80,
+    });
   });
 
   it('the event types take type, enabled and recipients only', async () => {
@@ -84,8 +86,16 @@ describe('alarms', () => {
 
   it('refuses invalid form fields (a non-boolean enabled, recipients that are not JSON) with 400', async () => {
     expectError(await t.api.instance('createAlarm', key, { body: { type: 'notice', enabled: 'maybe' }, form: true }), 400, 'enabled');
-    expectError(await t.api.instance('createAlarm', key, { raw: { text: 'type=notice&recipients=1,2', contentType: 'application/x-www-form-urlencoded' } }), 400, 'recipients');
-    expectError(await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 'ninety', time_threshold: 60 }, form: true }), 400, 'value_threshold');
+    expectError(
+      await t.api.instance('createAlarm', key, { raw: { text: 'type=notice&recipients=1,2', contentType: 'application/x-www-form-urlencoded' } }),
+      400,
+      'recipients',
+    );
+    expectError(
+      await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 'ninety', time_threshold: 60 }, form: true }),
+      400,
+      'value_threshold',
+    );
   });
 
   it('recipients must be recipients of this instance (400 naming recipients)', async () => {
@@ -97,7 +107,13 @@ describe('alarms', () => {
   it('a shared instance accepts only notice; another type is a 400 saying it is not available on shared plans', async () => {
     const { apikey } = await createInstance(t, { shared: true });
     const before = (await t.api.instance('listAlarms', apikey)).body;
-    for (const body of [{ type: 'cpu', value_threshold: 80, time_threshold: 60 }, { type: 'memory', value_threshold: 80, time_threshold: 60 }, { type: 'disk', value_threshold: 8, time_threshold: 60 }, { type: 'netsplit' }, { type: 'server_unreachable' }]) {
+    for (const body of [
+      { type: 'cpu', value_threshold: 80, time_threshold: 60 },
+      { type: 'memory', value_threshold: 80, time_threshold: 60 },
+      { type: 'disk', value_threshold: 8, time_threshold: 60 },
+      { type: 'netsplit' },
+      { type: 'server_unreachable' },
+    ]) {
       const res = await t.api.instance('createAlarm', apikey, { body });
       expect(expectError(res, 400, 'type').error).toMatch(/not available on shared plans/);
     }
@@ -105,7 +121,7 @@ describe('alarms', () => {
     t.api.expectStatus(await t.api.instance('createAlarm', apikey, { body: { type: 'notice' } }), '2XX');
   });
 
-  it('updating enabled switches the alarm off and on (the spec\'s transition), keeping the other fields', async () => {
+  it("updating enabled switches the alarm off and on (the spec's transition), keeping the other fields", async () => {
     const a = await create({ type: 'cpu', value_threshold: 70, time_threshold: 90, recipients: [defaultRecipient] });
     const off = await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'cpu', enabled: false } });
     t.api.expectStatus(off, '2XX');
@@ -150,7 +166,7 @@ describe('alarms', () => {
     const del = await t.api.instance('deleteAlarm', apikey, { params: { id: cpu!.id } });
     expect([200, 204]).toContain(del.status);
     expectError(await t.api.instance('getAlarm', apikey, { params: { id: cpu!.id } }), 404);
-    expect(((await t.api.instance('listAlarms', apikey)).body).map((a) => a.type)).toEqual(['memory', 'disk', 'notice']);
+    expect((await t.api.instance('listAlarms', apikey)).body.map((a) => a.type)).toEqual(['memory', 'disk', 'notice']);
     expectError(await t.api.instance('deleteAlarm', apikey, { params: { id: cpu!.id } }), 404);
   });
 

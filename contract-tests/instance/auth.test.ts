@@ -55,7 +55,7 @@ describe('instance interface authentication', () => {
     expect(res.status).toBe(200);
   });
 
-  it('the key of another instance opens only that instance: it never sees this instance\'s resources', async () => {
+  it("the key of another instance opens only that instance: it never sees this instance's resources", async () => {
     const a = await createInstance(t);
     const b = await createInstance(t);
     const created = await t.api.instance('createRecipient', a.apikey, { body: { type: 'email', value: 'only-a@example.com', name: 'only a' } });
@@ -83,7 +83,9 @@ describe('stories across the customer and instance interfaces', () => {
     const got = await t.api.customer('getInstance', { params: { id } });
     expect(got.body.apikey).toBe(apikey);
 
-    const alarm = { body: t.api.record('instance', 'Alarm', await t.api.instance('createAlarm', apikey, { body: { type: 'cpu', value_threshold: 85, time_threshold: 120 } })) };
+    const alarm = {
+      body: t.api.record('instance', 'Alarm', await t.api.instance('createAlarm', apikey, { body: { type: 'cpu', value_threshold: 85, time_threshold: 120 } })),
+    };
     const off = await t.api.instance('updateAlarm', apikey, { params: { id: alarm.body.id }, body: { type: 'cpu', enabled: false } });
     expect(off.body).toMatchObject({ id: alarm.body.id, enabled: false, value_threshold: 85 });
 

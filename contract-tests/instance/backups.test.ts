@@ -17,7 +17,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-
 const listBackups = async (db?: string) => {
   const res = await t.api.instance('listBackups', key, db === undefined ? {} : { query: { db } });
   expect(res.status, res.text).toBe(200);
@@ -85,30 +84,38 @@ describe('creating a backup', () => {
     expect(t.api.now() - timeOf(fresh.backup_date)).toBeLessThan(10 * 60_000);
   });
 
-  it('POSTs the BackupReadyCallback to the callback when the backup is ready', async () => {
-    const [existing] = await listBackups();
-    const db = existing!.database_name;
-    const callback = receiver.url();
-    const res = await t.api.instance('createBackup', key, { body: { db, callback } });
-    expect([200, 204]).toContain(res.status);
-    const got = await receiver.waitFor(callback, { timeoutMs: patience() });
-    expect(got.method).toBe('POST');
-    expect(String(got.headers['content-type'])).toMatch(/application\/json/);
-    const validate = callbackValidator('BackupReadyCallback');
-    expect(validate(got.body), JSON.stringify(validate.errors)).toBe(true);
-    const body = got.body as { backup_id: number; database_name: string };
-    expect(body).toMatchObject({ action: 'backup', database_name: db, status: 'ready' });
-    // The backup it names is listed by then.
-    expect((await listBackups(db)).some((b) => b.id === body.backup_id)).toBe(true);
-  }, CALLBACK_TEST_TIMEOUT);
+  it(
+    'POSTs the BackupReadyCallback to the callback when the backup is ready',
+    async () => {
+      const [existing] = await listBackups();
+      const db = existing!.database_name;
+      const callback = receiver.url();
+      const res = await t.api.instance('createBackup', key, { body: { db, callback } });
+      expect([200, 204]).toContain(res.status);
+      const got = await receiver.waitFor(callback, { timeoutMs: patience() });
+      expect(got.method).toBe('POST');
+      expect(String(got.headers['content-type'])).toMatch(/application\/json/);
+      const validate = callbackValidator('BackupReadyCallback');
+      expect(validate(got.body), JSON.stringify(validate.errors)).toBe(true);
+      const body = got.body as { backup_id: number; database_name: string };
+      expect(body).toMatchObject({ action: 'backup', database_name: db, status: 'ready' });
+      // The backup it names is listed by then.
+      expect((await listBackups(db)).some((b) => b.id === body.backup_id)).toBe(true);
+    },
+    CALLBACK_TEST_TIMEOUT,
+  );
 
-  it('accepts form encoding', async () => {
-    const [existing] = await listBackups();
-    const callback = receiver.url();
-    const res = await t.api.instance('createBackup', key, { body: { db: existing!.database_name, callback }, form: true });
-    expect([200, 204]).toContain(res.status);
-    expect((await receiver.waitFor(callback, { timeoutMs: patience() })).body).toMatchObject({ action: 'backup', database_name: existing!.database_name });
-  }, CALLBACK_TEST_TIMEOUT);
+  it(
+    'accepts form encoding',
+    async () => {
+      const [existing] = await listBackups();
+      const callback = receiver.url();
+      const res = await t.api.instance('createBackup', key, { body: { db: existing!.database_name, callback }, form: true });
+      expect([200, 204]).toContain(res.status);
+      expect((await receiver.waitFor(callback, { timeoutMs: patience() })).body).toMatchObject({ action: 'backup', database_name: existing!.database_name });
+    },
+    CALLBACK_TEST_TIMEOUT,
+  );
 
   it('refuses a database the instance does not have and a callback that is not an http(s) URL (400)', async () => {
     expectError(await t.api.instance('createBackup', key, { body: { db: 'no-such-database' } }), 400, 'db');
@@ -117,16 +124,20 @@ describe('creating a backup', () => {
 });
 
 describe('restoring a backup', () => {
-  it('POSTs {action: restore, backup_id, account_id} to the callback when the restore completes', async () => {
-    const [b] = await listBackups();
-    const callback = receiver.url();
-    const res = await t.api.instance('restoreBackup', key, { body: { backup_id: b!.id, callback } });
-    expect([200, 204]).toContain(res.status);
-    const got = await receiver.waitFor(callback, { timeoutMs: patience() });
-    const validate = callbackValidator('RestoreCompletedCallback');
-    expect(validate(got.body), JSON.stringify(validate.errors)).toBe(true);
-    expect(got.body).toMatchObject({ action: 'restore', backup_id: b!.id });
-  }, CALLBACK_TEST_TIMEOUT);
+  it(
+    'POSTs {action: restore, backup_id, account_id} to the callback when the restore completes',
+    async () => {
+      const [b] = await listBackups();
+      const callback = receiver.url();
+      const res = await t.api.instance('restoreBackup', key, { body: { backup_id: b!.id, callback } });
+      expect([200, 204]).toContain(res.status);
+      const got = await receiver.waitFor(callback, { timeoutMs: patience() });
+      const validate = callbackValidator('RestoreCompletedCallback');
+      expect(validate(got.body), JSON.stringify(validate.errors)).toBe(true);
+      expect(got.body).toMatchObject({ action: 'restore', backup_id: b!.id });
+    },
+    CALLBACK_TEST_TIMEOUT,
+  );
 
   it('accepts form encoding and no callback', async () => {
     const [b] = await listBackups();
@@ -149,25 +160,33 @@ describe('restoring a backup', () => {
 });
 
 describe('point-in-time recovery', () => {
-  it('POSTs {action: pitr, account_id} to the callback when the recovery completes', async () => {
-    const callback = receiver.url();
-    const res = await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 60 * 60_000), callback } });
-    expect([200, 204]).toContain(res.status);
-    const got = await receiver.waitFor(callback, { timeoutMs: patience() });
-    const validate = callbackValidator('PitrCompletedCallback');
-    expect(validate(got.body), JSON.stringify(validate.errors)).toBe(true);
-    expect(got.body).toMatchObject({ action: 'pitr' });
-  }, CALLBACK_TEST_TIMEOUT);
+  it(
+    'POSTs {action: pitr, account_id} to the callback when the recovery completes',
+    async () => {
+      const callback = receiver.url();
+      const res = await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 60 * 60_000), callback } });
+      expect([200, 204]).toContain(res.status);
+      const got = await receiver.waitFor(callback, { timeoutMs: patience() });
+      const validate = callbackValidator('PitrCompletedCallback');
+      expect(validate(got.body), JSON.stringify(validate.errors)).toBe(true);
+      expect(got.body).toMatchObject({ action: 'pitr' });
+    },
+    CALLBACK_TEST_TIMEOUT,
+  );
 
-  it('the callbacks of one instance carry the same account id', async () => {
-    const [b] = await listBackups();
-    const restore = receiver.url();
-    const pitr = receiver.url();
-    await t.api.instance('restoreBackup', key, { body: { backup_id: b!.id, callback: restore } });
-    await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 2 * DAY), callback: pitr }, form: true });
-    const [r, p] = await Promise.all([receiver.waitFor(restore, { timeoutMs: patience() }), receiver.waitFor(pitr, { timeoutMs: patience() })]);
-    expect((r.body as { account_id: string }).account_id).toBe((p.body as { account_id: string }).account_id);
-  }, CALLBACK_TEST_TIMEOUT);
+  it(
+    'the callbacks of one instance carry the same account id',
+    async () => {
+      const [b] = await listBackups();
+      const restore = receiver.url();
+      const pitr = receiver.url();
+      await t.api.instance('restoreBackup', key, { body: { backup_id: b!.id, callback: restore } });
+      await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 2 * DAY), callback: pitr }, form: true });
+      const [r, p] = await Promise.all([receiver.waitFor(restore, { timeoutMs: patience() }), receiver.waitFor(pitr, { timeoutMs: patience() })]);
+      expect((r.body as { account_id: string }).account_id).toBe((p.body as { account_id: string }).account_id);
+    },
+    CALLBACK_TEST_TIMEOUT,
+  );
 
   it('refuses a pit in the future, before the 30-day window, not on the calendar or in another form (400 naming pit)', async () => {
     const callback = receiver.url();

@@ -13,7 +13,6 @@ beforeAll(async () => {
   ({ apikey: key } = await createInstance(t));
 });
 
-
 const alarms = async () => (await t.api.instance('listAlarms', key)).body;
 const getAlarm = async (id: number) => (await t.api.instance('getAlarm', key, { params: { id } })).body;
 
@@ -39,7 +38,18 @@ async function recipientIds(n: number): Promise<number[]> {
 describe('what real clients send', () => {
   it('a cpu alarm with the fields of the client model (value_calculation "", reminder_interval, message_type, queue_regex, vhost_regex) is created; the extra fields are not stored', async () => {
     const res = await t.api.instance('createAlarm', key, {
-      body: { type: 'cpu', enabled: true, value_threshold: 85, time_threshold: 300, value_calculation: '', recipients: [], reminder_interval: 0, message_type: 'all', queue_regex: '.*', vhost_regex: '.*' },
+      body: {
+        type: 'cpu',
+        enabled: true,
+        value_threshold: 85,
+        time_threshold: 300,
+        value_calculation: '',
+        recipients: [],
+        reminder_interval: 0,
+        message_type: 'all',
+        queue_regex: '.*',
+        vhost_regex: '.*',
+      },
     });
     t.api.expectStatus(res, '2XX');
     const created = (await alarms()).find((a) => a.type === 'cpu' && a.value_threshold === 85 && a.time_threshold === 300)!;
@@ -48,7 +58,9 @@ describe('what real clients send', () => {
 
   it('a notice alarm with value_threshold 0, time_threshold 0 and value_calculation "" is created; those fields are not stored', async () => {
     const before = (await alarms()).map((a) => a.id);
-    const res = await t.api.instance('createAlarm', key, { body: { type: 'notice', enabled: true, value_threshold: 0, time_threshold: 0, value_calculation: '', recipients: [] } });
+    const res = await t.api.instance('createAlarm', key, {
+      body: { type: 'notice', enabled: true, value_threshold: 0, time_threshold: 0, value_calculation: '', recipients: [] },
+    });
     t.api.expectStatus(res, '2XX');
     const created = (await alarms()).find((a) => !before.includes(a.id))!;
     expect(created).toEqual({ id: created.id, type: 'notice', enabled: true, recipients: [] });
@@ -57,23 +69,36 @@ describe('what real clients send', () => {
   it('a field of another alarm type with a value that is not its zero value is still a 400 naming it, and creates nothing', async () => {
     const before = await alarms();
     expectError(await t.api.instance('createAlarm', key, { body: { type: 'notice', value_threshold: 90 } }), 400, 'value_threshold');
-    expectError(await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 90, time_threshold: 60, value_calculation: 'percentage' } }), 400, 'value_calculation');
+    expectError(
+      await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 90, time_threshold: 60, value_calculation: 'percentage' } }),
+      400,
+      'value_calculation',
+    );
     expect(await alarms()).toEqual(before);
   });
 
   it('a known field keeps every rule: a wrong type or value is a 400 naming it, whatever else the body carries', async () => {
-    expectError(await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 'high', time_threshold: 60, colour: 'red' } }), 400, 'value_threshold');
+    expectError(
+      await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 'high', time_threshold: 60, colour: 'red' } }),
+      400,
+      'value_threshold',
+    );
   });
 
   it('value_calculation "" on a disk alarm is the default, fixed', async () => {
     const before = (await alarms()).map((a) => a.id);
-    t.api.expectStatus(await t.api.instance('createAlarm', key, { body: { type: 'disk', value_threshold: 7, time_threshold: 120, value_calculation: '' } }), '2XX');
+    t.api.expectStatus(
+      await t.api.instance('createAlarm', key, { body: { type: 'disk', value_threshold: 7, time_threshold: 120, value_calculation: '' } }),
+      '2XX',
+    );
     const created = (await alarms()).find((a) => !before.includes(a.id))!;
     expect(created).toMatchObject({ type: 'disk', value_threshold: 7, value_calculation: 'fixed' });
   });
 
   it('a recipient with options {} and an unknown field is created with options {}; the field is not stored', async () => {
-    const res = await t.api.instance('createRecipient', key, { body: { type: 'webhook', value: 'https://hooks.example.com/habits', options: {}, priority: 'high' } });
+    const res = await t.api.instance('createRecipient', key, {
+      body: { type: 'webhook', value: 'https://hooks.example.com/habits', options: {}, priority: 'high' },
+    });
     t.api.expectStatus(res, '2XX');
     const id = (res.body as { id: number }).id;
     const got = (await t.api.instance('getRecipient', key, { params: { id } })).body;
@@ -84,7 +109,10 @@ describe('what real clients send', () => {
     const before = (await alarms()).map((a) => a.id);
     t.api.expectStatus(await t.api.instance('createAlarm', key, { body: { type: 'memory', value_threshold: 70, time_threshold: 60 } }), '2XX');
     const a = (await alarms()).find((x) => !before.includes(x.id))!;
-    t.api.expectStatus(await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'memory', enabled: false, reminder_interval: 600 } }), '2XX');
+    t.api.expectStatus(
+      await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'memory', enabled: false, reminder_interval: 600 } }),
+      '2XX',
+    );
     expect(await getAlarm(a.id)).toEqual({ ...a, enabled: false });
   });
 });

@@ -7,7 +7,6 @@ import { expectError, expectMethodNotAllowed } from './support.js';
 
 const t = useContract();
 
-
 const LOG_BODIES: Record<string, Record<string, string>> = {
   logs_a: {
     tenant_id: '9b2f6c3a-1d4e-4f5a-8b7c-0d1e2f3a4b5c',
@@ -98,22 +97,45 @@ describe('log integrations', () => {
 
   it('updating by id with the body of another system is a 400, and changes nothing', async () => {
     const created = await add('logs_d', LOG_BODIES.logs_d!);
-    expectError(await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: created.id }, body: { token: 'abc' } }), 400, ['api_key', 'token']);
+    expectError(await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: created.id }, body: { token: 'abc' } }), 400, [
+      'api_key',
+      'token',
+    ]);
     // A body that fits no system at all is refused before the stored system is known: a 400, but
     // the field it names may belong to another system's schema.
-    expectError(await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: created.id }, body: { api_key: 'k', region: 'nowhere' } }), 400);
+    expectError(
+      await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: created.id }, body: { api_key: 'k', region: 'nowhere' } }),
+      400,
+    );
     // With the system in the path, the body is checked against that system's schema.
-    expectError(await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_d', int_id: created.id }, body: { api_key: 'k', region: 'nowhere' } }), 400, 'region');
+    expectError(
+      await t.api.instance('updateLogIntegrationWithSystem', key, {
+        params: { system: 'logs_d', int_id: created.id },
+        body: { api_key: 'k', region: 'nowhere' },
+      }),
+      400,
+      'region',
+    );
     expect((await list()).find((i) => i.id === created.id)).toEqual(created);
   });
 
   it('updating with the system before the id works for that system; another system is a 404', async () => {
     const created = await add('logs_e', LOG_BODIES.logs_e!);
-    const ok = await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_e', int_id: created.id }, body: { token: 'rotated-token' } });
+    const ok = await t.api.instance('updateLogIntegrationWithSystem', key, {
+      params: { system: 'logs_e', int_id: created.id },
+      body: { token: 'rotated-token' },
+    });
     t.api.expectStatus(ok, '2XX');
     expect(await getOne(created.id)).toMatchObject({ id: created.id, type: 'logs_e', config: { token: 'rotated-token' } });
-    expectError(await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_f', int_id: created.id }, body: { token: 'other' } }), 404);
-    expectError(await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_q', int_id: created.id }, body: { token: 'other' } }), 400, 'system');
+    expectError(
+      await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_f', int_id: created.id }, body: { token: 'other' } }),
+      404,
+    );
+    expectError(
+      await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_q', int_id: created.id }, body: { token: 'other' } }),
+      400,
+      'system',
+    );
     expect((await list()).find((i) => i.id === created.id)!.config).toEqual({ token: 'rotated-token' });
   });
 
@@ -123,7 +145,13 @@ describe('log integrations', () => {
     expectError(await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: 999999 } }), 404);
     expectError(await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: 'logs_d' } }), 400, 'system_or_int_id');
     // A metrics integration id is no log integration.
-    const metrics = { body: t.api.record('instance', 'Integration', await t.api.instance('createMetricsIntegration', key, { params: { system_or_int_id: 'metrics_d_v3' }, body: { license_key: 'l' } })) };
+    const metrics = {
+      body: t.api.record(
+        'instance',
+        'Integration',
+        await t.api.instance('createMetricsIntegration', key, { params: { system_or_int_id: 'metrics_d_v3' }, body: { license_key: 'l' } }),
+      ),
+    };
     expectError(await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: metrics.body.id } }), 404);
     expect((await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: metrics.body.id } })).body).toEqual(metrics.body);
   });
@@ -205,7 +233,8 @@ describe('metrics integrations', () => {
   });
 
   it('the primary broker below 4.2 offers the older systems and refuses the _v3 ones', async () => {
-    for (const system of ['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e']) await add(legacyKey, system, BODIES[system]!);
+    for (const system of ['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e'])
+      await add(legacyKey, system, BODIES[system]!);
     for (const system of ['metrics_a_v3', 'metrics_c_v3', 'metrics_d_v3']) {
       expectError(await t.api.instance('createMetricsIntegration', legacyKey, { params: { system_or_int_id: system }, body: BODIES[system] }), 400, system);
     }
@@ -213,7 +242,11 @@ describe('metrics integrations', () => {
 
   it('metrics_f and metrics_f_v2 are not accepted system tokens (400)', async () => {
     for (const system of ['metrics_f', 'metrics_f_v2']) {
-      expectError(await t.api.instance('createMetricsIntegration', alternativeKey, { params: { system_or_int_id: system }, body: { api_key: 'k' } }), 400, 'system_or_int_id');
+      expectError(
+        await t.api.instance('createMetricsIntegration', alternativeKey, { params: { system_or_int_id: system }, body: { api_key: 'k' } }),
+        400,
+        'system_or_int_id',
+      );
     }
   });
 
@@ -242,20 +275,42 @@ describe('metrics integrations', () => {
 
   it('updating by id and by system and id replaces the config; another system is a 404; a foreign body a 400', async () => {
     const created = await add(key, 'metrics_c_v3', { api_key: 'k', region: 'us1' });
-    const byId = await t.api.instance('updateMetricsIntegration', key, { params: { system_or_int_id: created.id }, body: { api_key: 'k2', region: 'eu', include_ad_queues: true } });
+    const byId = await t.api.instance('updateMetricsIntegration', key, {
+      params: { system_or_int_id: created.id },
+      body: { api_key: 'k2', region: 'eu', include_ad_queues: true },
+    });
     t.api.expectStatus(byId, '2XX');
     const readBack = await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: created.id } });
     expect(readBack.body).toMatchObject({ id: created.id, type: 'metrics_c_v3', config: { api_key: 'k2', region: 'eu', include_ad_queues: true } });
-    const bySystem = await t.api.instance('updateMetricsIntegrationWithSystem', key, { params: { system: 'metrics_c_v3', int_id: created.id }, body: { api_key: 'k3', region: 'us5' }, form: true });
+    const bySystem = await t.api.instance('updateMetricsIntegrationWithSystem', key, {
+      params: { system: 'metrics_c_v3', int_id: created.id },
+      body: { api_key: 'k3', region: 'us5' },
+      form: true,
+    });
     t.api.expectStatus(bySystem, '2XX');
-    expect((await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: created.id } })).body.config).toEqual({ api_key: 'k3', region: 'us5' });
-    expectError(await t.api.instance('updateMetricsIntegrationWithSystem', key, { params: { system: 'metrics_d_v3', int_id: created.id }, body: { license_key: 'l' } }), 404);
-    expectError(await t.api.instance('updateMetricsIntegration', key, { params: { system_or_int_id: created.id }, body: { license_key: 'l' } }), 400, ['api_key', 'license_key']);
+    expect((await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: created.id } })).body.config).toEqual({
+      api_key: 'k3',
+      region: 'us5',
+    });
+    expectError(
+      await t.api.instance('updateMetricsIntegrationWithSystem', key, { params: { system: 'metrics_d_v3', int_id: created.id }, body: { license_key: 'l' } }),
+      404,
+    );
+    expectError(await t.api.instance('updateMetricsIntegration', key, { params: { system_or_int_id: created.id }, body: { license_key: 'l' } }), 400, [
+      'api_key',
+      'license_key',
+    ]);
     expect((await list(key)).find((i) => i.id === created.id)!.config).toEqual({ api_key: 'k3', region: 'us5' });
   });
 
   it('a log integration id is not a metrics integration (404), and unknown ids are a 404', async () => {
-    const log = { body: t.api.record('instance', 'Integration', await t.api.instance('createLogIntegration', key, { params: { system_or_int_id: 'logs_e' }, body: { token: 'x' } })) };
+    const log = {
+      body: t.api.record(
+        'instance',
+        'Integration',
+        await t.api.instance('createLogIntegration', key, { params: { system_or_int_id: 'logs_e' }, body: { token: 'x' } }),
+      ),
+    };
     expectError(await t.api.instance('updateMetricsIntegration', key, { params: { system_or_int_id: log.body.id }, body: { license_key: 'l' } }), 404);
     expectError(await t.api.instance('deleteMetricsIntegration', key, { params: { system_or_int_id: log.body.id } }), 404);
     expectError(await t.api.instance('deleteMetricsIntegration', key, { params: { system_or_int_id: 999999 } }), 404);

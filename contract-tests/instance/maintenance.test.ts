@@ -6,7 +6,6 @@ import { DAY, expectError, expectMethodNotAllowed, maintenanceDateOf, timeOf } f
 
 const t = useContract();
 
-
 /** An instance with its upcoming maintenance; the reference implementation gives each new instance one or two items. */
 async function withMaintenance(): Promise<{ key: string; items: InstanceSchema<'Maintenance'>[] }> {
   const { apikey } = await createInstance(t);
@@ -75,13 +74,20 @@ describe('maintenance', () => {
     expect(res.body).toMatchObject({ id: m.id, status: 'in_progress' });
     expect((await list(key)).find((x) => x.id === m.id)!.status).toBe('in_progress');
     expectError(await t.api.instance('runMaintenance', key, { params: { id: m.id } }), 400);
-    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }), 400, 'scheduled_by');
+    expectError(
+      await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }),
+      400,
+      'scheduled_by',
+    );
   });
 
   it('an unknown id is a 404; a non-integer id a 400', async () => {
     const { key } = await withMaintenance();
     expectError(await t.api.instance('runMaintenance', key, { params: { id: 999999 } }), 404);
-    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: 999999 }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }), 404);
+    expectError(
+      await t.api.instance('rescheduleMaintenance', key, { params: { id: 999999 }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }),
+      404,
+    );
     expectError(await t.api.instance('runMaintenance', key, { params: { id: 'next' } }), 400, 'id');
   });
 

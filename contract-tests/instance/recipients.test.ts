@@ -10,7 +10,6 @@ beforeAll(async () => {
   ({ apikey: key } = await createInstance(t));
 });
 
-
 const create = async (body: Record<string, unknown>, form = false) => {
   const res = await t.api.instance('createRecipient', key, { body, form });
   return t.api.record('instance', 'Recipient', res);
@@ -94,7 +93,11 @@ describe('recipients', () => {
     const res = await t.api.instance('updateRecipient', key, { params: { id: r.id }, body: { type: 'webhook', value: 'https://hooks.example.com/tusk' } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: r.id, type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'Ops', options: {} });
-    const renamed = await t.api.instance('updateRecipient', key, { params: { id: r.id }, body: { type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'ops hook' }, form: true });
+    const renamed = await t.api.instance('updateRecipient', key, {
+      params: { id: r.id },
+      body: { type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'ops hook' },
+      form: true,
+    });
     expect(renamed.body.name).toBe('Ops hook');
     expect((await t.api.instance('getRecipient', key, { params: { id: r.id } })).body).toEqual(renamed.body);
   });

@@ -13,7 +13,10 @@ export function expectError(res: Response, status: number, field?: string | stri
   if (field !== undefined) {
     // The message names the field (the reference implementation also returns it in `field`).
     const fields = Array.isArray(field) ? field : [field];
-    expect(fields.some((f) => (res.body.error as string).includes(f)), `${res.text} names one of ${fields.join(', ')}`).toBe(true);
+    expect(
+      fields.some((f) => (res.body.error as string).includes(f)),
+      `${res.text} names one of ${fields.join(', ')}`,
+    ).toBe(true);
   }
   return res.body as InstanceSchema<'Error'>;
 }

@@ -48,9 +48,12 @@ export async function main(customerUrl: string, instanceUrl: string, key: string
   const region = regions.find((r) => r.has_shared_plans || !plan.shared);
   if (!region) throw new Error('listRegions: no region for plan ' + plan.name);
 
-  const created = ok('createInstance', await customer.POST('/api/instances', {
-    body: { name: 'typed-client-example', plan: plan.name, region: `${region.provider}::${region.region}` },
-  }));
+  const created = ok(
+    'createInstance',
+    await customer.POST('/api/instances', {
+      body: { name: 'typed-client-example', plan: plan.name, region: `${region.provider}::${region.region}` },
+    }),
+  );
   log(`created instance ${created.id} on ${plan.name} in ${region.provider}::${region.region}`);
 
   // Provisioning takes --provision-delay ms on the stand-in: wait for `ready`.
@@ -67,9 +70,12 @@ export async function main(customerUrl: string, instanceUrl: string, key: string
   const alarms = ok('listAlarms', await inst.GET('/api/alarms'));
   log(`alarms: ${alarms.map((a) => `${a.type}${a.enabled ? '' : ' (off)'}`).join(', ')}`);
 
-  const recipient = ok('createRecipient', await inst.POST('/api/alarms/recipients', {
-    body: { type: 'email', value: 'oncall@example.com', name: 'on-call' },
-  }));
+  const recipient = ok(
+    'createRecipient',
+    await inst.POST('/api/alarms/recipients', {
+      body: { type: 'email', value: 'oncall@example.com', name: 'on-call' },
+    }),
+  );
   log(`recipient ${recipient.id}: ${recipient.name} <${recipient.value}>`);
 
   const deleted = await customer.DELETE('/api/instances/{id}', { params: { path: { id: created.id } } });

@@ -76,7 +76,10 @@ function ErrorResponses(opts = {}) {
           const header = (code, name) => {
             const res = deref(responses[code], ctx);
             if (res && !(res.headers && res.headers[name])) {
-              ctx.report({ message: `${code} response of ${method.toUpperCase()} ${path} must declare the ${name} header`, location: at.child(['responses', code]) });
+              ctx.report({
+                message: `${code} response of ${method.toUpperCase()} ${path} must declare the ${name} header`,
+                location: at.child(['responses', code]),
+              });
             }
           };
           header('401', 'WWW-Authenticate');
@@ -95,13 +98,15 @@ function OperationExamples() {
       enter(op, ctx) {
         const body = deref(op.requestBody, ctx);
         for (const [type, media] of Object.entries((body && body.content) || {})) {
-          if (!hasExample(media)) ctx.report({ message: `request body ${type} has no example`, location: ctx.location.child(['requestBody', 'content', type]) });
+          if (!hasExample(media))
+            ctx.report({ message: `request body ${type} has no example`, location: ctx.location.child(['requestBody', 'content', type]) });
         }
         for (const [code, ref] of Object.entries(op.responses || {})) {
           if (!/^2\d\d$/.test(code)) continue;
           const res = deref(ref, ctx);
           for (const [type, media] of Object.entries((res && res.content) || {})) {
-            if (!hasExample(media)) ctx.report({ message: `response ${code} ${type} has no example`, location: ctx.location.child(['responses', code, 'content', type]) });
+            if (!hasExample(media))
+              ctx.report({ message: `response ${code} ${type} has no example`, location: ctx.location.child(['responses', code, 'content', type]) });
           }
         }
       },

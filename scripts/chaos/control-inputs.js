@@ -58,7 +58,12 @@ async function fingerprint(server) {
   return JSON.stringify({
     seed: s.seed,
     clock: s.clock,
-    accounts: s.accounts.map((a) => ({ id: a.id, clock: a.clock ?? null, keys: a.keys, instances: a.instances.map((x) => [x.id, x.name, x.providerid, x.apikey, x.password]) })),
+    accounts: s.accounts.map((a) => ({
+      id: a.id,
+      clock: a.clock ?? null,
+      keys: a.keys,
+      instances: a.instances.map((x) => [x.id, x.name, x.providerid, x.apikey, x.password]),
+    })),
   });
 }
 
@@ -72,7 +77,11 @@ async function job(server, name) {
   const made = await control(server, '/accounts', { method: 'POST', body: { name } });
   if (made.status !== 201) throw new Error(`POST /__tusk/accounts answered ${made.status}: ${JSON.stringify(made.body)}`);
   const account = made.body;
-  const created = await call(server.customerUrl, '/api/instances', { key: account.admin_key, method: 'POST', body: { name: `${name}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+  const created = await call(server.customerUrl, '/api/instances', {
+    key: account.admin_key,
+    method: 'POST',
+    body: { name: `${name}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+  });
   if (created.status !== 200) throw new Error(`create instance answered ${created.status}: ${JSON.stringify(created.body)}`);
   const end = Date.now() + 60_000;
   for (;;) {
@@ -125,11 +134,14 @@ const deepEntry = { id: 1, kind: 'callback', event: 'backup', target: 'http://12
 /** Real Postgres behind the instances (not the records-only `*.db.tusk.example` urls)? */
 const realDatabase = (url) => !new URL(url).hostname.endsWith('.db.tusk.example');
 
-
 /** The two accounts every scenario acts on and around, made once per server. */
 const jobsOf = new WeakMap();
 async function jobs(server) {
-  if (!jobsOf.has(server)) jobsOf.set(server, Promise.all([job(server, 'chaos-x'), job(server, 'chaos-y')]).then(([x, y]) => ({ x: { ...x, name: 'chaos-x' }, y: { ...y, name: 'chaos-y' } })));
+  if (!jobsOf.has(server))
+    jobsOf.set(
+      server,
+      Promise.all([job(server, 'chaos-x'), job(server, 'chaos-y')]).then(([x, y]) => ({ x: { ...x, name: 'chaos-x' }, y: { ...y, name: 'chaos-y' } })),
+    );
   return jobsOf.get(server);
 }
 
@@ -138,31 +150,49 @@ export const scenarios = [
     name: 'a server-wide state load with clock offset_ms 1e308',
     async run(server) {
       const { x, y } = await jobs(server);
-      return refusedWhole(server, [x, y], async () => {
-        const s = (await control(server, '/state')).body;
-        return control(server, '/state', { method: 'PUT', body: { ...s, clock: { offset_ms: 1e308, pinned_ms: null } } });
-      }, 'clock.offset_ms', 'maximum');
+      return refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const s = (await control(server, '/state')).body;
+          return control(server, '/state', { method: 'PUT', body: { ...s, clock: { offset_ms: 1e308, pinned_ms: null } } });
+        },
+        'clock.offset_ms',
+        'maximum',
+      );
     },
   },
   {
     name: 'a server-wide state load with clock pinned_ms -1e20',
     async run(server) {
       const { x, y } = await jobs(server);
-      return refusedWhole(server, [x, y], async () => {
-        const s = (await control(server, '/state')).body;
-        return control(server, '/state', { method: 'PUT', body: { ...s, clock: { offset_ms: 0, pinned_ms: -1e20 } } });
-      }, 'clock.pinned_ms', 'minimum');
+      return refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const s = (await control(server, '/state')).body;
+          return control(server, '/state', { method: 'PUT', body: { ...s, clock: { offset_ms: 0, pinned_ms: -1e20 } } });
+        },
+        'clock.pinned_ms',
+        'minimum',
+      );
     },
   },
   {
     name: "an account's own state load (its admin key) with clock offset_ms 1e308",
     async run(server) {
       const { x, y } = await jobs(server);
-      return refusedWhole(server, [x, y], async () => {
-        const d = (await own(server, x, '/state')).body;
-        d.account.clock = { offset_ms: 1e308, pinned_ms: null };
-        return own(server, x, '/state', { method: 'PUT', body: d });
-      }, 'account.clock.offset_ms', 'maximum');
+      return refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const d = (await own(server, x, '/state')).body;
+          d.account.clock = { offset_ms: 1e308, pinned_ms: null };
+          return own(server, x, '/state', { method: 'PUT', body: d });
+        },
+        'account.clock.offset_ms',
+        'maximum',
+      );
     },
   },
   ...[
@@ -190,23 +220,35 @@ export const scenarios = [
     name: 'a server-wide state load with an outbox body nested 20,000 deep',
     async run(server) {
       const { x, y } = await jobs(server);
-      return refusedWhole(server, [x, y], async () => {
-        const s = (await control(server, '/state')).body;
-        s.outbox.entries.push({ ...deepEntry, id: s.outbox.last_id + 1 });
-        s.outbox.last_id += 1;
-        return control(server, '/state', { method: 'PUT', text: JSON.stringify(s).replace('"@@"', nested(20_000)) });
-      }, /^outbox\.entries\.\d+\.body$/, 'maxDepth');
+      return refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const s = (await control(server, '/state')).body;
+          s.outbox.entries.push({ ...deepEntry, id: s.outbox.last_id + 1 });
+          s.outbox.last_id += 1;
+          return control(server, '/state', { method: 'PUT', text: JSON.stringify(s).replace('"@@"', nested(20_000)) });
+        },
+        /^outbox\.entries\.\d+\.body$/,
+        'maxDepth',
+      );
     },
   },
   {
     name: "an account's own state load with an outbox body nested 20,000 deep",
     async run(server) {
       const { x, y } = await jobs(server);
-      return refusedWhole(server, [x, y], async () => {
-        const d = (await own(server, x, '/state')).body;
-        d.outbox.entries = [deepEntry];
-        return own(server, x, '/state', { method: 'PUT', text: JSON.stringify(d).replace('"@@"', nested(20_000)) });
-      }, 'outbox.entries.0.body', 'maxDepth');
+      return refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const d = (await own(server, x, '/state')).body;
+          d.outbox.entries = [deepEntry];
+          return own(server, x, '/state', { method: 'PUT', text: JSON.stringify(d).replace('"@@"', nested(20_000)) });
+        },
+        'outbox.entries.0.body',
+        'maxDepth',
+      );
     },
   },
   {
@@ -214,20 +256,30 @@ export const scenarios = [
     async run(server) {
       const { x, y } = await jobs(server);
       const real = realDatabase(y.instance.url);
-      if (real) await sql(y.instance.url, "create table if not exists chaos_secret (v text); delete from chaos_secret; insert into chaos_secret values ('y-data')");
-      const line = await refusedWhole(server, [x, y], async () => {
-        const d = (await own(server, x, '/state')).body;
-        d.account.instances[0].providerid = y.instance.providerid;
-        d.account.instances[0].password = 'chosen-by-x';
-        return own(server, x, '/state', { method: 'PUT', body: d });
-      }, 'account.instances.0.providerid', 'unique');
+      if (real)
+        await sql(y.instance.url, "create table if not exists chaos_secret (v text); delete from chaos_secret; insert into chaos_secret values ('y-data')");
+      const line = await refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const d = (await own(server, x, '/state')).body;
+          d.account.instances[0].providerid = y.instance.providerid;
+          d.account.instances[0].password = 'chosen-by-x';
+          return own(server, x, '/state', { method: 'PUT', body: d });
+        },
+        'account.instances.0.providerid',
+        'unique',
+      );
       if (!real) return `${line}; records only (--databases off): no database to check`;
       await sleep(1_000); // what the engine would have been told runs in the background
       const rows = await sql(y.instance.url, 'select v from chaos_secret');
       if (rows[0]?.v !== 'y-data') throw new Error(`Y's url no longer reads Y's data: ${JSON.stringify(rows)}`);
       const chosen = new URL(y.instance.url);
       chosen.password = 'chosen-by-x';
-      const taken = await sql(chosen.toString(), 'select 1').then(() => true, () => false);
+      const taken = await sql(chosen.toString(), 'select 1').then(
+        () => true,
+        () => false,
+      );
       if (taken) throw new Error("X's chosen password opens Y's database");
       return `${line}; Y's url still reads its data, X's chosen password opens nothing`;
     },
@@ -237,16 +289,28 @@ export const scenarios = [
     async run(server) {
       const { x, y } = await jobs(server);
       const yKeys = (await own(server, y, '/state')).body.account.keys;
-      const first = await refusedWhole(server, [x, y], async () => {
-        const d = (await own(server, x, '/state')).body;
-        d.account.keys[0].key = yKeys[0].key;
-        return own(server, x, '/state', { method: 'PUT', body: d });
-      }, 'account.keys.0.key', 'unique');
-      await refusedWhole(server, [x, y], async () => {
-        const d = (await own(server, x, '/state')).body;
-        d.account.instances[0].apikey = y.instance.apikey;
-        return own(server, x, '/state', { method: 'PUT', body: d });
-      }, 'account.instances.0.apikey', 'unique');
+      const first = await refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const d = (await own(server, x, '/state')).body;
+          d.account.keys[0].key = yKeys[0].key;
+          return own(server, x, '/state', { method: 'PUT', body: d });
+        },
+        'account.keys.0.key',
+        'unique',
+      );
+      await refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const d = (await own(server, x, '/state')).body;
+          d.account.instances[0].apikey = y.instance.apikey;
+          return own(server, x, '/state', { method: 'PUT', body: d });
+        },
+        'account.instances.0.apikey',
+        'unique',
+      );
       return `${first}; the instance key too`;
     },
   },
@@ -254,13 +318,19 @@ export const scenarios = [
     name: 'a server-wide state load with one providerid in two accounts',
     async run(server) {
       const { x, y } = await jobs(server);
-      return refusedWhole(server, [x, y], async () => {
-        const s = (await control(server, '/state')).body;
-        const xs = s.accounts.find((a) => a.id === x.account_id);
-        const ys = s.accounts.find((a) => a.id === y.account_id);
-        ys.instances[0].providerid = xs.instances[0].providerid.toUpperCase();
-        return control(server, '/state', { method: 'PUT', body: s });
-      }, /^accounts\.\d+\.instances\.0\.providerid$/, 'unique');
+      return refusedWhole(
+        server,
+        [x, y],
+        async () => {
+          const s = (await control(server, '/state')).body;
+          const xs = s.accounts.find((a) => a.id === x.account_id);
+          const ys = s.accounts.find((a) => a.id === y.account_id);
+          ys.instances[0].providerid = xs.instances[0].providerid.toUpperCase();
+          return control(server, '/state', { method: 'PUT', body: s });
+        },
+        /^accounts\.\d+\.instances\.0\.providerid$/,
+        'unique',
+      );
     },
   },
   {
@@ -311,10 +381,18 @@ async function main() {
     const customerUrl = flags.url.replace(/\/$/, '');
     const u = new URL(customerUrl);
     u.port = String(Number(u.port || 80) + 1);
-    server = { customerUrl, instanceUrl: (flags['instance-url'] ?? u.toString()).replace(/\/$/, ''), adminKey: flags['api-key'], controlKey: flags['control-key'] };
+    server = {
+      customerUrl,
+      instanceUrl: (flags['instance-url'] ?? u.toString()).replace(/\/$/, ''),
+      adminKey: flags['api-key'],
+      controlKey: flags['control-key'],
+    };
   } else {
     const { startServer } = await import('../load-driver.js');
-    const started = await startServer(['--databases', flags.databases, '--provision-delay', '0', '--rate-limit', '1000000/1'], { adminKey: flags['api-key'], timeoutMs: 120_000 });
+    const started = await startServer(['--databases', flags.databases, '--provision-delay', '0', '--rate-limit', '1000000/1'], {
+      adminKey: flags['api-key'],
+      timeoutMs: 120_000,
+    });
     server = started;
     console.log(`started tusk serve (pid ${started.child.pid}) at ${started.customerUrl}`);
     const running = () => started.child.exitCode === null && started.child.signalCode === null;
@@ -328,7 +406,11 @@ async function main() {
       if (running()) started.child.kill('SIGKILL');
     };
     process.on('exit', () => running() && started.child.kill('SIGKILL'));
-    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => void stop().finally(() => process.exit(code)));
+    for (const [signal, code] of [
+      ['SIGINT', 130],
+      ['SIGTERM', 143],
+    ])
+      process.on(signal, () => void stop().finally(() => process.exit(code)));
   }
   let failed = 0;
   const chosen = scenarios.filter((s) => !flags.only || s.name.includes(flags.only));

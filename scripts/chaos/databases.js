@@ -49,10 +49,17 @@ async function refusal(url, database) {
 }
 
 async function instance(server, key, body = {}) {
-  const created = await call(server.customerUrl, '/api/instances', { key, method: 'POST', body: { name: 'chaos', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body } });
+  const created = await call(server.customerUrl, '/api/instances', {
+    key,
+    method: 'POST',
+    body: { name: 'chaos', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body },
+  });
   if (created.status !== 200) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
   let got;
-  await until(`instance ${created.body.id} ready`, async () => (got = (await call(server.customerUrl, `/api/instances/${created.body.id}`, { key })).body).ready);
+  await until(
+    `instance ${created.body.id} ready`,
+    async () => (got = (await call(server.customerUrl, `/api/instances/${created.body.id}`, { key })).body).ready,
+  );
   return got;
 }
 
@@ -62,7 +69,11 @@ const dbOf = (url) => new URL(url).pathname.slice(1);
 function postmaster(server) {
   const dir = readdirSync(tmpdir()).find((d) => d.startsWith(`tusk-pg-${server.child.pid}-`));
   if (!dir) throw new Error('no data directory of this tusk serve');
-  const pids = execFileSync('pgrep', ['-f', `postgres -D ${tmpdir()}/${dir}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  const pids = execFileSync('pgrep', ['-f', `postgres -D ${tmpdir()}/${dir}`], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
   return Math.min(...pids);
 }
 
@@ -144,14 +155,21 @@ export const scenarios = [
       const receiver = createServer((req, res) => {
         req.resume();
         req.on('end', () => {
-          seen ??= sql(i.url, 'select v from mark').then((rows) => rows[0]?.v, (err) => `error: ${err.message}`);
+          seen ??= sql(i.url, 'select v from mark').then(
+            (rows) => rows[0]?.v,
+            (err) => `error: ${err.message}`,
+          );
           res.end();
         });
       });
       await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
       try {
         const port = receiver.address().port;
-        await call(server.instanceUrl, '/api/backup/restore', { key: i.apikey, method: 'POST', body: { backup_id: backup.id, callback: `http://127.0.0.1:${port}/restored` } });
+        await call(server.instanceUrl, '/api/backup/restore', {
+          key: i.apikey,
+          method: 'POST',
+          body: { backup_id: backup.id, callback: `http://127.0.0.1:${port}/restored` },
+        });
         await call(server.customerUrl, '/__tusk/clock', { method: 'POST', body: { advance: '10s' } });
         await until('callback', () => seen !== undefined);
         const v = await seen;
@@ -170,9 +188,17 @@ export const scenarios = [
       const pid = postmaster(server);
       const t0 = Date.now();
       process.kill(pid, 'SIGKILL');
-      await until('the instance not ready', async () => !(await call(server.customerUrl, `/api/instances/${i.id}`, { key: server.adminKey })).body.ready, 10_000);
+      await until(
+        'the instance not ready',
+        async () => !(await call(server.customerUrl, `/api/instances/${i.id}`, { key: server.adminKey })).body.ready,
+        10_000,
+      );
       const noticed = Date.now() - t0;
-      await until('the instance ready again', async () => (await call(server.customerUrl, `/api/instances/${i.id}`, { key: server.adminKey })).body.ready, 60_000);
+      await until(
+        'the instance ready again',
+        async () => (await call(server.customerUrl, `/api/instances/${i.id}`, { key: server.adminKey })).body.ready,
+        60_000,
+      );
       const rows = await sql(i.url, 'select v from kept');
       if (rows[0]?.v !== 'kept') throw new Error('its data is gone');
       if (postmaster(server) === pid) throw new Error('the same server runs');

@@ -107,14 +107,20 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
   const envFlag = (flag: keyof typeof TEST_ENV) => ['1', 'true'].includes((fromEnv(flag) ?? '').toLowerCase());
   const values = {
     ...flags,
-    ...Object.fromEntries((['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host', 'rate-limit'] as const).map((f) => [f, flags[f] ?? fromEnv(f)])),
+    ...Object.fromEntries(
+      (['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host', 'rate-limit'] as const).map((f) => [f, flags[f] ?? fromEnv(f)]),
+    ),
     'allow-destructive': flags['allow-destructive'] === true || envFlag('allow-destructive'),
     'check-databases': flags['check-databases'] === true || envFlag('check-databases'),
   } as typeof flags;
   const external = [values['customer-url'], values['instance-url']].filter((v) => v !== undefined).length;
-  if (external === 1) throw new UsageError('give both --customer-url and --instance-url (or TUSK_CUSTOMER_URL and TUSK_INSTANCE_URL), or neither to test the in-process reference implementation');
+  if (external === 1)
+    throw new UsageError(
+      'give both --customer-url and --instance-url (or TUSK_CUSTOMER_URL and TUSK_INSTANCE_URL), or neither to test the in-process reference implementation',
+    );
   if (external === 2 && !values['api-key']) throw new UsageError('--api-key (or TUSK_API_KEY) is required with --customer-url and --instance-url');
-  if (external === 0 && values['api-key'] !== undefined) throw new UsageError('--api-key (or TUSK_API_KEY) needs --customer-url and --instance-url (the in-process reference implementation has its own key)');
+  if (external === 0 && values['api-key'] !== undefined)
+    throw new UsageError('--api-key (or TUSK_API_KEY) needs --customer-url and --instance-url (the in-process reference implementation has its own key)');
   for (const name of ['customer-url', 'instance-url'] as const) {
     const v = values[name];
     if (v === undefined) continue;
@@ -128,7 +134,8 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
   }
   if (values['role-keys'] !== undefined) {
     for (const part of values['role-keys'].split(',')) {
-      if (part.trim() && !/^[^=]+=.+$/.test(part.trim())) throw new UsageError(`--role-keys (or TUSK_ROLE_KEYS) must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`);
+      if (part.trim() && !/^[^=]+=.+$/.test(part.trim()))
+        throw new UsageError(`--role-keys (or TUSK_ROLE_KEYS) must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`);
     }
   }
   if (values['rate-limit'] !== undefined) {

@@ -80,7 +80,14 @@ export class SuiteReporter implements Reporter {
       const existing = this.byKey.get(key);
       if (existing) existing.tests.push(test);
       else {
-        const d: Departure = { operation: err.operation, request, expected: err.expected ?? 'a declared response', got: err.got ?? '?', violations, tests: [test] };
+        const d: Departure = {
+          operation: err.operation,
+          request,
+          expected: err.expected ?? 'a declared response',
+          got: err.got ?? '?',
+          violations,
+          tests: [test],
+        };
         this.byKey.set(key, d);
         this.summary.departures.push(d);
       }
@@ -111,7 +118,12 @@ export class SuiteReporter implements Reporter {
     }
     this.summary.files.push(result);
     const ok = result.failed === 0 && result.errors === 0;
-    const counts = [`${result.passed} passed`, ...(result.failed ? [`${result.failed} failed`] : []), ...(result.skipped ? [`${result.skipped} skipped`] : []), ...(result.errors ? [`${result.errors} errors outside tests`] : [])];
+    const counts = [
+      `${result.passed} passed`,
+      ...(result.failed ? [`${result.failed} failed`] : []),
+      ...(result.skipped ? [`${result.skipped} skipped`] : []),
+      ...(result.errors ? [`${result.errors} errors outside tests`] : []),
+    ];
     this.print(`${ok ? 'PASS' : 'FAIL'}  ${`[${result.group}]`.padEnd(22)} ${file}  (${counts.join(', ')})`);
   }
 
@@ -133,7 +145,9 @@ export function formatSummary(s: RunSummary, notRun: string[], target: string): 
       continue;
     }
     const failedFiles = rs.filter((r) => r.failed || r.errors).length;
-    out.push(`  ${group.padEnd(20)} ${rs.length} files (${failedFiles} failing): ${sum((r) => r.passed, rs)} tests passed, ${sum((r) => r.failed, rs)} failed, ${sum((r) => r.skipped, rs)} skipped`);
+    out.push(
+      `  ${group.padEnd(20)} ${rs.length} files (${failedFiles} failing): ${sum((r) => r.passed, rs)} tests passed, ${sum((r) => r.failed, rs)} failed, ${sum((r) => r.skipped, rs)} skipped`,
+    );
   }
   out.push(`  ${'total'.padEnd(20)} ${s.files.length} files: ${sum((r) => r.passed)} passed, ${sum((r) => r.failed)} failed, ${sum((r) => r.skipped)} skipped`);
   if (s.departures.length) {
@@ -159,11 +173,19 @@ export function formatSummary(s: RunSummary, notRun: string[], target: string): 
   }
   const stateful = s.departures.filter((d) => d.violations.some((v) => /stateful deployment/.test(v)));
   if (stateful.length) {
-    out.push('', `NOTE: ${stateful.length} departures show that the target does not keep state (${[...new Set(stateful.map((d) => d.operation))].join(', ')}): those checks need a stateful deployment; a stateless mock cannot pass them.`);
+    out.push(
+      '',
+      `NOTE: ${stateful.length} departures show that the target does not keep state (${[...new Set(stateful.map((d) => d.operation))].join(', ')}): those checks need a stateful deployment; a stateless mock cannot pass them.`,
+    );
   }
   const failed = failedRun(s);
   const undecided = s.inconclusive?.length ? ` (${s.inconclusive.length} inconclusive, listed above)` : '';
-  out.push('', failed ? `RESULT: the target departs from the contract or failed checks (${s.departures.length} departures, ${s.failures.length} other failures)` : `RESULT: the target conforms to the contract in every check that ran${undecided}`);
+  out.push(
+    '',
+    failed
+      ? `RESULT: the target departs from the contract or failed checks (${s.departures.length} departures, ${s.failures.length} other failures)`
+      : `RESULT: the target conforms to the contract in every check that ran${undecided}`,
+  );
   return out.join('\n');
 }
 
@@ -184,7 +206,10 @@ export function rotationNote(o: TestOptions, stateDir: string): string {
   };
   const given: [string, string][] = [
     ...(o.apiKey ? [['admin key (--api-key)', o.apiKey] as [string, string]] : []),
-    ...(o.roleKeys ?? '').split(',').filter((p) => p.includes('=')).map((p) => [`${p.slice(0, p.indexOf('=')).trim()} key`, p.slice(p.indexOf('=') + 1).trim()] as [string, string]),
+    ...(o.roleKeys ?? '')
+      .split(',')
+      .filter((p) => p.includes('='))
+      .map((p) => [`${p.slice(0, p.indexOf('=')).trim()} key`, p.slice(p.indexOf('=') + 1).trim()] as [string, string]),
   ];
   const lines = given.filter(([, key]) => current(key) !== key).map(([name, key]) => `  ${name}: rotated; the current key is ${current(key)}`);
   return lines.length ? `\nKeys rotated by destructive tests (the keys given no longer work):\n${lines.join('\n')}` : '';

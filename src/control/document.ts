@@ -46,10 +46,14 @@ export class ControlDocument {
     let found = this.bodies.get(operationId);
     if (!found) {
       for (const item of Object.values(this.document().paths ?? {}) as Record<string, unknown>[]) {
-        for (const op of Object.values(item) as { operationId?: string; requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> } }[]) {
+        for (const op of Object.values(item) as {
+          operationId?: string;
+          requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string } }> };
+        }[]) {
           if (op?.operationId !== operationId) continue;
           const ref = op.requestBody?.content?.['application/json']?.schema?.$ref;
-          if (ref?.startsWith('#/components/schemas/')) found = { schema: ref.slice('#/components/schemas/'.length), required: op.requestBody?.required === true };
+          if (ref?.startsWith('#/components/schemas/'))
+            found = { schema: ref.slice('#/components/schemas/'.length), required: op.requestBody?.required === true };
         }
       }
       if (!found) throw new Error(`the control document declares no JSON request body for ${operationId}`);

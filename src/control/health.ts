@@ -50,7 +50,10 @@ export function indexRoute(deps: ControlDeps) {
     if (!/\btext\/html\b/.test(c.req.header('accept') ?? '')) {
       return c.json({ name: 'tusk', version: packageVersion(), document, docs: '/docs', controls: list });
     }
-    const rows = list.map((x) => html`<tr><td><code>${x.method}</code></td><td>${x.method === 'GET' && !x.path.includes('{') ? html`<a href="${x.path}">${x.path}</a>` : html`<code>${x.path}</code>`}</td><td>${x.summary}</td></tr>`);
+    const rows = list.map(
+      (x) =>
+        html`<tr><td><code>${x.method}</code></td><td>${x.method === 'GET' && !x.path.includes('{') ? html`<a href="${x.path}">${x.path}</a>` : html`<code>${x.path}</code>`}</td><td>${x.summary}</td></tr>`,
+    );
     return c.html(html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Tusk ${packageVersion()}: controls</title>
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse}td{border-bottom:1px solid #ddd;padding:.3rem .6rem;vertical-align:top}</style></head>

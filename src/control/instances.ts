@@ -21,7 +21,8 @@ import { controlBody } from './body.js';
 /** Finds the instance a control request names (see the header of this file); throws 400/404. */
 export function findInstance(registry: Registry, c: Context): { account: AccountStore; instance: InstanceStore } {
   const raw = c.req.param('instance_id') ?? '';
-  if (!/^[1-9]\d{0,9}$/.test(raw)) throw invalid('instance_id', 'type', `must be a positive integer (the instance's id on the customer interface), got "${raw}"`);
+  if (!/^[1-9]\d{0,9}$/.test(raw))
+    throw invalid('instance_id', 'type', `must be a positive integer (the instance's id on the customer interface), got "${raw}"`);
   const id = Number(raw);
   const accountId = c.req.query('account');
   if (accountId !== undefined) {
@@ -44,7 +45,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
       if (own.instance.id !== id) throw new ApiError(404, `Not found: the instance key opens instance ${own.instance.id}, not ${id}`);
       return { account: own.account, instance: own.instance };
     }
-    throw new ApiError(404, 'Not found: the request\'s key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)');
+    throw new ApiError(404, "Not found: the request's key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)");
   }
   const found: { account: AccountStore; instance: InstanceStore }[] = [];
   for (const account of registry.allAccounts()) {
@@ -53,7 +54,11 @@ export function findInstance(registry: Registry, c: Context): { account: Account
   }
   if (found.length === 0) throw new ApiError(404, `Not found: no account has an instance with id ${id}`);
   if (found.length > 1) {
-    throw invalid('account', 'ambiguous', `instance id ${id} exists in ${found.length} accounts (${found.map((f) => f.account.id).join(', ')}); add ?account=ACCOUNT_ID or send a key of the account`);
+    throw invalid(
+      'account',
+      'ambiguous',
+      `instance id ${id} exists in ${found.length} accounts (${found.map((f) => f.account.id).join(', ')}); add ?account=ACCOUNT_ID or send a key of the account`,
+    );
   }
   return found[0]!;
 }

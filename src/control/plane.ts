@@ -145,7 +145,15 @@ export class ControlPlane {
       if (!r.path.startsWith(CONTROL_PREFIX + '/')) {
         const home = registry.homeOfHeader(r.authorization);
         const at = home?.clock ?? registry.clock;
-        registry.journal.record({ at: at.now(), api, method: r.method, path: r.path, status: r.status, ms: Math.round(ms * 10) / 10, ...(home ? { account: home.id } : {}) });
+        registry.journal.record({
+          at: at.now(),
+          api,
+          method: r.method,
+          path: r.path,
+          status: r.status,
+          ms: Math.round(ms * 10) / 10,
+          ...(home ? { account: home.id } : {}),
+        });
       }
       if (this.state && !READ_METHODS.has(r.method)) this.state.changed();
       next?.(r, ms);

@@ -36,13 +36,22 @@ export function scopeOf(c: Context, registry: Registry, controlKey: string | und
   if (!key || (controlKey !== undefined && sameKey(key, controlKey))) return named ? { kind: 'account', home: named } : SERVER;
   const customer = registry.authenticateCustomer(key);
   const owner = customer?.home ?? registry.authenticateInstance(key)?.home;
-  if (!owner) throw unauthorized('Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)');
-  if (customer?.key.role !== 'admin') throw new ApiError(403, `Forbidden: the controls of an account need an admin key of the account, not ${customer ? `a ${customer.key.role} key` : 'an instance key'}`);
+  if (!owner)
+    throw unauthorized('Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)');
+  if (customer?.key.role !== 'admin')
+    throw new ApiError(
+      403,
+      `Forbidden: the controls of an account need an admin key of the account, not ${customer ? `a ${customer.key.role} key` : 'an instance key'}`,
+    );
   if (named && named !== owner) throw new ApiError(403, `Forbidden: the key is of account ${owner.id}, not of account ${named.id}`);
   return { kind: 'account', home: owner };
 }
 
 /** The scope of a control that acts on the whole server only: a 403 when the request is scoped to an account. */
 export function serverOnly(scope: Scope, what: string): void {
-  if (scope.kind === 'account') throw new ApiError(403, `Forbidden: ${what} acts on the whole server; it cannot be scoped to one account (use the control key, or no key without --control-key)`);
+  if (scope.kind === 'account')
+    throw new ApiError(
+      403,
+      `Forbidden: ${what} acts on the whole server; it cannot be scoped to one account (use the control key, or no key without --control-key)`,
+    );
 }

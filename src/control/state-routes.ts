@@ -112,11 +112,13 @@ export function stateRoutes(deps: ControlDeps): Hono {
     const move = await controlBody(c, deps.document, 'moveClock');
     const clock = clockIn(registry, s);
     if (move.follow_server !== undefined) {
-      if (s.kind !== 'account') throw invalid('follow_server', 'scope', 'only an account follows the server\'s clock: scope the request to an account (?account=ID or its admin key)');
+      if (s.kind !== 'account')
+        throw invalid('follow_server', 'scope', "only an account follows the server's clock: scope the request to an account (?account=ID or its admin key)");
       if (move.follow_server) s.home.clock.follow();
     } else if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
-      if (ms === undefined) throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
+      if (ms === undefined)
+        throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
       const problem = clockTimeProblem(clock.now() + ms);
       if (problem) throw invalid('advance', 'range', problem);
       clock.advance(ms);

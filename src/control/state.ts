@@ -57,7 +57,8 @@ function checkRecords(accounts: AccountState[], entries: OutboxEntry[], at: (ai:
   });
   for (const [value, where] of [...free, ...typed.map(([, , v, w]): [unknown, string] => [v, w])]) {
     if (problems.length >= MAX_PROBLEMS) break;
-    if (deeperThan(value, MAX_BODY_DEPTH)) problems.push({ field: where, rule: 'maxDepth', message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels, as no request body may` });
+    if (deeperThan(value, MAX_BODY_DEPTH))
+      problems.push({ field: where, rule: 'maxDepth', message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels, as no request body may` });
   }
   if (problems.length) throw new StateError(problems);
   for (const [api, schema, value, where] of typed) {

@@ -6,8 +6,11 @@ import type { CustomerEnv, CustomerOperations } from './env.js';
 export function apiKeysApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
-  app.post('/rotate-apikey', ...op('rotateApiKey', (c) => {
-    return c.get('principal').account.rotateApiKey(c.get('principal').key.id);
-  }));
+  app.post(
+    '/rotate-apikey',
+    ...op('rotateApiKey', (c) => {
+      return c.get('principal').account.rotateApiKey(c.get('principal').key.id);
+    }),
+  );
   return app;
 }

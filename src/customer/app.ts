@@ -32,7 +32,10 @@ export function mountCustomerResources(app: Hono<CustomerEnv>, route: Route): vo
   app.route('/api/plans', plansApp(route));
 }
 
-export function createCustomerApp(deps: AppDependencies, extra: Pick<ApiAppOptions<CustomerPrincipal>, 'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'> = {}) {
+export function createCustomerApp(
+  deps: AppDependencies,
+  extra: Pick<ApiAppOptions<CustomerPrincipal>, 'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'> = {},
+) {
   const roles = roleMatrix(deps);
   return createApiApp<CustomerPrincipal>({
     api: 'customer',

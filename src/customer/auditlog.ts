@@ -6,8 +6,11 @@ import type { CustomerEnv, CustomerOperations } from './env.js';
 export function auditLogApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
-  app.get('/csv', ...op('getAuditLogCsv', (c, { query }) => {
-    return bytesAnswer(c, c.get('principal').account.views.auditCsv(query.timestamp), 'text/csv; charset=utf-8');
-  }));
+  app.get(
+    '/csv',
+    ...op('getAuditLogCsv', (c, { query }) => {
+      return bytesAnswer(c, c.get('principal').account.views.auditCsv(query.timestamp), 'text/csv; charset=utf-8');
+    }),
+  );
   return app;
 }

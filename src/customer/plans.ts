@@ -6,9 +6,12 @@ import type { CustomerEnv, CustomerOperations } from './env.js';
 export function plansApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
-  app.get('/', ...op('listPlans', (c, { query }) => {
-    // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
-    return bytesAnswer(c, c.get('principal').account.views.plans(query.backend));
-  }));
+  app.get(
+    '/',
+    ...op('listPlans', (c, { query }) => {
+      // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
+      return bytesAnswer(c, c.get('principal').account.views.plans(query.backend));
+    }),
+  );
   return app;
 }

@@ -6,9 +6,12 @@ import type { CustomerEnv, CustomerOperations } from './env.js';
 export function regionsApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<CustomerOperations, CustomerEnv>(route);
-  app.get('/', ...op('listRegions', (c, { query }) => {
-    // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
-    return bytesAnswer(c, c.get('principal').account.views.regions(query.provider));
-  }));
+  app.get(
+    '/',
+    ...op('listRegions', (c, { query }) => {
+      // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
+      return bytesAnswer(c, c.get('principal').account.views.regions(query.provider));
+    }),
+  );
   return app;
 }

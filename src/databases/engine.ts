@@ -45,7 +45,10 @@ const BACKOFF_MAX_MS = 5_000;
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
 export function isUnreachable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
-  return Boolean(e && ((e.code && UNREACHABLE.has(e.code)) || /Connection terminated|connection timeout|the database system is (starting|shutting) up/i.test(e.message ?? '')));
+  return Boolean(
+    e &&
+    ((e.code && UNREACHABLE.has(e.code)) || /Connection terminated|connection timeout|the database system is (starting|shutting) up/i.test(e.message ?? '')),
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -21,7 +21,11 @@ import { isUnreachable, type EngineLog, type PostgresEngine } from './engine.js'
  * and digits, without case. Two providerids that agree there would share one database, so a loaded
  * state may not hold two such (src/store/state-check.ts).
  */
-export const databaseKeyOf = (providerid: string): string => providerid.replace(/[^0-9a-z]/gi, '').toLowerCase().slice(0, 16);
+export const databaseKeyOf = (providerid: string): string =>
+  providerid
+    .replace(/[^0-9a-z]/gi, '')
+    .toLowerCase()
+    .slice(0, 16);
 
 export interface DatabaseRef {
   role: string;
@@ -135,7 +139,7 @@ export class Databases implements InstanceDatabases {
    */
   private enqueue(what: string, step: () => Promise<void>, retries = RETRIES): Promise<void> {
     const run = async () => {
-      for (let attempt = 1; !this.closed; ) {
+      for (let attempt = 1; !this.closed;) {
         try {
           await Promise.race([this.engine.whenReady(), this.closing]);
         } catch (err) {
@@ -189,7 +193,10 @@ export class Databases implements InstanceDatabases {
       if (!this.isLive(ref)) return; // deleted (or replaced) before it was made
       let template: string | undefined;
       if (from) template = from.at === undefined ? from.ref.database : this.snapshotAt(from.ref, from.at);
-      const kept = await this.admin.createDatabase(ref.role, password, ref.database, { ...(template ? { template } : {}), ...(connectionLimit !== undefined ? { connectionLimit } : {}) });
+      const kept = await this.admin.createDatabase(ref.role, password, ref.database, {
+        ...(template ? { template } : {}),
+        ...(connectionLimit !== undefined ? { connectionLimit } : {}),
+      });
       // A database kept from an earlier run: its snapshots that still exist serve its backups again.
       if (kept && backups) {
         const existing = await this.admin.databasesLike(`${ref.database}_b`);
@@ -214,7 +221,10 @@ export class Databases implements InstanceDatabases {
     const open = await this.admin.guardServer(role);
     this.guarded = true;
     if (open.length) {
-      this.log('warn', `tusk: databases: on this server, every role may connect to ${open.join(', ')} (PUBLIC has CONNECT there); instance roles included. Its admin closes them with: REVOKE CONNECT, TEMPORARY ON DATABASE ${open.join(', ')} FROM PUBLIC`);
+      this.log(
+        'warn',
+        `tusk: databases: on this server, every role may connect to ${open.join(', ')} (PUBLIC has CONNECT there); instance roles included. Its admin closes them with: REVOKE CONNECT, TEMPORARY ON DATABASE ${open.join(', ')} FROM PUBLIC`,
+      );
     }
   }
 

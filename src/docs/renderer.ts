@@ -36,7 +36,9 @@ function rendererRoot(): string {
   try {
     return dirname(createRequire(import.meta.url).resolve('redoc/package.json'));
   } catch {
-    throw new Error(`the API reference renderer is missing: neither ${join(VENDOR_DIR, 'bundles', RENDERER_FILE)} (written by npm run build) nor the redoc package (npm ci) is there`);
+    throw new Error(
+      `the API reference renderer is missing: neither ${join(VENDOR_DIR, 'bundles', RENDERER_FILE)} (written by npm run build) nor the redoc package (npm ci) is there`,
+    );
   }
 }
 
@@ -44,7 +46,8 @@ function rendererRoot(): string {
 export function offlineBundle(source: string): string {
   let out = source;
   for (const [remote, local] of OFFLINE_REWRITES) {
-    if (!out.includes(remote)) throw new Error(`the Redoc bundle no longer contains ${remote}: check OFFLINE_REWRITES in src/docs/renderer.ts against this Redoc version`);
+    if (!out.includes(remote))
+      throw new Error(`the Redoc bundle no longer contains ${remote}: check OFFLINE_REWRITES in src/docs/renderer.ts against this Redoc version`);
     out = out.split(remote).join(local);
   }
   return out;
@@ -56,7 +59,10 @@ export function loadRenderer(): Renderer {
   if (cached) return cached;
   const root = rendererRoot();
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  const licenses = [['LICENSE', join(root, 'LICENSE')], [`${RENDERER_FILE}.LICENSE.txt`, join(root, 'bundles', `${RENDERER_FILE}.LICENSE.txt`)]]
+  const licenses = [
+    ['LICENSE', join(root, 'LICENSE')],
+    [`${RENDERER_FILE}.LICENSE.txt`, join(root, 'bundles', `${RENDERER_FILE}.LICENSE.txt`)],
+  ]
     .filter(([, path]) => existsSync(path!))
     .map(([file, path]) => ({ file: file!, text: readFileSync(path!, 'utf8') }));
   cached = { name: 'redoc', version: pkg.version, script: offlineBundle(readFileSync(join(root, 'bundles', RENDERER_FILE), 'utf8')), licenses };
@@ -89,7 +95,10 @@ function rendererOptions(downloads: { json: string; yaml: string }) {
 
 /** `<script type="application/json">` content that cannot close its element early. */
 function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 export interface PageOptions {

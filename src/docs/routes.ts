@@ -32,32 +32,40 @@ export function docsRoutes(documents: Record<InterfaceName, OpenApiDocument>) {
     const json = once(() => JSON.stringify(doc, null, 2) + '\n');
     // yaml is loaded on the first request for it, not at start-up.
     const yaml = once(() => (requireHere('yaml') as typeof import('yaml')).stringify(doc, { lineWidth: 0 }));
-    const page = once((): Page => referencePage({
-      api,
-      doc,
-      scriptUrl: `${DOCS_PATH}/${RENDERER_FILE}?v=${loadRenderer().version}`,
-      downloads: { json: '/openapi.json', yaml: '/openapi.yaml' },
-    }));
+    const page = once((): Page =>
+      referencePage({
+        api,
+        doc,
+        scriptUrl: `${DOCS_PATH}/${RENDERER_FILE}?v=${loadRenderer().version}`,
+        downloads: { json: '/openapi.json', yaml: '/openapi.yaml' },
+      }),
+    );
 
     app.get(DOCS_PATH, (c) => {
       const { html, csp } = page();
       return c.html(html, 200, { 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
     });
     app.get(`${DOCS_PATH}/`, (c) => c.redirect(DOCS_PATH, 301));
-    app.get(`${DOCS_PATH}/${RENDERER_FILE}`, (c) => c.body(loadRenderer().script, 200, {
-      'Content-Type': 'text/javascript; charset=utf-8',
-      'Cache-Control': 'public, max-age=86400',
-      'X-Content-Type-Options': 'nosniff',
-    }));
-    app.get('/openapi.json', (c) => c.body(json(), 200, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Access-Control-Allow-Origin': '*',
-      'Cache-Control': 'no-cache',
-    }));
-    app.get('/openapi.yaml', (c) => c.body(yaml(), 200, {
-      'Content-Type': 'application/yaml; charset=utf-8',
-      'Access-Control-Allow-Origin': '*',
-      'Cache-Control': 'no-cache',
-    }));
+    app.get(`${DOCS_PATH}/${RENDERER_FILE}`, (c) =>
+      c.body(loadRenderer().script, 200, {
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'Cache-Control': 'public, max-age=86400',
+        'X-Content-Type-Options': 'nosniff',
+      }),
+    );
+    app.get('/openapi.json', (c) =>
+      c.body(json(), 200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Access-Control-Allow-Origin': '*',
+        'Cache-Control': 'no-cache',
+      }),
+    );
+    app.get('/openapi.yaml', (c) =>
+      c.body(yaml(), 200, {
+        'Content-Type': 'application/yaml; charset=utf-8',
+        'Access-Control-Allow-Origin': '*',
+        'Cache-Control': 'no-cache',
+      }),
+    );
   };
 }

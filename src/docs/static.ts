@@ -37,7 +37,7 @@ ${items}
 
 /** Writes the static references into `outDir` (emptied first); returns the files written. */
 export async function buildStaticDocs(outDir: string = DEFAULT_DOCS_DIR, documents?: Record<InterfaceName, OpenApiDocument>): Promise<string[]> {
-  const docs = documents ?? await loadDocuments();
+  const docs = documents ?? (await loadDocuments());
   const out = resolve(outDir);
   const renderer = loadRenderer();
   const written: string[] = [];

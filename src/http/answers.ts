@@ -42,7 +42,10 @@ export interface SuccessCodes {
 
 /** How `op`'s success status is chosen; undefined when the operation documents one success code only. */
 export function successCodes(doc: OpenApiDocument, op: OperationInfo, options: AnswerOptions): SuccessCodes | undefined {
-  const codes = [...op.responses.keys()].filter((k) => /^2\d\d$/.test(k)).map(Number).sort((a, b) => a - b);
+  const codes = [...op.responses.keys()]
+    .filter((k) => /^2\d\d$/.test(k))
+    .map(Number)
+    .sort((a, b) => a - b);
   if (codes.length < 2) return undefined;
   const production = typeof op.raw['x-production-status'] === 'number' ? (op.raw['x-production-status'] as number) : undefined;
   // The body of a status when the handler answered without one: the documented example.

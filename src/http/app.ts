@@ -8,7 +8,18 @@ import { readOperations, type OperationInfo } from '../openapi/operations.js';
 import type { SchemaSet } from '../openapi/ajv.js';
 import { OperationValidator } from '../openapi/requests.js';
 import { ApiError } from '../core/errors.js';
-import { authenticate, authorize, composeSteps, operationSteps, parseBody, rateLimit, validateRequest, type AuthenticateOptions, type AuthorizeOptions, type PipelineEnv } from './pipeline.js';
+import {
+  authenticate,
+  authorize,
+  composeSteps,
+  operationSteps,
+  parseBody,
+  rateLimit,
+  validateRequest,
+  type AuthenticateOptions,
+  type AuthorizeOptions,
+  type PipelineEnv,
+} from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../store/clock.js';
 import { ConnectionReset, faultStep } from './fault-step.js';
@@ -110,27 +121,34 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
     : undefined;
 
   const codes = new Map<string, SuccessCodes | undefined>();
-  const route: Route = Object.assign((operationId: string) => {
-    const validator = validators.get(operationId);
-    if (!validator) throw new Error(`route(): the ${options.api} document has no operation ${operationId}`);
-    if (routed.has(operationId)) throw new Error(`route(): ${operationId} is routed twice`);
-    routed.add(operationId);
-    const op = opsById.get(operationId)!;
-    const sim = options.simulation;
-    const pipeline = composeSteps(operationSteps<P>(operationId, {
-      authenticate: auth,
-      authorize: authz,
-      parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
-      validate: validateRequest<P>({ validator, ...(options.strictFields ? { strictFields: options.strictFields } : {}) }),
-      rateLimit: limit,
-      ...(sim?.faults ? { faults: faultStep({ doc: options.doc, op, server: sim.faults, ...(sim.accountFaults ? { account: sim.accountFaults } : {}) }) } : {}),
-      ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
-    }));
-    pipelines.set(pipeline, op);
-    finishers.set(pipeline, finisher(date));
-    codes.set(operationId, options.answers ? successCodes(options.doc, op, options.answers) : undefined);
-    return pipeline;
-  }, { successCodes: (operationId: string) => codes.get(operationId) });
+  const route: Route = Object.assign(
+    (operationId: string) => {
+      const validator = validators.get(operationId);
+      if (!validator) throw new Error(`route(): the ${options.api} document has no operation ${operationId}`);
+      if (routed.has(operationId)) throw new Error(`route(): ${operationId} is routed twice`);
+      routed.add(operationId);
+      const op = opsById.get(operationId)!;
+      const sim = options.simulation;
+      const pipeline = composeSteps(
+        operationSteps<P>(operationId, {
+          authenticate: auth,
+          authorize: authz,
+          parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
+          validate: validateRequest<P>({ validator, ...(options.strictFields ? { strictFields: options.strictFields } : {}) }),
+          rateLimit: limit,
+          ...(sim?.faults
+            ? { faults: faultStep({ doc: options.doc, op, server: sim.faults, ...(sim.accountFaults ? { account: sim.accountFaults } : {}) }) }
+            : {}),
+          ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
+        }),
+      );
+      pipelines.set(pipeline, op);
+      finishers.set(pipeline, finisher(date));
+      codes.set(operationId, options.answers ? successCodes(options.doc, op, options.answers) : undefined);
+      return pipeline;
+    },
+    { successCodes: (operationId: string) => codes.get(operationId) },
+  );
 
   // The method guard: a method the path does not support is a 405 with Allow. The most specific
   // template decides, so a literal path (/api/alarms/recipients) is never taken by a sibling
@@ -153,7 +171,9 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const missing = ops.filter((o) => !routed.has(o.operationId)).map((o) => o.operationId);
   if (missing.length) throw new Error(`the ${options.api} app routes no handler for: ${missing.join(', ')}`);
   const registered = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`));
-  const misplaced = ops.filter((o) => !registered.has(`${o.method.toUpperCase()} ${o.routePath}`)).map((o) => `${o.operationId} (${o.method.toUpperCase()} ${o.path})`);
+  const misplaced = ops
+    .filter((o) => !registered.has(`${o.method.toUpperCase()} ${o.routePath}`))
+    .map((o) => `${o.operationId} (${o.method.toUpperCase()} ${o.path})`);
   if (misplaced.length) throw new Error(`the ${options.api} app routes these operations elsewhere than the document says: ${misplaced.join(', ')}`);
 
   app.notFound((c) => {
@@ -234,7 +254,10 @@ function methodGuard(ops: OperationInfo[]) {
     /** Throws the 405 when the most specific template of the path lacks the method. */
     check(c: Context): void {
       const path = c.req.path;
-      refuse(c, templates.find((t) => t.regex.test(path)));
+      refuse(
+        c,
+        templates.find((t) => t.regex.test(path)),
+      );
     },
     /**
      * The check for a request routed to `op`: its own template matches and allows the method, so
@@ -247,7 +270,10 @@ function methodGuard(ops: OperationInfo[]) {
       if (!before.length) return undefined;
       return (c) => {
         const path = c.req.path;
-        refuse(c, before.find((t) => t.regex.test(path)));
+        refuse(
+          c,
+          before.find((t) => t.regex.test(path)),
+        );
       };
     },
   };

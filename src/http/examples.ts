@@ -53,7 +53,8 @@ export function sampleSchema(doc: OpenApiDocument, schemaNode: unknown, depth = 
   if ('default' in s) return s.default;
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length) return s.enum[0];
-  for (const k of ['oneOf', 'anyOf'] as const) if (Array.isArray(s[k]) && (s[k] as unknown[]).length) return sampleSchema(doc, (s[k] as unknown[])[0], depth + 1);
+  for (const k of ['oneOf', 'anyOf'] as const)
+    if (Array.isArray(s[k]) && (s[k] as unknown[]).length) return sampleSchema(doc, (s[k] as unknown[])[0], depth + 1);
   if (Array.isArray(s.allOf)) {
     return Object.assign({}, ...(s.allOf as unknown[]).map((p) => sampleSchema(doc, p, depth + 1)).filter((v) => v && typeof v === 'object'));
   }

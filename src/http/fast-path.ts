@@ -109,7 +109,10 @@ export interface ResponseInfo {
 export function observeResponses(app: Hono<any>, onResponse: (r: ResponseInfo, ms: number) => void): void {
   const dispatch = app.fetch;
   const report = (request: Request, res: Response, start: number) => {
-    onResponse({ method: request.method, path: pathOf(request.url), status: res.status, authorization: request.headers.get('authorization') }, performance.now() - start);
+    onResponse(
+      { method: request.method, path: pathOf(request.url), status: res.status, authorization: request.headers.get('authorization') },
+      performance.now() - start,
+    );
     return res;
   };
   app.fetch = (request, ...rest) => {

@@ -34,7 +34,10 @@ export function bytesAnswer(c: Context, body: Uint8Array, contentType = 'applica
 
 /** The routing of one interface's operations (`Ops`, the generated `operations`) in sub-apps of env `E`. */
 export function operationsOf<Ops, E extends Env>(route: Route) {
-  return <Id extends keyof Ops & string>(operationId: Id, handler: (c: Context<E>, input: Input<Ops, Id>) => Answer<Ops, Id>): [MiddlewareHandler<E>, (c: Context<E>) => Response] => [
+  return <Id extends keyof Ops & string>(
+    operationId: Id,
+    handler: (c: Context<E>, input: Input<Ops, Id>) => Answer<Ops, Id>,
+  ): [MiddlewareHandler<E>, (c: Context<E>) => Response] => [
     route(operationId),
     answer(operationId, route.successCodes(operationId), (c) => handler(c, input<Ops, Id>(c))),
   ];

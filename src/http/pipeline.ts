@@ -54,7 +54,9 @@ export function authenticate<P>(options: AuthenticateOptions<P>): MiddlewareHand
       if (!creds) throw unauthorized('Unauthorized: HTTP Basic credentials with an API key are required');
       // The customer interface reads the password field only: say so to a client that put the key in the user field.
       if (options.keyField === 'password' && !creds.password && creds.user) {
-        throw unauthorized('Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field');
+        throw unauthorized(
+          'Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field',
+        );
       }
       throw unauthorized();
     }
@@ -99,7 +101,11 @@ export function parseBody<P>(options: ParseBodyOptions): MiddlewareHandler<Pipel
 
 /** A body over `limit` bytes (413): refused by its Content-Length, or as soon as that many bytes arrived. */
 export const payloadTooLarge = (limit = MAX_BODY_BYTES) =>
-  new ApiError(413, `Payload too large: a request body may have at most ${limit} bytes (${limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`})`, { field: 'body', rule: 'maxBytes' });
+  new ApiError(
+    413,
+    `Payload too large: a request body may have at most ${limit} bytes (${limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`})`,
+    { field: 'body', rule: 'maxBytes' },
+  );
 
 /** The body's bytes, read no further than `limit` (the APIs' MAX_BODY_BYTES), before anything parses them. */
 export async function readLimitedBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
@@ -167,7 +173,9 @@ export function validateRequest<P>(options: ValidateOptions): MiddlewareHandler<
     const pathParams = validator.hasPathParameters ? (c.req.param() as Record<string, string>) : {};
     const { params, query } = validator.parameters(pathParams, validator.hasQueryParameters ? queryOf(c.req.url) : EMPTY_QUERY);
     // Integration bodies: the path names the system whose schema applies.
-    const system = validator.systemBodies.size ? Object.values(params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v)) : undefined;
+    const system = validator.systemBodies.size
+      ? Object.values(params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v))
+      : undefined;
     let body: unknown;
     if (validator.acceptsBody) {
       const strict = strictFieldsOf(c.req.header('tusk-strict-fields')) ?? strictByDefault();

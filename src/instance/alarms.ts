@@ -10,21 +10,36 @@ type Ops = InstanceOperations;
 export function alarmsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
-  app.get('/', ...op('listAlarms', (c) => {
-    return c.get('principal').instance.listAlarms();
-  }));
-  app.post('/', ...op('createAlarm', (c, { body }) => {
-    return c.get('principal').instance.createAlarm(body);
-  }));
-  app.get('/:id', ...op('getAlarm', (c, { params }) => {
-    return c.get('principal').instance.getAlarm(params.id);
-  }));
-  app.put('/:id', ...op('updateAlarm', (c, { params, body }) => {
-    return c.get('principal').instance.updateAlarm(params.id, body);
-  }));
-  app.delete('/:id', ...op('deleteAlarm', (c, { params }) => {
-    c.get('principal').instance.deleteAlarm(params.id);
-    return NO_CONTENT;
-  }));
+  app.get(
+    '/',
+    ...op('listAlarms', (c) => {
+      return c.get('principal').instance.listAlarms();
+    }),
+  );
+  app.post(
+    '/',
+    ...op('createAlarm', (c, { body }) => {
+      return c.get('principal').instance.createAlarm(body);
+    }),
+  );
+  app.get(
+    '/:id',
+    ...op('getAlarm', (c, { params }) => {
+      return c.get('principal').instance.getAlarm(params.id);
+    }),
+  );
+  app.put(
+    '/:id',
+    ...op('updateAlarm', (c, { params, body }) => {
+      return c.get('principal').instance.updateAlarm(params.id, body);
+    }),
+  );
+  app.delete(
+    '/:id',
+    ...op('deleteAlarm', (c, { params }) => {
+      c.get('principal').instance.deleteAlarm(params.id);
+      return NO_CONTENT;
+    }),
+  );
   return app;
 }

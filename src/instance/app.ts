@@ -26,7 +26,10 @@ export function mountInstanceResources(app: Hono<InstanceEnv>, route: Route, val
   app.route('/api/maintenance', maintenanceApp(route));
 }
 
-export function createInstanceApp(deps: AppDependencies, extra: Pick<ApiAppOptions<InstancePrincipal>, 'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'> = {}) {
+export function createInstanceApp(
+  deps: AppDependencies,
+  extra: Pick<ApiAppOptions<InstancePrincipal>, 'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'> = {},
+) {
   return createApiApp<InstancePrincipal>({
     api: 'instance',
     doc: deps.documents.instance,

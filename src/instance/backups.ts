@@ -10,21 +10,33 @@ type Ops = InstanceOperations;
 export function backupsApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
-  app.get('/', ...op('listBackups', (c, { query }) => {
-    // The bytes of the list as the store keeps them (instance-backups-view.ts: the same JSON as listBackups()).
-    return bytesAnswer(c, c.get('principal').instance.listBackupsJson(query.db));
-  }));
-  app.post('/', ...op('createBackup', (c, { body }) => {
-    c.get('principal').instance.createBackup(body ?? {});
-    return NO_CONTENT;
-  }));
-  app.post('/restore', ...op('restoreBackup', (c, { body }) => {
-    c.get('principal').instance.restoreBackup(body);
-    return NO_CONTENT;
-  }));
-  app.post('/pitr', ...op('recoverToPointInTime', (c, { body }) => {
-    c.get('principal').instance.recoverToPointInTime(body);
-    return NO_CONTENT;
-  }));
+  app.get(
+    '/',
+    ...op('listBackups', (c, { query }) => {
+      // The bytes of the list as the store keeps them (instance-backups-view.ts: the same JSON as listBackups()).
+      return bytesAnswer(c, c.get('principal').instance.listBackupsJson(query.db));
+    }),
+  );
+  app.post(
+    '/',
+    ...op('createBackup', (c, { body }) => {
+      c.get('principal').instance.createBackup(body ?? {});
+      return NO_CONTENT;
+    }),
+  );
+  app.post(
+    '/restore',
+    ...op('restoreBackup', (c, { body }) => {
+      c.get('principal').instance.restoreBackup(body);
+      return NO_CONTENT;
+    }),
+  );
+  app.post(
+    '/pitr',
+    ...op('recoverToPointInTime', (c, { body }) => {
+      c.get('principal').instance.recoverToPointInTime(body);
+      return NO_CONTENT;
+    }),
+  );
   return app;
 }

@@ -34,33 +34,53 @@ export function integrationsApp(kind: IntegrationKind, route: Route, validators:
   const ops = OPERATIONS[kind];
   const validator = validators.get(ops.update);
   if (!validator) throw new Error(`integrationsApp(${kind}): the document has no operation ${ops.update}`);
-  const validate = (c: Context<InstanceEnv>): SystemBodyValidator => (system, body) => {
-    const ignored: string[] = [];
-    const value = validator.systemBody(system, body, { strict: c.get('strictFields') === true, ignored });
-    if (ignored.length) c.set('ignoredFields', ignored);
-    return value;
-  };
+  const validate =
+    (c: Context<InstanceEnv>): SystemBodyValidator =>
+    (system, body) => {
+      const ignored: string[] = [];
+      const value = validator.systemBody(system, body, { strict: c.get('strictFields') === true, ignored });
+      if (ignored.length) c.set('ignoredFields', ignored);
+      return value;
+    };
 
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
-  app.get('/', ...op(ops.list, (c) => {
-    return c.get('principal').instance.listIntegrations(kind);
-  }));
-  app.get('/:system_or_int_id', ...op(ops.get, (c, { params }) => {
-    return c.get('principal').instance.getIntegration(kind, params.system_or_int_id);
-  }));
-  app.post('/:system_or_int_id', ...op(ops.create, (c, { params, body }) => {
-    return c.get('principal').instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
-  }));
-  app.put('/:system_or_int_id', ...op(ops.update, (c, { params, body }) => {
-    return c.get('principal').instance.updateIntegration(kind, params.system_or_int_id, body, validate(c));
-  }));
-  app.delete('/:system_or_int_id', ...op(ops.delete, (c, { params }) => {
-    c.get('principal').instance.deleteIntegration(kind, params.system_or_int_id);
-    return NO_CONTENT;
-  }));
-  app.put('/:system/:int_id', ...op(ops.updateWithSystem, (c, { params, body }) => {
-    return c.get('principal').instance.updateIntegration(kind, params.int_id, body, validate(c), params.system);
-  }));
+  app.get(
+    '/',
+    ...op(ops.list, (c) => {
+      return c.get('principal').instance.listIntegrations(kind);
+    }),
+  );
+  app.get(
+    '/:system_or_int_id',
+    ...op(ops.get, (c, { params }) => {
+      return c.get('principal').instance.getIntegration(kind, params.system_or_int_id);
+    }),
+  );
+  app.post(
+    '/:system_or_int_id',
+    ...op(ops.create, (c, { params, body }) => {
+      return c.get('principal').instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
+    }),
+  );
+  app.put(
+    '/:system_or_int_id',
+    ...op(ops.update, (c, { params, body }) => {
+      return c.get('principal').instance.updateIntegration(kind, params.system_or_int_id, body, validate(c));
+    }),
+  );
+  app.delete(
+    '/:system_or_int_id',
+    ...op(ops.delete, (c, { params }) => {
+      c.get('principal').instance.deleteIntegration(kind, params.system_or_int_id);
+      return NO_CONTENT;
+    }),
+  );
+  app.put(
+    '/:system/:int_id',
+    ...op(ops.updateWithSystem, (c, { params, body }) => {
+      return c.get('principal').instance.updateIntegration(kind, params.int_id, body, validate(c), params.system);
+    }),
+  );
   return app;
 }

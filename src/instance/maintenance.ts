@@ -9,14 +9,23 @@ type Ops = InstanceOperations;
 export function maintenanceApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<Ops, InstanceEnv>(route);
-  app.get('/', ...op('listMaintenance', (c) => {
-    return c.get('principal').instance.listMaintenance();
-  }));
-  app.put('/:id', ...op('rescheduleMaintenance', (c, { params, body }) => {
-    return c.get('principal').instance.rescheduleMaintenance(params.id, body.scheduled_by);
-  }));
-  app.post('/:id', ...op('runMaintenance', (c, { params }) => {
-    return c.get('principal').instance.runMaintenance(params.id);
-  }));
+  app.get(
+    '/',
+    ...op('listMaintenance', (c) => {
+      return c.get('principal').instance.listMaintenance();
+    }),
+  );
+  app.put(
+    '/:id',
+    ...op('rescheduleMaintenance', (c, { params, body }) => {
+      return c.get('principal').instance.rescheduleMaintenance(params.id, body.scheduled_by);
+    }),
+  );
+  app.post(
+    '/:id',
+    ...op('runMaintenance', (c, { params }) => {
+      return c.get('principal').instance.runMaintenance(params.id);
+    }),
+  );
   return app;
 }

@@ -8,12 +8,18 @@ import type { InstanceEnv, InstanceOperations } from './env.js';
 export function rotationApp(route: Route) {
   const app = new Hono<InstanceEnv>();
   const op = operationsOf<InstanceOperations, InstanceEnv>(route);
-  app.post('/rotate-password', ...op('rotatePassword', (c) => {
-    c.get('principal').instance.rotatePassword();
-    return NO_CONTENT;
-  }));
-  app.post('/rotate-apikey', ...op('rotateInstanceApiKey', (c) => {
-    return { apikey: c.get('principal').instance.rotateApiKey() };
-  }));
+  app.post(
+    '/rotate-password',
+    ...op('rotatePassword', (c) => {
+      c.get('principal').instance.rotatePassword();
+      return NO_CONTENT;
+    }),
+  );
+  app.post(
+    '/rotate-apikey',
+    ...op('rotateInstanceApiKey', (c) => {
+      return { apikey: c.get('principal').instance.rotateApiKey() };
+    }),
+  );
   return app;
 }

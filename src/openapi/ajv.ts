@@ -196,7 +196,10 @@ function withoutDiscriminatorMappings<T>(node: T): T {
 
 /** The field an ajv error is about, as a dotted path (`recipients.1`), or undefined for the whole value. */
 export function errorField(err: ErrorObject): string | undefined {
-  const base = err.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const base = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const params = err.params as Record<string, unknown>;
   if (err.keyword === 'required' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
   if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') base.push(params.additionalProperty);

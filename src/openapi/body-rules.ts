@@ -49,7 +49,8 @@ function collect(doc: OpenApiDocument, schema: unknown, props: Map<string, Obj>,
   if (!schema || typeof schema !== 'object' || depth > 16) return false;
   const s = resolveLocal(doc, schema, '#').node;
   let open = (s.additionalProperties !== undefined && s.additionalProperties !== false) || s.patternProperties !== undefined;
-  for (const [name, p] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) if (!props.has(name)) props.set(name, resolveLocal(doc, p, '#').node);
+  for (const [name, p] of Object.entries((s.properties ?? {}) as Record<string, unknown>))
+    if (!props.has(name)) props.set(name, resolveLocal(doc, p, '#').node);
   if (depth === 0) for (const r of (s.required as string[] | undefined) ?? []) required.add(r);
   for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of (s[key] ?? []) as unknown[]) open = collect(doc, sub, props, required, depth + 1) || open;
   for (const key of ['then', 'else']) if (s[key]) open = collect(doc, s[key], props, required, depth + 1) || open;
@@ -128,9 +129,16 @@ export class BodyRules {
       const elsewhere = this.union.has(key);
       const what = branch.tag === undefined ? '' : ` ${this.bySystem ? 'system' : (this.discriminator ?? 'type')} ${branch.tag}`;
       const problem = options.strict
-        ? new ApiError(400, `${key}: is not an accepted field here${elsewhere ? ` (it does not apply to${what})` : ''}`, { field: key, rule: 'additionalProperties' })
+        ? new ApiError(400, `${key}: is not an accepted field here${elsewhere ? ` (it does not apply to${what})` : ''}`, {
+            field: key,
+            rule: 'additionalProperties',
+          })
         : elsewhere && !isZeroValue(v)
-          ? new ApiError(400, `${key}: does not apply to${what}; it is accepted here only with its zero value (0, "", false, null, [] or {}), which is ignored`, { field: key, rule: 'notApplicable' })
+          ? new ApiError(
+              400,
+              `${key}: does not apply to${what}; it is accepted here only with its zero value (0, "", false, null, [] or {}), which is ignored`,
+              { field: key, rule: 'notApplicable' },
+            )
           : undefined;
       if (problem && !options.problems) throw problem;
       // With `problems`, every refused field is listed there and left out of the body.

@@ -85,15 +85,17 @@ export class CoverageRecorder {
     const pick = <T>(m: Map<string, T>) => (account === undefined ? [...m.values()] : m.has(account) ? [m.get(account)!] : []);
     const counts = new Map<string, number>();
     let requests = 0;
-    for (const m of pick(this.counts)) for (const [k, n] of m) {
-      counts.set(k, (counts.get(k) ?? 0) + n);
-      requests += n;
-    }
+    for (const m of pick(this.counts))
+      for (const [k, n] of m) {
+        counts.set(k, (counts.get(k) ?? 0) + n);
+        requests += n;
+      }
     const outside = new Map<string, number>();
-    for (const m of pick(this.outside)) for (const [k, n] of m) {
-      outside.set(k, (outside.get(k) ?? 0) + n);
-      requests += n;
-    }
+    for (const m of pick(this.outside))
+      for (const [k, n] of m) {
+        outside.set(k, (outside.get(k) ?? 0) + n);
+        requests += n;
+      }
     const interfaces = {} as Record<InterfaceName, InterfaceCoverage>;
     for (const api of ['customer', 'instance'] as const) interfaces[api] = this.interfaceCoverage(api, counts);
     return {
@@ -129,7 +131,8 @@ export class CoverageRecorder {
         undocumented: [...undocumented].map(([status, count]) => ({ status, count })),
       };
     });
-    const rank = (r: OperationCoverage) => (r.statuses.every((s) => s.count === 0) && r.undocumented.length === 0 ? 0 : r.statuses.some((s) => s.count === 0) ? 1 : 2);
+    const rank = (r: OperationCoverage) =>
+      r.statuses.every((s) => s.count === 0) && r.undocumented.length === 0 ? 0 : r.statuses.some((s) => s.count === 0) ? 1 : 2;
     const exercised = rows.filter((r) => rank(r) > 0).length;
     const statuses = rows.reduce((n, r) => n + r.statuses.length, 0);
     const seen = rows.reduce((n, r) => n + r.statuses.filter((s) => s.count > 0).length, 0);
@@ -140,7 +143,10 @@ export class CoverageRecorder {
       statuses_exercised: seen,
       operations_percent: percent(exercised, rows.length),
       statuses_percent: percent(seen, statuses),
-      by_operation: rows.map((r, i) => ({ r, i })).sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i).map(({ r }) => r),
+      by_operation: rows
+        .map((r, i) => ({ r, i }))
+        .sort((a, b) => rank(a.r) - rank(b.r) || a.i - b.i)
+        .map(({ r }) => r),
     };
   }
 }

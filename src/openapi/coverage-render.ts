@@ -17,7 +17,10 @@ export function coverageTable(report: CoverageReport): string {
   out.push(`API coverage${report.account ? ` of account ${report.account}` : ''}: ${report.requests} requests`);
   for (const api of INTERFACES) {
     const c = report.interfaces[api];
-    out.push('', `${api} interface: ${c.operations_exercised} of ${c.operations} operations (${c.operations_percent} %), ${c.statuses_exercised} of ${c.statuses} documented statuses (${c.statuses_percent} %)`);
+    out.push(
+      '',
+      `${api} interface: ${c.operations_exercised} of ${c.operations} operations (${c.operations_percent} %), ${c.statuses_exercised} of ${c.statuses} documented statuses (${c.statuses_percent} %)`,
+    );
     const width = Math.max(...c.by_operation.map((o) => o.operation_id.length));
     for (const op of c.by_operation) {
       const cells = op.statuses.map(statusCell);

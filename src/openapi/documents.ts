@@ -75,7 +75,9 @@ export async function bundleDocument(name: InterfaceName): Promise<OpenApiDocume
   try {
     redocly = await import('@redocly/openapi-core');
   } catch {
-    throw new Error(`openapi/${name}.yaml is newer than its bundle in dist/openapi/, and the bundler (@redocly/openapi-core, a devDependency) is not installed: run npm run build in a checkout (npm ci first)`);
+    throw new Error(
+      `openapi/${name}.yaml is newer than its bundle in dist/openapi/, and the bundler (@redocly/openapi-core, a devDependency) is not installed: run npm run build in a checkout (npm ci first)`,
+    );
   }
   const { bundle, createConfig } = redocly;
   const config = await createConfig({});
@@ -103,7 +105,10 @@ export async function writeBundle(name: InterfaceName): Promise<OpenApiDocument>
 /** The bundled document: the prebuilt JSON when fresh, else bundled now (and the JSON refreshed). */
 export async function loadDocument(name: InterfaceName): Promise<OpenApiDocument> {
   const file = resolve(BUNDLE_DIR, `${name}.json`);
-  if (existsSync(file) && (statSync(file).mtimeMs >= newestSourceMtime() || (existsSync(SOURCES_HASH_FILE()) && readFileSync(SOURCES_HASH_FILE(), 'utf8').trim() === sourcesHash()))) {
+  if (
+    existsSync(file) &&
+    (statSync(file).mtimeMs >= newestSourceMtime() || (existsSync(SOURCES_HASH_FILE()) && readFileSync(SOURCES_HASH_FILE(), 'utf8').trim() === sourcesHash()))
+  ) {
     return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
   }
   try {

@@ -61,7 +61,10 @@ export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: R
   }
   const media = declared.content.find((m) => m.mediaType.toLowerCase() === contentType);
   if (!media) {
-    depart('contentType', `content type ${JSON.stringify(contentType)} is not declared for ${res.status} (declared: ${declared.content.map((m) => m.mediaType).join(', ')})`);
+    depart(
+      'contentType',
+      `content type ${JSON.stringify(contentType)} is not declared for ${res.status} (declared: ${declared.content.map((m) => m.mediaType).join(', ')})`,
+    );
     return out;
   }
   if (!media.schemaRef) return out;
@@ -76,7 +79,8 @@ export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: R
   }
   // Every departure of the body, not only the first (the fast validator tells whether there is any).
   if (!schemas.validator(api, media.schemaRef)(body)) {
-    for (const r of schemas.departuresOf(api, media.schemaRef, body, 'body', 'body')) depart(r.rule, `body does not match the ${res.status} schema: ${r.message}`, r.field);
+    for (const r of schemas.departuresOf(api, media.schemaRef, body, 'body', 'body'))
+      depart(r.rule, `body does not match the ${res.status} schema: ${r.message}`, r.field);
   }
   return out;
 }
@@ -161,7 +165,9 @@ export class ExchangeChecker {
     try {
       const checked = validator.parameters(params, req.query);
       // As the stand-in reads it (pipeline.ts validateRequest): the path names an integration's system.
-      system = validator.systemBodies.size ? Object.values(checked.params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v)) : undefined;
+      system = validator.systemBodies.size
+        ? Object.values(checked.params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v))
+        : undefined;
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       error ??= err;
@@ -183,7 +189,9 @@ export class ExchangeChecker {
     }
     if (!error) return { op, departures: [] };
     // Every departure, not only the one the stand-in would answer.
-    const found = validator.departures(params, req.query, raw, system).map((r): Departure => ({ side: 'request', rule: r.rule, field: r.field, message: r.message }));
+    const found = validator
+      .departures(params, req.query, raw, system)
+      .map((r): Departure => ({ side: 'request', rule: r.rule, field: r.field, message: r.message }));
     return { op, departures: [...(auth ? [auth] : []), ...found], error };
   }
 }

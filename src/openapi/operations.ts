@@ -108,8 +108,10 @@ function readOperationsOnce(api: InterfaceName, doc: OpenApiDocument): Operation
       if (!raw) continue;
       const opRef = pointer('paths', path, method);
       const parameters: ParameterInfo[] = [];
-      const params = [...pathParams.map((p, i) => [p, pointer('paths', path, 'parameters', String(i))] as const),
-        ...((raw.parameters ?? []) as unknown[]).map((p, i) => [p, `${opRef}/parameters/${i}`] as const)];
+      const params = [
+        ...pathParams.map((p, i) => [p, pointer('paths', path, 'parameters', String(i))] as const),
+        ...((raw.parameters ?? []) as unknown[]).map((p, i) => [p, `${opRef}/parameters/${i}`] as const),
+      ];
       for (const [p, ref] of params) {
         const { node, ref: at } = resolveLocal(doc, p, ref);
         const existing = parameters.findIndex((q) => q.name === node.name && q.in === node.in);
@@ -131,7 +133,7 @@ function readOperationsOnce(api: InterfaceName, doc: OpenApiDocument): Operation
       const responses = new Map<string, ResponseInfo>();
       for (const [status, r] of Object.entries((raw.responses ?? {}) as Record<string, unknown>)) {
         const { node, ref } = resolveLocal(doc, r, `${opRef}/responses/${status}`);
-        const headers = Object.entries((node.headers ?? {}) as Record<string, unknown>).map(([name, h], ) => {
+        const headers = Object.entries((node.headers ?? {}) as Record<string, unknown>).map(([name, h]) => {
           const resolved = resolveLocal(doc, h, `${ref}/headers/${pointerSegmentOf(name)}`);
           return { name, required: resolved.node.required === true, schemaRef: `${resolved.ref}/schema` };
         });

@@ -35,7 +35,9 @@ export function precompiledRefs(name: InterfaceName, doc: OpenApiDocument): stri
 
 /** Writes dist/openapi/<name>.validators.{cjs,json}; returns the number of validators. */
 export async function writePrecompiledValidators(name: InterfaceName, doc: OpenApiDocument, dir?: string): Promise<number> {
-  const { default: standaloneCode } = (await import('ajv/dist/standalone/index.js')) as unknown as { default: (ajv: unknown, refs: Record<string, string>) => string };
+  const { default: standaloneCode } = (await import('ajv/dist/standalone/index.js')) as unknown as {
+    default: (ajv: unknown, refs: Record<string, string>) => string;
+  };
   const ajv = createAjv({ [name]: doc }, { code: { source: true, esm: false } });
   const uri = documentUri(name);
   const exports: Record<string, string> = {};

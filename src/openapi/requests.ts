@@ -12,10 +12,7 @@ import { MAX_BODY_DEPTH } from '../core/limits.js';
 
 export type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 
-export type RawBody =
-  | { kind: 'none' }
-  | { kind: 'json'; value: unknown }
-  | { kind: 'form'; fields: [string, string][] };
+export type RawBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'form'; fields: [string, string][] };
 
 const UTF8 = new TextDecoder();
 
@@ -72,9 +69,10 @@ function validationError(errors: ErrorObject[] | null | undefined, where: string
   if (!err) return new ApiError(400, `${where}: invalid`, { rule: 'invalid' });
   const field = [prefix, errorField(err)].filter(Boolean).join('.') || where;
   // "One of these fields is required" (anyOf of required): name them all, not only the first branch's.
-  const alternatives = err.keyword === 'required' && errors!.some((e) => e.keyword === 'anyOf' && e.instancePath === err.instancePath)
-    ? errors!.filter((e) => e.keyword === 'required' && e.instancePath === err.instancePath).map((e) => String(e.params.missingProperty))
-    : [];
+  const alternatives =
+    err.keyword === 'required' && errors!.some((e) => e.keyword === 'anyOf' && e.instancePath === err.instancePath)
+      ? errors!.filter((e) => e.keyword === 'required' && e.instancePath === err.instancePath).map((e) => String(e.params.missingProperty))
+      : [];
   if (alternatives.length > 1) {
     const at = [prefix, errorField({ ...err, keyword: 'x', params: {} })].filter(Boolean).join('.');
     return new ApiError(400, `${at ? `${at}: ` : ''}${alternatives.join(' or ')}: at least one of them is required`, { field, rule: 'required' });

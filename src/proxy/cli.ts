@@ -46,7 +46,8 @@ export function junitReport(proxy: ValidatingProxy): string {
     const coverage = proxy.coverage.report().interfaces[api];
     const seen = coverage.by_operation.filter((o) => o.statuses.some((s) => s.count > 0) || o.undocumented.length > 0);
     const byOp = new Map<string, ReportedDeparture[]>();
-    for (const d of proxy.departures) if (d.api === api) byOp.set(d.operation_id ?? '(no operation)', [...(byOp.get(d.operation_id ?? '(no operation)') ?? []), d]);
+    for (const d of proxy.departures)
+      if (d.api === api) byOp.set(d.operation_id ?? '(no operation)', [...(byOp.get(d.operation_id ?? '(no operation)') ?? []), d]);
     const names = [...new Set([...seen.map((o) => o.operation_id), ...byOp.keys()])];
     const cases = names.map((name) => {
       const found = byOp.get(name) ?? [];
@@ -139,7 +140,10 @@ export async function proxyCommand(args: string[]): Promise<void> {
     console.log(`tusk proxy: ${signal}, ${proxy.exchanges} exchanges, ${proxy.departureCount} departures`);
     await proxy.close();
     try {
-      if (values.report) console.log(`tusk proxy: report         ${write(values.report, JSON.stringify({ exchanges: proxy.exchanges, count: proxy.departureCount, departures: proxy.departures }, null, 2) + '\n')}`);
+      if (values.report)
+        console.log(
+          `tusk proxy: report         ${write(values.report, JSON.stringify({ exchanges: proxy.exchanges, count: proxy.departureCount, departures: proxy.departures }, null, 2) + '\n')}`,
+        );
       if (values.junit) console.log(`tusk proxy: junit          ${write(values.junit, junitReport(proxy))}`);
       if (values.coverage) console.log(`tusk proxy: coverage       ${writeCoverageFiles(values.coverage, proxy.coverage.report()).join(', ')}`);
     } catch (err) {

@@ -53,7 +53,17 @@ const MAX_CHECKED_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Departures kept for GET /__tusk/departures (the oldest go first). */
 const MAX_KEPT = 10_000;
 /** Hop-by-hop headers, never forwarded (RFC 9110, 7.6.1). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-authenticate']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
 
 export class ValidatingProxy {
   readonly checker: ExchangeChecker;
@@ -64,12 +74,18 @@ export class ValidatingProxy {
   exchanges = 0;
   private readonly servers = new Map<InterfaceName, Server>();
   /** Kept-alive connections to the targets; one left idle for 4 s is closed (before a common 5 s keep-alive timeout of the target's closes it under a request). */
-  private readonly agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }) };
+  private readonly agents = {
+    http: new HttpAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }),
+    https: new HttpsAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }),
+  };
   readonly urls = {} as Record<InterfaceName, string>;
 
   constructor(private readonly options: ProxyOptions) {
     this.checker = new ExchangeChecker(options.documents);
-    this.coverage = new CoverageRecorder([...readOperations('customer', options.documents.customer), ...readOperations('instance', options.documents.instance)]);
+    this.coverage = new CoverageRecorder([
+      ...readOperations('customer', options.documents.customer),
+      ...readOperations('instance', options.documents.instance),
+    ]);
     for (const api of ['customer', 'instance'] as const) new URL(options.targets[api]); // throws on a bad URL
   }
 
@@ -113,11 +129,21 @@ export class ValidatingProxy {
   private note(api: InterfaceName, operationId: string | null, method: string, path: string, status: number | undefined, found: Departure[]): void {
     for (const d of found) {
       this.departureCount++;
-      const reported: ReportedDeparture = { time: new Date().toISOString(), api, operation_id: operationId, method, path, ...(status !== undefined ? { status } : {}), ...d };
+      const reported: ReportedDeparture = {
+        time: new Date().toISOString(),
+        api,
+        operation_id: operationId,
+        method,
+        path,
+        ...(status !== undefined ? { status } : {}),
+        ...d,
+      };
       this.departures.push(reported);
       if (this.departures.length > MAX_KEPT) this.departures.shift();
       // Never the message of a request departure: it may quote a value of the body.
-      this.log(`tusk proxy: departure (${d.side}) ${api} ${operationId ?? '-'} ${method} ${path}${status !== undefined ? ` ${status}` : ''}: ${d.field ? `${d.field}: ` : ''}rule ${d.rule}${d.side === 'response' ? ` - ${d.message}` : ''}`);
+      this.log(
+        `tusk proxy: departure (${d.side}) ${api} ${operationId ?? '-'} ${method} ${path}${status !== undefined ? ` ${status}` : ''}: ${d.field ? `${d.field}: ` : ''}rule ${d.rule}${d.side === 'response' ? ` - ${d.message}` : ''}`,
+      );
     }
   }
 
@@ -136,7 +162,11 @@ export class ValidatingProxy {
       this.note(api, operationId, method, url.pathname, undefined, checked.departures);
       const err = checked.error;
       this.coverage.record(api, operationId ?? undefined, err.status, undefined, { method, path: url.pathname });
-      res.writeHead(err.status, { 'content-type': 'application/json', ...err.headers, ...(this.options.annotate ? { 'tusk-departures': departureHeader(checked.departures) } : {}) });
+      res.writeHead(err.status, {
+        'content-type': 'application/json',
+        ...err.headers,
+        ...(this.options.annotate ? { 'tusk-departures': departureHeader(checked.departures) } : {}),
+      });
       res.end(JSON.stringify(err.body));
       return;
     }
@@ -148,7 +178,15 @@ export class ValidatingProxy {
     if (body.byteLength > 0 || headers['content-length'] !== undefined) headers['content-length'] = String(body.byteLength);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const dispatch = (again: boolean) => {
-      const upstream = send({ protocol: target.protocol, hostname: target.hostname, port: target.port, method, path: upstreamPath, headers, agent: target.protocol === 'https:' ? this.agents.https : this.agents.http });
+      const upstream = send({
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method,
+        path: upstreamPath,
+        headers,
+        agent: target.protocol === 'https:' ? this.agents.https : this.agents.http,
+      });
       const timeout = setTimeout(() => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), this.options.timeoutMs ?? 30_000);
       upstream.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timeout);
@@ -175,7 +213,8 @@ export class ValidatingProxy {
           const text = size <= MAX_CHECKED_RESPONSE_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
           const status = answer.statusCode ?? 502;
           const found = [...checked.departures];
-          if (checked.op && text !== undefined) found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }, { head: method === 'HEAD' }));
+          if (checked.op && text !== undefined)
+            found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }, { head: method === 'HEAD' }));
           this.note(api, operationId, method, url.pathname, status, found);
           this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
           return found;

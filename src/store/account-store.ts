@@ -71,7 +71,11 @@ const monthIndexOfTime = (ms: number): number => {
 };
 
 const sameEmail = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-const splitTags = (tags: string) => tags.split(',').map((t) => t.trim()).filter(Boolean);
+const splitTags = (tags: string) =>
+  tags
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 
 export class AccountStore {
   readonly id: string;
@@ -115,7 +119,15 @@ export class AccountStore {
     this.invoices = [...fixture.invoices].sort((a, b) => monthIndexOfYearMonth(a.detail.period) - monthIndexOfYearMonth(b.detail.period) || a.id - b.id);
     this.invoiceSummaries = this.invoices.map((inv) => ({
       month: monthIndexOfYearMonth(inv.detail.period),
-      summary: { id: inv.id, period: inv.detail.period, number: inv.number, paid: inv.paid, total: inv.detail.total, currency: inv.detail.currency, account_name: inv.detail.customer.account_name },
+      summary: {
+        id: inv.id,
+        period: inv.detail.period,
+        number: inv.number,
+        paid: inv.paid,
+        total: inv.detail.total,
+        currency: inv.detail.currency,
+        account_name: inv.detail.customer.account_name,
+      },
     }));
     this.audit = new AuditLog(
       LIST_CAPS.auditEventsPerAccount,
@@ -300,7 +312,8 @@ export class AccountStore {
 
   updateInstance(id: number, body: UpdateInstanceBody, actor: ApiKeyRecord): InstanceRecord {
     const instance = this.instance(id);
-    if (body.name === undefined && body.plan === undefined && body.tags === undefined) throw invalid('body', 'minProperties', 'give at least one of name, plan and tags');
+    if (body.name === undefined && body.plan === undefined && body.tags === undefined)
+      throw invalid('body', 'minProperties', 'give at least one of name, plan and tags');
     let plan: Plan | undefined;
     if (body.plan !== undefined) {
       plan = this.plan(body.plan, 'plan');
@@ -390,7 +403,8 @@ export class AccountStore {
   inviteTeamMember(body: InviteTeamMemberBody, actor: ApiKeyRecord): { message: typeof TEAM_MESSAGES.invite } {
     const role = body.role ?? 'member';
     if (this.teamByEmail.has(body.email.toLowerCase())) throw invalid('email', 'not-a-member', `${body.email} is already a member of the team`);
-    if (body.tags !== undefined && !TAGGED_ROLES.includes(role)) throw invalid('tags', 'role', `tags are only allowed with role member or monitor, not ${role}`);
+    if (body.tags !== undefined && !TAGGED_ROLES.includes(role))
+      throw invalid('tags', 'role', `tags are only allowed with role member or monitor, not ${role}`);
     const tags = body.tags === undefined ? [] : splitTags(body.tags);
     if (this.team.length >= LIST_CAPS.teamMembersPerAccount) {
       throw limitReached('team', `a team has at most ${LIST_CAPS.teamMembersPerAccount} members; remove one to invite another`);
@@ -414,7 +428,10 @@ export class AccountStore {
       this.ctx.keys.revoke(k.key);
       this.keys.delete(k.id);
     }
-    this.log(actor, 'team.remove', [['user_id', member!.id], ['email', member!.email]]);
+    this.log(actor, 'team.remove', [
+      ['user_id', member!.id],
+      ['email', member!.email],
+    ]);
     return { message: TEAM_MESSAGES.remove };
   }
 
@@ -454,7 +471,10 @@ export class AccountStore {
     this.keys.delete(old.id);
     this.keys.set(fresh.id, fresh);
     this.ctx.keys.addCustomerKey(fresh.key, this.id, fresh.id);
-    this.log(old, 'apikey.rotate', [['role', old.role], ['comment', old.comment]]);
+    this.log(old, 'apikey.rotate', [
+      ['role', old.role],
+      ['comment', old.comment],
+    ]);
     return { apikey: fresh.key };
   }
 
@@ -499,7 +519,17 @@ export class AccountStore {
   }
 
   private instanceRecord(i: InstanceStore): InstanceRecord {
-    return { id: i.id, name: i.name, plan: i.plan.name, region: i.region, url: i.url, providerid: i.providerid, tags: [...i.tags], apikey: i.apikey, ready: i.ready };
+    return {
+      id: i.id,
+      name: i.name,
+      plan: i.plan.name,
+      region: i.region,
+      url: i.url,
+      providerid: i.providerid,
+      tags: [...i.tags],
+      apikey: i.apikey,
+      ready: i.ready,
+    };
   }
 
   /** Appends an audit row for a successful state-changing call. */

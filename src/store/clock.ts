@@ -50,7 +50,11 @@ export function clockStateProblems(state: ClockJSON): { field: 'offset_ms' | 'pi
   const pinned = state.pinned_ms === null ? undefined : clockTimeProblem(state.pinned_ms);
   if (pinned) problems.push({ field: 'pinned_ms', message: pinned });
   if (!Number.isInteger(state.offset_ms)) problems.push({ field: 'offset_ms', message: `${state.offset_ms} is not a whole number of ms` });
-  else if (Math.abs(state.offset_ms) > MAX_OFFSET_MS) problems.push({ field: 'offset_ms', message: `${state.offset_ms} is more than the width of the clock's range (${CLOCK_RANGE_TEXT}, ${MAX_OFFSET_MS} ms) either way` });
+  else if (Math.abs(state.offset_ms) > MAX_OFFSET_MS)
+    problems.push({
+      field: 'offset_ms',
+      message: `${state.offset_ms} is more than the width of the clock's range (${CLOCK_RANGE_TEXT}, ${MAX_OFFSET_MS} ms) either way`,
+    });
   return problems;
 }
 

@@ -41,7 +41,12 @@ function utc(y: number, mo: number, d: number, h: number, mi: number, s: number)
   const ms = Date.UTC(y, mo - 1, d, h, mi, s);
   const back = new Date(ms);
   const same =
-    back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d && back.getUTCHours() === h && back.getUTCMinutes() === mi && back.getUTCSeconds() === s;
+    back.getUTCFullYear() === y &&
+    back.getUTCMonth() === mo - 1 &&
+    back.getUTCDate() === d &&
+    back.getUTCHours() === h &&
+    back.getUTCMinutes() === mi &&
+    back.getUTCSeconds() === s;
   return same ? ms : undefined;
 }
 

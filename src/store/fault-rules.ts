@@ -75,7 +75,11 @@ export function parseFaultFlag(text: string): FaultRule {
     target = target.slice(slash + 1);
   }
   if (target && target !== '*') rule.operation = target;
-  const effects = text.slice(colon + 1).split(',').map((e) => e.trim()).filter(Boolean);
+  const effects = text
+    .slice(colon + 1)
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (!effects.length) throw new Error(`fault rule "${text}" names no effect (latency=, error=, reset)`);
   for (const effect of effects) {
     const [name, value] = effect.split('=', 2) as [string, string | undefined];
@@ -191,7 +195,8 @@ export class Faults {
 
   private compile(input: FaultRule, index: number, seed: number): CompiledRule {
     const where = `fault rule ${index + 1}`;
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error(`${where} must be an object or a string like "listAlarms:latency=200ms"`);
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new Error(`${where} must be an object or a string like "listAlarms:latency=200ms"`);
     const known = ['operation', 'api', 'latency', 'error', 'reset'];
     const extra = Object.keys(input).filter((k) => !known.includes(k));
     if (extra.length) throw new Error(`${where}: unknown field ${extra[0]} (fields: ${known.join(', ')})`);
@@ -216,7 +221,8 @@ export class Faults {
     }
     if (input.error !== undefined) {
       const { status, rate = 1 } = (input.error ?? {}) as { status?: unknown; rate?: unknown };
-      if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) throw new Error(`${where}: error.status must be a 4xx or 5xx status`);
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
+        throw new Error(`${where}: error.status must be a 4xx or 5xx status`);
       if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) throw new Error(`${where}: error.rate must be a number from 0 to 1`);
       // The status must be one the document declares for every operation the rule covers.
       const covered = [...this.operations.entries()]
@@ -225,7 +231,9 @@ export class Faults {
         .filter((o) => !rule.operation || o.operationId === rule.operation);
       const undeclared = covered.filter((o) => !o.responses.has(String(status))).map((o) => o.operationId);
       if (undeclared.length) {
-        throw new Error(`${where}: status ${status} is not declared for ${undeclared.slice(0, 5).join(', ')}${undeclared.length > 5 ? ` and ${undeclared.length - 5} more` : ''} (every operation declares 401, 405, 429 and 500)`);
+        throw new Error(
+          `${where}: status ${status} is not declared for ${undeclared.slice(0, 5).join(', ')}${undeclared.length > 5 ? ` and ${undeclared.length - 5} more` : ''} (every operation declares 401, 405, 429 and 500)`,
+        );
       }
       rule.error = { status, rate };
       out.errorRate = rate;

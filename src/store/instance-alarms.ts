@@ -30,7 +30,15 @@ function record(a: Alarm): Alarm {
     case 'memory':
       return { id, type, enabled, value_threshold: a.value_threshold, time_threshold: a.time_threshold, recipients };
     case 'disk':
-      return { id, type, enabled, value_threshold: a.value_threshold, value_calculation: a.value_calculation ?? 'fixed', time_threshold: a.time_threshold, recipients };
+      return {
+        id,
+        type,
+        enabled,
+        value_threshold: a.value_threshold,
+        value_calculation: a.value_calculation ?? 'fixed',
+        time_threshold: a.time_threshold,
+        recipients,
+      };
     default:
       return { id, type, enabled, recipients };
   }

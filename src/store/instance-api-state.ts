@@ -107,13 +107,16 @@ export class InstanceApiState {
    * @param state the state to take over (InstanceStore.fromJSON) instead of the initial one
    */
   constructor(owner: InstanceFacts, ctx: StoreContext, origin: number, databases: readonly string[], state?: InstanceApiStateDump) {
-    this.alarms = new Alarms({
-      allowedTypes: () => {
-        const shared = owner.plan.shared;
-        return { types: ctx.rules.alarmTypesByPlan[shared ? 'shared' : 'dedicated'], shared };
+    this.alarms = new Alarms(
+      {
+        allowedTypes: () => {
+          const shared = owner.plan.shared;
+          return { types: ctx.rules.alarmTypesByPlan[shared ? 'shared' : 'dedicated'], shared };
+        },
+        recipientExists: (id) => this.recipients.has(id),
       },
-      recipientExists: (id) => this.recipients.has(id),
-    }, state?.alarms);
+      state?.alarms,
+    );
     this.recipients = new Recipients(owner.teamEmail, (id) => this.alarms.forgetRecipient(id), state?.recipients);
     this.integrationIds = state ? IdSequence.fromJSON(state.integrations.last_id) : new IdSequence();
     const integrationRules = { accountId: owner.accountId, brokerKind: () => owner.brokerKind, availability: ctx.rules.metricsAvailability };

@@ -36,7 +36,14 @@ export class BackupsView {
     const listed = this.backups.listed(now, db);
     const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
     const until = this.backups.listUntil(now, expires);
-    if (last && last.db === db && last.expires === expires && last.version === version && last.items.length === listed.length && last.items.every((b, i) => b === listed[i])) {
+    if (
+      last &&
+      last.db === db &&
+      last.expires === expires &&
+      last.version === version &&
+      last.items.length === listed.length &&
+      last.items.every((b, i) => b === listed[i])
+    ) {
       this.last = { ...last, at: now, until };
       return last.bytes;
     }

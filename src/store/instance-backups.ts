@@ -102,7 +102,8 @@ export class Backups {
     if (state) {
       this.ids = IdSequence.fromJSON(state.last_id);
       this.nextDaily = [...state.next_daily];
-      for (const b of state.items) this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size, salt: 0 });
+      for (const b of state.items)
+        this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size, salt: 0 });
       return;
     }
     // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance:
@@ -213,7 +214,10 @@ export class Backups {
     const now = this.ctx.clock.now();
     this.catchUp(now);
     if (this.items.filter((b) => b.takenAt >= now - RETENTION_MS).length >= LIST_CAPS.backupsPerInstance) {
-      throw limitReached('backups', `an instance keeps at most ${LIST_CAPS.backupsPerInstance} backups taken in the last 30 days (the daily ones included); try again later`);
+      throw limitReached(
+        'backups',
+        `an instance keeps at most ${LIST_CAPS.backupsPerInstance} backups taken in the last 30 days (the daily ones included); try again later`,
+      );
     }
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
@@ -259,7 +263,11 @@ export class Backups {
     const nowMinute = floorToMinute(now);
     if (pit > nowMinute) throw invalid('pit', 'not-in-future', `${body.pit} lies in the future`);
     if (pit < nowMinute - RETENTION_MS) {
-      throw invalid('pit', 'retention', `${body.pit} lies outside the retention window of 30 days (the earliest is ${formatBackupDate(nowMinute - RETENTION_MS).slice(0, 16)})`);
+      throw invalid(
+        'pit',
+        'retention',
+        `${body.pit} lies outside the retention window of 30 days (the earliest is ${formatBackupDate(nowMinute - RETENTION_MS).slice(0, 16)})`,
+      );
     }
     const { callback } = body;
     const announce = () => {
@@ -305,7 +313,14 @@ export class Backups {
     if (!made) {
       const [, regionName = 'local'] = this.who.region.split('::');
       const fileName = `backups/${this.who.providerid.slice(0, 8)}/${b.databaseName}/${fileStamp(b.takenAt)}-${b.id}.tar.gz`;
-      made = { fileName, bucket: `tusk-backups-${regionName}`, databaseId: uuidOf(`${this.who.providerid}:${b.databaseName}`), backupDate: formatBackupDate(b.takenAt), expires: NaN, url: '' };
+      made = {
+        fileName,
+        bucket: `tusk-backups-${regionName}`,
+        databaseId: uuidOf(`${this.who.providerid}:${b.databaseName}`),
+        backupDate: formatBackupDate(b.takenAt),
+        expires: NaN,
+        url: '',
+      };
       cache.set(b, made);
     }
     const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);

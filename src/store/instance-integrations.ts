@@ -58,7 +58,10 @@ export class Integrations {
   create(system: string, config: Record<string, unknown>): Integration {
     if (this.kind === 'metrics') this.checkAvailable(system);
     if (this.items.size >= LIST_CAPS.integrationsPerInstance) {
-      throw limitReached(`${this.kind} integrations`, `an instance has at most ${LIST_CAPS.integrationsPerInstance} ${this.noun()}s; delete one to create another`);
+      throw limitReached(
+        `${this.kind} integrations`,
+        `an instance has at most ${LIST_CAPS.integrationsPerInstance} ${this.noun()}s; delete one to create another`,
+      );
     }
     const id = this.ids.next();
     const i: Integration = { id, type: system, config: cloneJson(config), error: '', account_id: this.rules.accountId };

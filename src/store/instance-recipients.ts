@@ -61,7 +61,10 @@ export class Recipients {
   /** `name` absent is stored as `""`; `options` absent as `{}` (as production answers), `null` as null. */
   create(body: RecipientBody): Recipient {
     if (this.items.size >= LIST_CAPS.recipientsPerInstance) {
-      throw limitReached('recipients', `an instance has at most ${LIST_CAPS.recipientsPerInstance} recipients (the default one included); delete one to create another`);
+      throw limitReached(
+        'recipients',
+        `an instance has at most ${LIST_CAPS.recipientsPerInstance} recipients (the default one included); delete one to create another`,
+      );
     }
     const id = this.ids.next();
     const r: Recipient = {

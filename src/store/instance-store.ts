@@ -306,7 +306,10 @@ export class InstanceStore {
 
   restoreBackup(body: RestoreBackupBody): void {
     const { db } = this;
-    this.apiState.backups.restore(body, db ? (backup, done) => (backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()) : undefined);
+    this.apiState.backups.restore(
+      body,
+      db ? (backup, done) => (backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()) : undefined,
+    );
   }
 
   recoverToPointInTime(body: RecoverToPointInTimeBody): void {

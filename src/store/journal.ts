@@ -75,7 +75,15 @@ export class RequestJournal {
     }
     return picked.reverse().map((i) => {
       const a = this.account[i]!;
-      return { time: new Date(this.at[i]!).toISOString(), api: this.api[i]!, method: this.method[i]!, path: this.path[i]!, status: this.status[i]!, ms: this.ms[i]!, ...(a ? { account: a } : {}) };
+      return {
+        time: new Date(this.at[i]!).toISOString(),
+        api: this.api[i]!,
+        method: this.method[i]!,
+        path: this.path[i]!,
+        status: this.status[i]!,
+        ms: this.ms[i]!,
+        ...(a ? { account: a } : {}),
+      };
     });
   }
 

@@ -60,9 +60,13 @@ const postJson = ((url: string | URL, init: RequestInit = {}) =>
   new Promise((resolve, reject) => {
     const target = new URL(url);
     const signal = init.signal ?? undefined;
-    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: init.method ?? 'POST', headers: init.headers as Record<string, string>, agent: false }, (res) => {
-      resolve({ status: res.statusCode ?? 0, body: { cancel: async () => void res.destroy() } });
-    });
+    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+      target,
+      { method: init.method ?? 'POST', headers: init.headers as Record<string, string>, agent: false },
+      (res) => {
+        resolve({ status: res.statusCode ?? 0, body: { cancel: async () => void res.destroy() } });
+      },
+    );
     const abort = () => {
       req.destroy();
       reject(signal!.reason);
@@ -92,14 +96,39 @@ export class Outbox implements OutboxWriter {
   /** The outbox as the stores of account `id` write to it: entries marked with the account, on its clock. */
   forAccount(id: string): OutboxWriter {
     return {
-      schedule: (entry) => this.add({ kind: entry.kind ?? 'callback', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.dueAt ?? this.clockFor(id).now(), status: 'pending', account: id }),
-      record: (entry) => this.add({ kind: entry.kind ?? 'notification', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.at ?? this.clockFor(id).now(), status: 'recorded', account: id }),
+      schedule: (entry) =>
+        this.add({
+          kind: entry.kind ?? 'callback',
+          event: entry.event,
+          target: entry.target,
+          body: entry.body,
+          dueAt: entry.dueAt ?? this.clockFor(id).now(),
+          status: 'pending',
+          account: id,
+        }),
+      record: (entry) =>
+        this.add({
+          kind: entry.kind ?? 'notification',
+          event: entry.event,
+          target: entry.target,
+          body: entry.body,
+          dueAt: entry.at ?? this.clockFor(id).now(),
+          status: 'recorded',
+          account: id,
+        }),
     };
   }
 
   /** Queues a POST of `body` to `target` at `dueAt` (default: now). */
   schedule(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; dueAt?: number }): OutboxEntry {
-    return this.add({ kind: entry.kind ?? 'callback', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.dueAt ?? this.opts.clock.now(), status: 'pending' });
+    return this.add({
+      kind: entry.kind ?? 'callback',
+      event: entry.event,
+      target: entry.target,
+      body: entry.body,
+      dueAt: entry.dueAt ?? this.opts.clock.now(),
+      status: 'pending',
+    });
   }
 
   /**
@@ -107,7 +136,14 @@ export class Outbox implements OutboxWriter {
    * sending it: status `recorded`, no attempts. `target` names the address (an e-mail address, a key).
    */
   record(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; at?: number }): OutboxEntry {
-    return this.add({ kind: entry.kind ?? 'notification', event: entry.event, target: entry.target, body: entry.body, dueAt: entry.at ?? this.opts.clock.now(), status: 'recorded' });
+    return this.add({
+      kind: entry.kind ?? 'notification',
+      event: entry.event,
+      target: entry.target,
+      body: entry.body,
+      dueAt: entry.at ?? this.opts.clock.now(),
+      status: 'recorded',
+    });
   }
 
   private add(fields: Omit<OutboxEntry, 'id' | 'attempts'>): OutboxEntry {

@@ -205,7 +205,8 @@ export class Registry implements KeyIndex {
     if (!home) throw new StateError([`no account has id ${id}`]);
     const saved = this.added.get(id);
     const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, home.clock.now()).accounts.find((a) => a.id === id);
-    if (!fixture) throw new StateError([`account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`]);
+    if (!fixture)
+      throw new StateError([`account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`]);
     this.forgetKeysOf(id);
     home.reset(fixture, this.fixtures.catalogue);
     return home;
@@ -236,7 +237,8 @@ export class Registry implements KeyIndex {
   restoreAccount(id: string, dump: AccountDump): AccountHome {
     const home = this.homes.get(id);
     if (!home) throw new StateError([`no account has id ${id}`]);
-    if (dump.account.id !== id) throw new StateError([{ field: 'account.id', rule: 'same-account', message: `the dump is of account ${dump.account.id}, not ${id}` }]);
+    if (dump.account.id !== id)
+      throw new StateError([{ field: 'account.id', rule: 'same-account', message: `the dump is of account ${dump.account.id}, not ${id}` }]);
     // Checked as the last account of the whole state, so that what it shares with another account
     // is named in its own dump (and the other account is not named).
     const whole = this.toJSON();
@@ -301,7 +303,10 @@ export class Registry implements KeyIndex {
     this.outbox.restore(state.outbox);
     // The databases of instances the state keeps are kept (a database is named after its
     // instance's providerid); the others go.
-    this.dropReplaced([...previous.homes.values()].map((h) => h.records), state.accounts);
+    this.dropReplaced(
+      [...previous.homes.values()].map((h) => h.records),
+      state.accounts,
+    );
     this.context.databases?.dropUnused();
   }
 

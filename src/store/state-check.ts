@@ -34,7 +34,11 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
     });
   };
   const ids = (items: { id: number }[], last: number, where: string) => {
-    unique(items.map((x) => x.id), (i) => `${where}.${i}.id`, 'id');
+    unique(
+      items.map((x) => x.id),
+      (i) => `${where}.${i}.id`,
+      'id',
+    );
     items.forEach((x, i) => {
       if (x.id > last) push(`${where}.${i}.id`, 'sequence', `id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
     });
@@ -45,7 +49,11 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
     for (const p of clockStateProblems(state.clock)) push(`clock.${p.field}`, 'range', p.message);
     ids(state.outbox.entries, state.outbox.last_id, 'outbox.entries');
   }
-  unique(state.accounts.map((a) => a.id), (ai) => `${placeOf(ai)}.id`, 'account id');
+  unique(
+    state.accounts.map((a) => a.id),
+    (ai) => `${placeOf(ai)}.id`,
+    'account id',
+  );
 
   // Identifiers of the whole server: a key opens one account (or one instance), a providerid names
   // one database and its role. In an account's own load, one another account holds is refused
@@ -66,45 +74,81 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
   const apiKey = across('this API key', 'every customer and instance API key is unique across the server');
   const providerid = across(
     'this providerid',
-    'it names the instance\'s database and role, so it is unique across the server (compared without case by its first 16 letters and digits)',
+    "it names the instance's database and role, so it is unique across the server (compared without case by its first 16 letters and digits)",
   );
   state.accounts.forEach((a, ai) => {
     a.keys.forEach((k, i) => apiKey(k.key, 'this API key', ai, `${placeOf(ai)}.keys.${i}.key`));
     a.instances.forEach((x, i) => apiKey(x.apikey, 'this API key', ai, `${placeOf(ai)}.instances.${i}.apikey`));
   });
-  state.accounts.forEach((a, ai) => a.instances.forEach((x, i) => providerid(databaseKeyOf(x.providerid), x.providerid, ai, `${placeOf(ai)}.instances.${i}.providerid`)));
+  state.accounts.forEach((a, ai) =>
+    a.instances.forEach((x, i) => providerid(databaseKeyOf(x.providerid), x.providerid, ai, `${placeOf(ai)}.instances.${i}.providerid`)),
+  );
 
   state.accounts.forEach((a: AccountState, ai) => {
     const at = placeOf(ai);
     if (a.clock) for (const p of clockStateProblems(a.clock)) push(`${at}.clock.${p.field}`, 'range', p.message);
-    unique(a.keys.map((k) => k.id), (i) => `${at}.keys.${i}.id`, 'key id');
+    unique(
+      a.keys.map((k) => k.id),
+      (i) => `${at}.keys.${i}.id`,
+      'key id',
+    );
     a.keys.forEach((k, i) => {
       const n = Number(/(\d+)$/.exec(k.id)?.[1] ?? 0);
       if (n > a.last_key_id) push(`${at}.keys.${i}.id`, 'sequence', `id ${k.id} is above last_key_id ${a.last_key_id}`);
-      if (!a.team.some((m) => m.email.toLowerCase() === k.email.toLowerCase())) push(`${at}.keys.${i}.email`, 'exists', `${k.id} acts for ${k.email}, who is no team member`);
+      if (!a.team.some((m) => m.email.toLowerCase() === k.email.toLowerCase()))
+        push(`${at}.keys.${i}.email`, 'exists', `${k.id} acts for ${k.email}, who is no team member`);
     });
-    unique(a.team.map((m) => m.id), (i) => `${at}.team.${i}.id`, 'id');
-    unique(a.team.map((m) => m.email.toLowerCase()), (i) => `${at}.team.${i}.email`, 'e-mail');
-    unique(a.invoices.map((inv) => inv.id), (i) => `${at}.invoices.${i}.id`, 'id');
+    unique(
+      a.team.map((m) => m.id),
+      (i) => `${at}.team.${i}.id`,
+      'id',
+    );
+    unique(
+      a.team.map((m) => m.email.toLowerCase()),
+      (i) => `${at}.team.${i}.email`,
+      'e-mail',
+    );
+    unique(
+      a.invoices.map((inv) => inv.id),
+      (i) => `${at}.invoices.${i}.id`,
+      'id',
+    );
     ids(a.instances, a.last_instance_id, `${at}.instances`);
     a.instances.forEach((x, xi) => {
       const where = `${at}.instances.${xi}`;
       if (!catalogue.plans.some((p) => p.name === x.plan)) push(`${where}.plan`, 'exists', `${x.plan} is not a catalogue plan`);
       if (!catalogue.regions.some((r) => `${r.provider}::${r.region}` === x.region)) push(`${where}.region`, 'exists', `${x.region} is not a catalogue region`);
       ids(x.recipients.items, x.recipients.last_id, `${where}.recipients.items`);
-      if (!x.recipients.items.some((r) => r.id === x.recipients.default_id)) push(`${where}.recipients.default_id`, 'exists', `the default recipient ${x.recipients.default_id} is missing`);
+      if (!x.recipients.items.some((r) => r.id === x.recipients.default_id))
+        push(`${where}.recipients.default_id`, 'exists', `the default recipient ${x.recipients.default_id} is missing`);
       ids(x.alarms.items, x.alarms.last_id, `${where}.alarms.items`);
       x.alarms.items.forEach((alarm, i) => {
-        for (const r of alarm.recipients) if (!x.recipients.items.some((y) => y.id === r)) push(`${where}.alarms.items.${i}.recipients`, 'exists', `alarm ${alarm.id} names the unknown recipient ${r}`);
+        for (const r of alarm.recipients)
+          if (!x.recipients.items.some((y) => y.id === r))
+            push(`${where}.alarms.items.${i}.recipients`, 'exists', `alarm ${alarm.id} names the unknown recipient ${r}`);
       });
-      const integrations = [...x.integrations.logs.map((r, i) => ({ id: r.id, at: `logs.${i}` })), ...x.integrations.metrics.map((r, i) => ({ id: r.id, at: `metrics.${i}` }))];
-      unique(integrations.map((r) => r.id), (i) => `${where}.integrations.${integrations[i]!.at}.id`, 'id');
-      for (const r of integrations) if (r.id > x.integrations.last_id) push(`${where}.integrations.${r.at}.id`, 'sequence', `id ${r.id} is above last_id ${x.integrations.last_id} (ids would be handed out twice)`);
+      const integrations = [
+        ...x.integrations.logs.map((r, i) => ({ id: r.id, at: `logs.${i}` })),
+        ...x.integrations.metrics.map((r, i) => ({ id: r.id, at: `metrics.${i}` })),
+      ];
+      unique(
+        integrations.map((r) => r.id),
+        (i) => `${where}.integrations.${integrations[i]!.at}.id`,
+        'id',
+      );
+      for (const r of integrations)
+        if (r.id > x.integrations.last_id)
+          push(`${where}.integrations.${r.at}.id`, 'sequence', `id ${r.id} is above last_id ${x.integrations.last_id} (ids would be handed out twice)`);
       const databases = [`db${x.id}`, SECOND_DATABASE];
       if (x.backups.next_daily.length !== databases.length) push(`${where}.backups.next_daily`, 'length', `one day per database (${databases.join(', ')})`);
       ids(x.backups.items, x.backups.last_id, `${where}.backups.items`);
       x.backups.items.forEach((b, i) => {
-        if (!databases.includes(b.database_name)) push(`${where}.backups.items.${i}.database_name`, 'exists', `backup ${b.id} is of ${b.database_name}, not a database of the instance (${databases.join(', ')})`);
+        if (!databases.includes(b.database_name))
+          push(
+            `${where}.backups.items.${i}.database_name`,
+            'exists',
+            `backup ${b.id} is of ${b.database_name}, not a database of the instance (${databases.join(', ')})`,
+          );
       });
       ids(x.maintenance.items, x.maintenance.last_id, `${where}.maintenance.items`);
     });

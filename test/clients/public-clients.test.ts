@@ -15,7 +15,14 @@ interface Answer {
 }
 
 /** One HTTP request as a Go net/http client sends it: Basic auth with an empty user, the body as given. */
-async function call(base: string, key: string, method: string, path: string, body?: { json?: unknown; form?: string }, headers: Record<string, string> = {}): Promise<Answer> {
+async function call(
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: { json?: unknown; form?: string },
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const h: Record<string, string> = { authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, ...headers };
   let payload: Uint8Array | undefined;
   if (body?.json !== undefined) {
@@ -58,10 +65,28 @@ for (const production of [true, false]) {
     });
 
     it('the service broker: form create without Content-Type, get, list, delete', async () => {
-      const created = check(await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { form: 'name=broker-db&plan=turtle&region=amazon-web-services::us-east-1' }), 200, production, 'create');
-      expect(created.body).toMatchObject({ id: expect.any(Number), message: 'Instance created', url: expect.stringMatching(/^postgres:\/\//), apikey: expect.any(String) });
+      const created = check(
+        await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { form: 'name=broker-db&plan=turtle&region=amazon-web-services::us-east-1' }),
+        200,
+        production,
+        'create',
+      );
+      expect(created.body).toMatchObject({
+        id: expect.any(Number),
+        message: 'Instance created',
+        url: expect.stringMatching(/^postgres:\/\//),
+        apikey: expect.any(String),
+      });
       const got = check(await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`), 200, production, 'get');
-      expect(got.body).toMatchObject({ id: created.body.id, name: 'broker-db', plan: 'turtle', region: 'amazon-web-services::us-east-1', tags: [], url: created.body.url, apikey: created.body.apikey });
+      expect(got.body).toMatchObject({
+        id: created.body.id,
+        name: 'broker-db',
+        plan: 'turtle',
+        region: 'amazon-web-services::us-east-1',
+        tags: [],
+        url: created.body.url,
+        apikey: created.body.apikey,
+      });
       const list = check(await call(tusk.customerUrl, ADMIN, 'GET', '/api/instances'), 200, production, 'list');
       expect(list.body.map((i: { id: number }) => i.id)).toContain(created.body.id);
       const deleted = check(await call(tusk.customerUrl, ADMIN, 'DELETE', `/api/instances/${created.body.id}`), 204, production, 'delete');
@@ -70,10 +95,22 @@ for (const production of [true, false]) {
     });
 
     it('the Terraform provider: JSON create, poll get until ready, update name and plan, delete', async () => {
-      const created = check(await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { json: { name: 'tf-db', plan: 'hippo', region: 'amazon-web-services::us-east-1', tags: ['terraform'] } }), 200, production, 'create');
+      const created = check(
+        await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', {
+          json: { name: 'tf-db', plan: 'hippo', region: 'amazon-web-services::us-east-1', tags: ['terraform'] },
+        }),
+        200,
+        production,
+        'create',
+      );
       const ready = await untilReady(tusk, created.body.id, production);
       expect(ready.body).toMatchObject({ name: 'tf-db', plan: 'hippo', tags: ['terraform'], ready: true });
-      check(await call(tusk.customerUrl, ADMIN, 'PUT', `/api/instances/${created.body.id}`, { json: { name: 'tf-db-2', plan: 'elephant' } }), 200, production, 'update');
+      check(
+        await call(tusk.customerUrl, ADMIN, 'PUT', `/api/instances/${created.body.id}`, { json: { name: 'tf-db-2', plan: 'elephant' } }),
+        200,
+        production,
+        'update',
+      );
       expect((await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`)).body).toMatchObject({ name: 'tf-db-2', plan: 'elephant' });
       check(await call(tusk.customerUrl, ADMIN, 'DELETE', `/api/instances/${created.body.id}`), 204, production, 'delete');
     });
@@ -81,31 +118,75 @@ for (const production of [true, false]) {
     describe('the Go API library on the instance interface', () => {
       let key: string;
       beforeAll(async () => {
-        const created = await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { json: { name: 'go-lib', plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+        const created = await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', {
+          json: { name: 'go-lib', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+        });
         key = created.body.apikey;
         await untilReady(tusk, created.body.id, production);
       });
 
       it('alarms: create with the whole client model, read one, update, read, delete', async () => {
-        const model = { type: 'cpu', enabled: true, value_threshold: 80, time_threshold: 600, value_calculation: '', recipients: [], reminder_interval: 0, message_type: '', queue_regex: '.*', vhost_regex: '.*' };
+        const model = {
+          type: 'cpu',
+          enabled: true,
+          value_threshold: 80,
+          time_threshold: 600,
+          value_calculation: '',
+          recipients: [],
+          reminder_interval: 0,
+          message_type: '',
+          queue_regex: '.*',
+          vhost_regex: '.*',
+        };
         const created = check(await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: model }), 201, production, 'create alarm');
         const id = created.body.id;
-        expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${id}`), 200, production, 'read alarm').body).toEqual({ id, type: 'cpu', enabled: true, value_threshold: 80, time_threshold: 600, recipients: [] });
+        expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${id}`), 200, production, 'read alarm').body).toEqual({
+          id,
+          type: 'cpu',
+          enabled: true,
+          value_threshold: 80,
+          time_threshold: 600,
+          recipients: [],
+        });
         check(await call(tusk.instanceUrl, key, 'PUT', `/api/alarms/${id}`, { json: { ...model, value_threshold: 95 } }), 201, production, 'update alarm');
         expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${id}`)).body.value_threshold).toBe(95);
         check(await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/${id}`), 204, production, 'delete alarm');
         // A notice alarm carries the model's zero values, which do not apply to it.
-        const notice = check(await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: { type: 'notice', enabled: true, value_threshold: 0, time_threshold: 0, value_calculation: '', recipients: [] } }), 201, production, 'create notice');
+        const notice = check(
+          await call(tusk.instanceUrl, key, 'POST', '/api/alarms', {
+            json: { type: 'notice', enabled: true, value_threshold: 0, time_threshold: 0, value_calculation: '', recipients: [] },
+          }),
+          201,
+          production,
+          'create notice',
+        );
         expect(notice.headers.get('tusk-ignored-fields')).toBe('value_threshold, time_threshold, value_calculation');
-        expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${notice.body.id}`)).body).toEqual({ id: notice.body.id, type: 'notice', enabled: true, recipients: [] });
+        expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${notice.body.id}`)).body).toEqual({
+          id: notice.body.id,
+          type: 'notice',
+          enabled: true,
+          recipients: [],
+        });
       });
 
       it('recipients: create without options (read back as {}), read one, update, delete', async () => {
-        const created = check(await call(tusk.instanceUrl, key, 'POST', '/api/alarms/recipients', { json: { type: 'email', value: 'ops@example.com', name: 'ops' } }), 201, production, 'create recipient');
+        const created = check(
+          await call(tusk.instanceUrl, key, 'POST', '/api/alarms/recipients', { json: { type: 'email', value: 'ops@example.com', name: 'ops' } }),
+          201,
+          production,
+          'create recipient',
+        );
         expect(created.body.options).toEqual({});
         const id = created.body.id;
         expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/alarms/recipients/${id}`), 200, production, 'read recipient').body).toEqual(created.body);
-        check(await call(tusk.instanceUrl, key, 'PUT', `/api/alarms/recipients/${id}`, { json: { type: 'email', value: 'oncall@example.com', name: 'oncall', options: {} } }), 200, production, 'update recipient');
+        check(
+          await call(tusk.instanceUrl, key, 'PUT', `/api/alarms/recipients/${id}`, {
+            json: { type: 'email', value: 'oncall@example.com', name: 'oncall', options: {} },
+          }),
+          200,
+          production,
+          'update recipient',
+        );
         expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/recipients/${id}`)).body).toMatchObject({ value: 'oncall@example.com', options: {} });
         check(await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/recipients/${id}`), 204, production, 'delete recipient');
       });
@@ -114,12 +195,28 @@ for (const production of [true, false]) {
         it(`${kind} integrations: create, read one by id, update, read, delete`, async () => {
           const [system, body, changed] =
             kind === 'logs'
-              ? (['logs_h', { token: 'tok-0123456789', host: 'http-intake.logs.vendor-h.example' }, { token: 'tok-rotated', host: 'http-intake.logs.eu.vendor-h.example' }] as const)
+              ? ([
+                  'logs_h',
+                  { token: 'tok-0123456789', host: 'http-intake.logs.vendor-h.example' },
+                  { token: 'tok-rotated', host: 'http-intake.logs.eu.vendor-h.example' },
+                ] as const)
               : (['metrics_d_v3', { license_key: 'license-0123456789' }, { license_key: 'license-rotated' }] as const);
-          const created = check(await call(tusk.instanceUrl, key, 'POST', `/api/integrations/${kind}/${system}`, { json: body }), 201, production, 'create integration');
+          const created = check(
+            await call(tusk.instanceUrl, key, 'POST', `/api/integrations/${kind}/${system}`, { json: body }),
+            201,
+            production,
+            'create integration',
+          );
           const id = created.body.id;
-          expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`), 200, production, 'read integration').body).toEqual(created.body);
-          const updated = check(await call(tusk.instanceUrl, key, 'PUT', `/api/integrations/${kind}/${id}`, { json: changed }), 204, production, 'update integration');
+          expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`), 200, production, 'read integration').body).toEqual(
+            created.body,
+          );
+          const updated = check(
+            await call(tusk.instanceUrl, key, 'PUT', `/api/integrations/${kind}/${id}`, { json: changed }),
+            204,
+            production,
+            'update integration',
+          );
           if (production) expect(updated.body).toBeUndefined();
           expect((await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`)).body.config).toEqual(changed);
           check(await call(tusk.instanceUrl, key, 'DELETE', `/api/integrations/${kind}/${id}`), 204, production, 'delete integration');
@@ -140,7 +237,9 @@ describe('success codes per request and --vary-success', () => {
   });
 
   it('a client that accepts only 200 fails on the second call of an operation that allows 200 and 204', async () => {
-    const created = await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { json: { name: 'vary', plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+    const created = await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', {
+      json: { name: 'vary', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+    });
     const onlyOk = async (name: string) => {
       const res = await call(tusk.customerUrl, ADMIN, 'PUT', `/api/instances/${created.body.id}`, { json: { name } });
       if (res.status !== 200) throw new Error(`expected 200, got ${res.status}`);
@@ -156,7 +255,9 @@ describe('success codes per request and --vary-success', () => {
   });
 
   it('the Tusk-Answers header picks the mode of one request; a value that is no mode is a 400 that changes nothing', async () => {
-    const created = await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { json: { name: 'hdr', plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+    const created = await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', {
+      json: { name: 'hdr', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+    });
     const key = created.body.apikey;
     const alarm = await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: { type: 'notice' } }, { 'tusk-answers': 'production' });
     expect(alarm.status).toBe(201);
@@ -189,7 +290,9 @@ describe('fields the contract does not name', () => {
     const json = await call(lenient.customerUrl, ADMIN, 'POST', '/api/instances', { json: body });
     expect(json.status).toBe(200);
     expect(json.headers.get('tusk-ignored-fields')).toBe('no_default_alarms, colour');
-    const form = await call(lenient.customerUrl, ADMIN, 'POST', '/api/instances', { form: 'name=f&plan=hippo&region=amazon-web-services::us-east-1&colour=blue' });
+    const form = await call(lenient.customerUrl, ADMIN, 'POST', '/api/instances', {
+      form: 'name=f&plan=hippo&region=amazon-web-services::us-east-1&colour=blue',
+    });
     expect(form.status).toBe(200);
     expect(form.headers.get('tusk-ignored-fields')).toBe('colour');
     const got = (await call(lenient.customerUrl, ADMIN, 'GET', `/api/instances/${json.body.id}`)).body;

@@ -20,8 +20,12 @@ describe('controls scoped to one account', () => {
   let tusk: Tusk;
   let a: Job;
   let b: Job;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-  const call = async (port: 'customer' | 'instance', path: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; body: any; headers: Headers }> => {
+  const call = async (
+    port: 'customer' | 'instance',
+    path: string,
+    init: { method?: string; key?: string; body?: unknown } = {},
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
+  ): Promise<{ status: number; body: any; headers: Headers }> => {
     const res = await tusk[port].fetch(
       new Request(`http://tusk${path}`, {
         method: init.method ?? 'GET',
@@ -39,21 +43,30 @@ describe('controls scoped to one account', () => {
     return res.body as Job;
   };
   const createInstance = async (job: Job, name: string) => {
-    const res = await call('customer', '/api/instances', { method: 'POST', key: job.admin_key, body: { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+    const res = await call('customer', '/api/instances', {
+      method: 'POST',
+      key: job.admin_key,
+      body: { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+    });
     expect(res.status).toBe(200);
     return res.body as { id: number; apikey: string };
   };
   const ready = async (job: Job, id: number) => (await call('customer', `/api/instances/${id}`, { key: job.admin_key })).body.ready as boolean;
 
   beforeAll(async () => {
-    tusk = await createTusk({ log: 'off', provisionDelayMs: 60_000, rateLimit: '5/60', registry: { outbox: { fetch: (async () => new Response(null, { status: 204 })) as typeof fetch } } });
+    tusk = await createTusk({
+      log: 'off',
+      provisionDelayMs: 60_000,
+      rateLimit: '5/60',
+      registry: { outbox: { fetch: (async () => new Response(null, { status: 204 })) as typeof fetch } },
+    });
     a = await newJob('job a');
     b = await newJob('job b');
   });
   afterAll(() => tusk.control.close());
 
   describe('the clock of an account', () => {
-    it('moving one account\'s clock moves its provisioning only: the other account and the server stay', async () => {
+    it("moving one account's clock moves its provisioning only: the other account and the server stay", async () => {
       const x = await createInstance(a, 'a-db');
       const y = await createInstance(b, 'b-db');
       const before = await control('/clock');
@@ -84,7 +97,7 @@ describe('controls scoped to one account', () => {
       expect(Math.abs(Date.parse(back.body.now) - Date.parse((await control('/clock')).body.now))).toBeLessThan(1000);
     });
 
-    it('answers to an account whose clock runs ahead carry its time in the Date header; those following the server, the server\'s', async () => {
+    it("answers to an account whose clock runs ahead carry its time in the Date header; those following the server, the server's", async () => {
       expect((await control('/clock', { method: 'POST', key: a.admin_key, body: { advance: '1h' } })).status).toBe(200);
       const ahead = await call('customer', '/api/plans', { key: a.admin_key });
       const clock = (await control('/clock', { key: a.admin_key })).body;
@@ -99,10 +112,13 @@ describe('controls scoped to one account', () => {
     });
 
     it('follow_server without an account is a 400 naming the field', async () => {
-      expect(await control('/clock', { method: 'POST', body: { follow_server: true } })).toMatchObject({ status: 400, body: { field: 'follow_server', rule: 'scope' } });
+      expect(await control('/clock', { method: 'POST', body: { follow_server: true } })).toMatchObject({
+        status: 400,
+        body: { field: 'follow_server', rule: 'scope' },
+      });
     });
 
-    it('rate-limit windows run on the account\'s clock: advancing one account opens its window, not the other\'s', async () => {
+    it("rate-limit windows run on the account's clock: advancing one account opens its window, not the other's", async () => {
       const limited = async (job: Job) => {
         let last = 0;
         for (let i = 0; i < 6; i++) last = (await call('customer', '/api/regions', { key: job.keys.member! })).status;
@@ -142,7 +158,7 @@ describe('controls scoped to one account', () => {
       expect(ofB.some((e) => e.path === '/api/regions')).toBe(true);
     });
 
-    it('faults set for one account hit its requests only, and the server\'s rules stay as they were', async () => {
+    it("faults set for one account hit its requests only, and the server's rules stay as they were", async () => {
       const set = await control('/faults', { method: 'PUT', key: a.admin_key, body: { rules: ['customer/listPlans:error=500'] } });
       expect(set).toMatchObject({ status: 200, body: { rules: [{ operation: 'listPlans', api: 'customer', error: { status: 500 } }] } });
       expect((await call('customer', '/api/plans', { key: a.admin_key })).status).toBe(500);
@@ -169,7 +185,7 @@ describe('controls scoped to one account', () => {
       expect((await call('customer', '/api/instances', { key: b.admin_key })).body).toEqual(bBefore);
     });
 
-    it('another account\'s dump is a 400 and changes nothing', async () => {
+    it("another account's dump is a 400 and changes nothing", async () => {
       const other = (await control('/state', { key: b.admin_key })).body;
       const before = (await control('/state', { key: a.admin_key })).body;
       const res = await control('/state', { method: 'PUT', key: a.admin_key, body: other });
@@ -193,9 +209,10 @@ describe('controls scoped to one account', () => {
       for (const [method, path] of scoped) expect((await control(path, { method, key: 'no-such-key-00000000' })).status, `${method} ${path}`).toBe(401);
     });
 
-    it('another account\'s admin key naming this account is a 403, and changes nothing', async () => {
+    it("another account's admin key naming this account is a 403, and changes nothing", async () => {
       const clock = (await control('/clock', { key: a.admin_key })).body;
-      for (const [method, path] of scoped) expect((await control(`${path}?account=${a.account_id}`, { method, key: b.admin_key })).status, `${method} ${path}`).toBe(403);
+      for (const [method, path] of scoped)
+        expect((await control(`${path}?account=${a.account_id}`, { method, key: b.admin_key })).status, `${method} ${path}`).toBe(403);
       expect((await control(`/clock?account=${a.account_id}`, { method: 'POST', key: b.admin_key, body: { advance: '1d' } })).status).toBe(403);
       expect(Date.parse((await control('/clock', { key: a.admin_key })).body.now) - Date.parse(clock.now)).toBeLessThan(60_000);
     });
@@ -205,7 +222,7 @@ describe('controls scoped to one account', () => {
       expect(res).toMatchObject({ status: 403, body: { error: expect.stringMatching(/admin key.*member key/) } });
     });
 
-    it('the account\'s own admin key, and ?account= with no key, act on that account', async () => {
+    it("the account's own admin key, and ?account= with no key, act on that account", async () => {
       for (const [method, path] of scoped) {
         if (method !== 'GET') continue;
         expect((await control(path, { key: a.admin_key })).status, path).toBe(200);
@@ -221,7 +238,7 @@ describe('controls scoped to one account', () => {
   });
 
   describe('twenty jobs at once', () => {
-    it('each moves its clock, injects its fault, reads its outbox and journal and resets its account while the others do the same: none sees another\'s', async () => {
+    it("each moves its clock, injects its fault, reads its outbox and journal and resets its account while the others do the same: none sees another's", async () => {
       const jobs = await Promise.all(Array.from({ length: 20 }, (_, i) => newJob(`parallel ${i}`)));
       const serverBefore = (await control('/clock')).body.offset_ms;
       const results = await Promise.all(
@@ -234,10 +251,16 @@ describe('controls scoped to one account', () => {
           check(moved.body.account === job.account_id, 'its clock answer names it');
           check(await ready(job, x.id), 'its instance is ready on its clock');
           await call('instance', '/api/backup', { method: 'POST', key: x.apikey, body: { callback: `http://127.0.0.1:9/job-${i}` } });
-          check((await control('/faults', { method: 'PUT', key: job.admin_key, body: { rules: ['customer/listRegions:error=429'] } })).status === 200, 'its fault is set');
+          check(
+            (await control('/faults', { method: 'PUT', key: job.admin_key, body: { rules: ['customer/listRegions:error=429'] } })).status === 200,
+            'its fault is set',
+          );
           check((await call('customer', '/api/regions', { key: job.admin_key })).status === 429, 'it meets its own fault');
           const outbox = (await control('/outbox', { key: job.admin_key })).body.entries as { target: string; account: string }[];
-          check(outbox.length === 1 && outbox[0]!.target === `http://127.0.0.1:9/job-${i}` && outbox[0]!.account === job.account_id, `its outbox holds its callback only: ${JSON.stringify(outbox)}`);
+          check(
+            outbox.length === 1 && outbox[0]!.target === `http://127.0.0.1:9/job-${i}` && outbox[0]!.account === job.account_id,
+            `its outbox holds its callback only: ${JSON.stringify(outbox)}`,
+          );
           const journal = (await control('/requests?limit=1000', { key: job.admin_key })).body.entries as { account: string }[];
           check(journal.length > 0 && journal.every((e) => e.account === job.account_id), 'its journal holds its requests only');
           const names = ((await call('customer', '/api/instances', { key: job.admin_key })).body as { name: string }[]).map((n) => n.name);

@@ -41,7 +41,8 @@ const createRecipient = (body: Record<string, unknown>) => json<{ id: number }>(
 const createAlarm = (body: Record<string, unknown>) => json<{ id: number }>(api.instance(instance.apikey, 'POST', '/api/alarms', body));
 const setMetrics = (metrics: Record<string, number>, query = '') => json(api.control('PUT', `/instances/${instance.id}/metrics${query}`, metrics));
 const advance = (by: string) => json(api.control('POST', '/clock', { advance: by }));
-const outbox = () => json<{ entries: { kind: string; event: string; target: string; status: string; body: NotificationBody }[] }>(api.control('GET', '/outbox?kind=notification'));
+const outbox = () =>
+  json<{ entries: { kind: string; event: string; target: string; status: string; body: NotificationBody }[] }>(api.control('GET', '/outbox?kind=notification'));
 
 describe('a cpu alarm with a webhook recipient', () => {
   it('notifies the receiver once cpu has stayed above the threshold for time_threshold', async () => {
@@ -78,7 +79,7 @@ describe('a cpu alarm with a webhook recipient', () => {
     expect(receiver.at(url)).toHaveLength(1);
   });
 
-  it('shows each alarm\'s state on GET metrics', async () => {
+  it("shows each alarm's state on GET metrics", async () => {
     await createAlarm({ type: 'memory', value_threshold: 50, time_threshold: 120 });
     await setMetrics({ memory: 60 });
     const view = await json<{ alarms: { type: string; holding?: boolean; triggers_at?: string | null }[] }>(
@@ -130,7 +131,11 @@ describe('event and notice alarms', () => {
     const [item] = await json<{ id: number }[]>(api.instance(instance.apikey, 'GET', '/api/maintenance'));
     await json(api.instance(instance.apikey, 'POST', `/api/maintenance/${item!.id}`));
     const got = await receiver.waitFor(url);
-    expect(got.body).toMatchObject({ reason: 'maintenance_started', alarm: { id: notice.id, type: 'notice' }, maintenance: { id: item!.id, status: 'in_progress' } });
+    expect(got.body).toMatchObject({
+      reason: 'maintenance_started',
+      alarm: { id: notice.id, type: 'notice' },
+      maintenance: { id: item!.id, status: 'in_progress' },
+    });
   });
 });
 
@@ -151,9 +156,13 @@ describe('state', () => {
 
 describe('finding the instance', () => {
   it('takes the instance key or a customer key instead of ?account=', async () => {
-    const byInstanceKey = await fetch(`${api.tusk.instanceUrl}/__tusk/instances/${instance.id}/metrics`, { headers: { authorization: basic(instance.apikey) } });
+    const byInstanceKey = await fetch(`${api.tusk.instanceUrl}/__tusk/instances/${instance.id}/metrics`, {
+      headers: { authorization: basic(instance.apikey) },
+    });
     expect(byInstanceKey.status).toBe(200);
-    const byCustomerKey = await fetch(`${api.tusk.customerUrl}/__tusk/instances/${instance.id}/metrics`, { headers: { authorization: basic(api.tusk.registry.adminKey) } });
+    const byCustomerKey = await fetch(`${api.tusk.customerUrl}/__tusk/instances/${instance.id}/metrics`, {
+      headers: { authorization: basic(api.tusk.registry.adminKey) },
+    });
     expect(byCustomerKey.status).toBe(200);
   });
 

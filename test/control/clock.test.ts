@@ -34,7 +34,14 @@ describe('reading and moving the clock', () => {
   });
 
   it('accepts the units ms, s, m, h, d and a number of ms', async () => {
-    const expected: [string | number, number][] = [['250ms', 250], ['2s', 2000], ['1.5m', 90_000], ['2h', 2 * HOUR], ['1d', DAY], [500, 500]];
+    const expected: [string | number, number][] = [
+      ['250ms', 250],
+      ['2s', 2000],
+      ['1.5m', 90_000],
+      ['2h', 2 * HOUR],
+      ['1d', DAY],
+      [500, 500],
+    ];
     let total = 0;
     for (const [by, ms] of expected) {
       total += ms;
@@ -62,7 +69,18 @@ describe('reading and moving the clock', () => {
   });
 
   it('refuses what is not a move with 400 in the Error shape, and the clock stays', async () => {
-    for (const body of [{ advance: '-1m' }, { advance: '10 minutes' }, { advance: '5w' }, { advance: -5 }, { pin: 'tomorrow' }, { set: 'soon' }, {}, { advance: '1m', pin: null }, { jump: '1m' }, 'nope']) {
+    for (const body of [
+      { advance: '-1m' },
+      { advance: '10 minutes' },
+      { advance: '5w' },
+      { advance: -5 },
+      { pin: 'tomorrow' },
+      { set: 'soon' },
+      {},
+      { advance: '1m', pin: null },
+      { jump: '1m' },
+      'nope',
+    ]) {
       const res = await t.control('/clock', { body });
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body).toEqual(expect.objectContaining({ error: expect.any(String) }));
@@ -139,7 +157,8 @@ describe('advancing the clock drives time-based behaviour', () => {
   });
 
   it('maintenance starts when its scheduled_by arrives and completes after its duration', async () => {
-    const list = async () => (await t.instance('/api/maintenance', INSTANCE_1_KEY)).body as { id: number; status: string; scheduled_by: string; duration: string }[];
+    const list = async () =>
+      (await t.instance('/api/maintenance', INSTANCE_1_KEY)).body as { id: number; status: string; scheduled_by: string; duration: string }[];
     const [first] = await list();
     expect(first!.status).toBe('scheduled');
     const start = Date.parse(first!.scheduled_by.replace(' +0000', 'Z').replace(' ', 'T'));

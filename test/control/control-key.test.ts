@@ -16,7 +16,10 @@ beforeAll(async () => {
 });
 afterAll(() => tusk.control.close());
 
-async function control(path: string, init: { method?: string; key?: string; body?: unknown } = {}): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
+async function control(
+  path: string,
+  init: { method?: string; key?: string; body?: unknown } = {},
+): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await tusk.customer.fetch(
     new Request(`http://tusk/__tusk${path}`, {
       method: init.method ?? 'GET',
@@ -30,7 +33,16 @@ async function control(path: string, init: { method?: string; key?: string; body
 describe('the control key', () => {
   it('every control answers 401 without a key and with a wrong key; the whole-server ones (seed, accounts) also with an account admin key; all work with the control key', async () => {
     // (The controls an account's admin key may call act on that account only: see account-scope.test.ts.)
-    const all = [['POST', '/reset'], ['GET', '/clock'], ['GET', '/state'], ['GET', '/outbox'], ['GET', '/requests'], ['GET', '/faults'], ['POST', '/seed'], ['POST', '/accounts']] as const;
+    const all = [
+      ['POST', '/reset'],
+      ['GET', '/clock'],
+      ['GET', '/state'],
+      ['GET', '/outbox'],
+      ['GET', '/requests'],
+      ['GET', '/faults'],
+      ['POST', '/seed'],
+      ['POST', '/accounts'],
+    ] as const;
     for (const [method, path] of all) {
       for (const key of [undefined, 'wrong-key-0000', ...(path === '/seed' || path === '/accounts' ? ['tusk-admin-key'] : [])]) {
         const res = await control(path, { method, ...(key ? { key } : {}) });
@@ -42,10 +54,10 @@ describe('the control key', () => {
     expect((await control('/clock', { key: KEY })).status).toBe(200);
   });
 
-  it('an instance\'s metrics take an admin key of its account, not another account\'s, not a non-admin key', async () => {
+  it("an instance's metrics take an admin key of its account, not another account's, not a non-admin key", async () => {
     expect((await control('/instances/1/metrics', { key: 'tusk-admin-key' })).status).toBe(200);
     expect((await control('/instances/1/metrics', { key: 'tusk-member-key' })).status).toBe(401);
-    expect((await control('/instances/1/metrics', { key: 'tusk-admin-key' }))).toMatchObject({ status: 200 });
+    expect(await control('/instances/1/metrics', { key: 'tusk-admin-key' })).toMatchObject({ status: 200 });
     // Another account's admin key finds no instance 1 in its own account.
     const other = await control('/accounts', { method: 'POST', key: KEY, body: { name: 'other job' } });
     expect(other.status).toBe(201);

@@ -13,7 +13,6 @@ import { exec as run } from '../support/processes.js';
 
 const control = new ControlDocument();
 
-
 let t: Client;
 beforeEach(async () => {
   t = await start();
@@ -92,7 +91,15 @@ describe('GET /__tusk/outbox', () => {
     expect(all.status).toBe(200);
     conforms('OutboxList', all.body);
     expect(all.body.entries).toEqual([
-      expect.objectContaining({ id: expect.any(Number), kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/never', attempts: 0, status: 'pending', body: expect.objectContaining({ action: 'backup' }) }),
+      expect.objectContaining({
+        id: expect.any(Number),
+        kind: 'callback',
+        event: 'backup',
+        target: 'http://127.0.0.1:9/never',
+        attempts: 0,
+        status: 'pending',
+        body: expect.objectContaining({ action: 'backup' }),
+      }),
     ]);
     expect((await t.control('/outbox?status=delivered')).body.entries).toEqual([]);
     expect((await t.control('/outbox?status=pending&kind=callback')).body.entries).toHaveLength(1);
@@ -210,7 +217,10 @@ describe('POST /__tusk/accounts', () => {
     expect((await t.customer('/api/invoices', keys['billing manager'])).status).toBe(200);
     expect((await t.customer('/api/instances', keys.devops, { body: newInstance })).status).toBe(200);
     const refused = await t.customer('/api/instances', keys.monitor, { body: newInstance });
-    expect({ status: refused.status, body: refused.body }).toStrictEqual({ status: 403, body: { error: 'Forbidden: a key with role monitor may not call createInstance' } });
+    expect({ status: refused.status, body: refused.body }).toStrictEqual({
+      status: 403,
+      body: { error: 'Forbidden: a key with role monitor may not call createInstance' },
+    });
 
     // two fresh accounts do not see each other either
     const other = await t.control('/accounts', { method: 'POST' });
@@ -258,16 +268,22 @@ describe('the control plane', () => {
         .map((r) => `${r.method} /__tusk${r.path}`.replace(/\/$/, '').replace(/:(\w+)/g, '{$1}')),
     );
     const documented = new Set(
-      Object.entries(control.document().paths).flatMap(([path, item]) => Object.keys(item).filter((m) => m !== 'parameters').map((m) => `${m.toUpperCase()} ${path.replace(/\/$/, '')}`)),
+      Object.entries(control.document().paths).flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((m) => m !== 'parameters')
+          .map((m) => `${m.toUpperCase()} ${path.replace(/\/$/, '')}`),
+      ),
     );
     expect([...routes].sort()).toEqual([...documented].sort());
   });
 
   it('its document passes Redocly lint (recommended rules; not the house rules of openapi/)', async () => {
     const bin = join(PROJECT_ROOT, 'node_modules', '.bin', 'redocly');
-    const { stdout, stderr } = await run(bin, ['lint', '--extends=recommended', CONTROL_DOCUMENT_PATH], { cwd: PROJECT_ROOT }).catch((err: { stdout: string; stderr: string }) => {
-      throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
-    });
+    const { stdout, stderr } = await run(bin, ['lint', '--extends=recommended', CONTROL_DOCUMENT_PATH], { cwd: PROJECT_ROOT }).catch(
+      (err: { stdout: string; stderr: string }) => {
+        throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
+      },
+    );
     expect(`${stdout}${stderr}`).toMatch(/valid/);
   });
 

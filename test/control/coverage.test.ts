@@ -18,7 +18,11 @@ let job: { account_id: string; admin_key: string };
 let apikey: string;
 
 async function call(base: string, method: string, path: string, key?: string, body?: unknown) {
-  const res = await fetch(base + path, { method, headers: { ...(key ? basic(key) : {}), ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(key ? basic(key) : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   return { status: res.status, body: (await res.text()) || undefined };
 }
 const coverage = async (query = '', key?: string) => JSON.parse((await call(tusk.customerUrl, 'GET', `/__tusk/coverage${query}`, key)).body!) as CoverageReport;
@@ -29,7 +33,9 @@ beforeAll(async () => {
   tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0 });
   job = JSON.parse((await call(tusk.customerUrl, 'POST', '/__tusk/accounts', undefined, { name: 'coverage job' })).body!);
   // The client: one instance, its alarms read three ways, a wrong key, a path that is no resource.
-  const created = JSON.parse((await call(tusk.customerUrl, 'POST', '/api/instances', job.admin_key, { name: 'cov', plan: 'hippo', region: 'amazon-web-services::us-east-1' })).body!);
+  const created = JSON.parse(
+    (await call(tusk.customerUrl, 'POST', '/api/instances', job.admin_key, { name: 'cov', plan: 'hippo', region: 'amazon-web-services::us-east-1' })).body!,
+  );
   apikey = created.apikey;
   await call(tusk.instanceUrl, 'GET', '/api/alarms/1', apikey);
   await call(tusk.instanceUrl, 'GET', '/api/alarms/2', apikey);
@@ -56,7 +62,7 @@ describe('GET /__tusk/coverage', () => {
     ]);
   });
 
-  it('has the documents\' operations and statuses as the denominator, never-exercised operations first', async () => {
+  it("has the documents' operations and statuses as the denominator, never-exercised operations first", async () => {
     const r = await coverage();
     for (const api of ['customer', 'instance'] as const) {
       const ops = readOperations(api, tusk.deps.documents[api]);
@@ -72,7 +78,7 @@ describe('GET /__tusk/coverage', () => {
     expect(r.interfaces.customer.operations_percent).toBe(Math.round((2 / r.interfaces.customer.operations) * 1000) / 10);
   });
 
-  it('scoped to an account (its admin key or ?account=), counts that account\'s requests only', async () => {
+  it("scoped to an account (its admin key or ?account=), counts that account's requests only", async () => {
     const mine = await coverage('', job.admin_key);
     expect(mine.account).toBe(job.account_id);
     expect(counts(mine, 'customer', 'listPlans')['200']).toBe(1);
@@ -106,7 +112,11 @@ describe('GET /__tusk/runtime', () => {
   it('reports the event-loop delay, the resident memory and the uptime; DELETE restarts the histogram', async () => {
     await new Promise((r) => setTimeout(r, 120));
     const before = JSON.parse((await call(tusk.customerUrl, 'GET', '/__tusk/runtime')).body!);
-    expect(before).toMatchObject({ event_loop_delay_ms: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number), samples: expect.any(Number) }, rss_mb: expect.any(Number), uptime_s: expect.any(Number) });
+    expect(before).toMatchObject({
+      event_loop_delay_ms: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number), samples: expect.any(Number) },
+      rss_mb: expect.any(Number),
+      uptime_s: expect.any(Number),
+    });
     expect(before.event_loop_delay_ms.samples).toBeGreaterThan(0);
     // The delay is the lateness of the 10 ms timer, not its interval: an idle loop is about 0 late.
     expect(before.event_loop_delay_ms.p50).toBeLessThan(5);

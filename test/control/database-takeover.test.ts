@@ -19,7 +19,7 @@ interface Instance {
   ready: boolean;
 }
 
-describe('a state load cannot reach another account\'s database', () => {
+describe("a state load cannot reach another account's database", () => {
   let tusk: RunningTusk | undefined;
   let base: string;
   beforeAll(async () => {
@@ -33,7 +33,11 @@ describe('a state load cannot reach another account\'s database', () => {
   const job = async (name: string) => (await json(`${base}/__tusk/accounts`, { method: 'POST', body: JSON.stringify({ name }) })).body as { admin_key: string };
   const instance = async (key: string, id: number) => (await json(`${base}/api/instances/${id}`, { headers: auth(key) })).body as Instance;
   const create = async (key: string, name: string): Promise<Instance> => {
-    const made = await json(`${base}/api/instances`, { method: 'POST', headers: auth(key), body: JSON.stringify({ name, plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+    const made = await json(`${base}/api/instances`, {
+      method: 'POST',
+      headers: auth(key),
+      body: JSON.stringify({ name, plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+    });
     expect(made.status).toBe(200);
     await tusk!.deps.databases!.idle();
     return instance(key, made.body.id);

@@ -132,14 +132,18 @@ describe('connection resets', () => {
       (e: Error) => e,
     );
     expect(err).toBeInstanceOf(TypeError);
-    expect(String((err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error & { cause?: Error }).cause?.message)).toMatch(/SOCKET|ECONNRESET|other side closed/i);
+    expect(String((err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error & { cause?: Error }).cause?.message)).toMatch(
+      /SOCKET|ECONNRESET|other side closed/i,
+    );
     // The server goes on answering.
     expect((await api.instance(key, 'GET', '/api/alarms/recipients')).status).toBe(200);
   });
 
   it('in-process (app.fetch) the fetch rejects', async () => {
     const tusk = await createTusk({ log: 'off', faults: ['listPlans:reset'] });
-    await expect(tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: { authorization: basic(tusk.registry.adminKey) } }))).rejects.toBeInstanceOf(ConnectionReset);
+    await expect(
+      tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: { authorization: basic(tusk.registry.adminKey) } })),
+    ).rejects.toBeInstanceOf(ConnectionReset);
   });
 });
 

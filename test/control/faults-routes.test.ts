@@ -34,11 +34,14 @@ describe('fault control: GET, PUT and DELETE', () => {
 
   it('PUT takes a latency in minutes and a range with spaces, as the flag form does', async () => {
     const tusk = await tuskWithRule();
-    const rules = [{ operation: 'listAlarms', latency: '1m' }, { operation: 'getAlarm', latency: '30s - 1.5m' }];
+    const rules = [
+      { operation: 'listAlarms', latency: '1m' },
+      { operation: 'getAlarm', latency: '30s - 1.5m' },
+    ];
     expect(await put(tusk, { rules, seed: 1 })).toStrictEqual({ status: 200, body: { seed: 1, rules } });
   });
 
-  it('DELETE removes every rule (204, no body) and restores the server\'s seed', async () => {
+  it("DELETE removes every rule (204, no body) and restores the server's seed", async () => {
     const tusk = await tuskWithRule();
     await put(tusk, { rules: ['*:reset@0.1'], seed: 3 });
     expect(await faults(tusk, 'DELETE')).toStrictEqual({ status: 204, body: undefined });

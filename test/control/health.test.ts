@@ -25,7 +25,8 @@ afterAll(async () => {
   await Promise.all([open.control.close(), keyed.control.close()]);
 });
 
-const get = (tusk: Tusk, path: string, headers: Record<string, string> = {}, port: 'customer' | 'instance' = 'customer') => tusk[port].fetch(new Request(`http://tusk${path}`, { headers }));
+const get = (tusk: Tusk, path: string, headers: Record<string, string> = {}, port: 'customer' | 'instance' = 'customer') =>
+  tusk[port].fetch(new Request(`http://tusk${path}`, { headers }));
 
 describe('GET /__tusk/health', () => {
   it('answers 200 on both ports, without a key even when the controls need one: alive, version, no databases (off) and so ready', async () => {
@@ -46,7 +47,12 @@ describe('GET /__tusk/health', () => {
     const engine: { state: EngineState } = { state: 'starting' };
     const app = healthRoutes({ document, engine } as unknown as ControlDeps);
     const read = async () => (await (await app.request('/')).json()) as { ready: boolean; databases: string };
-    for (const [state, ready] of [['starting', false], ['ready', true], ['restarting', false], ['failed', false]] as const) {
+    for (const [state, ready] of [
+      ['starting', false],
+      ['ready', true],
+      ['restarting', false],
+      ['failed', false],
+    ] as const) {
       engine.state = state;
       expect(await read()).toMatchObject({ databases: state, ready });
     }

@@ -93,7 +93,7 @@ describe('a server-wide state load refused whole', () => {
     await refused((s) => (s.clock = { offset_ms: 0, pinned_ms: -1e20 }), 'clock.pinned_ms', 'minimum');
   });
 
-  it('an offset beyond the width of the clock\'s range is a 400; one within it that runs past the end leaves the clock standing at the end', async () => {
+  it("an offset beyond the width of the clock's range is a 400; one within it that runs past the end leaves the clock standing at the end", async () => {
     const error = await refused((s) => (s.clock = { offset_ms: CLOCK_RANGE.max + 1, pinned_ms: null }), 'clock.offset_ms', 'maximum');
     expect(error).toMatch(/must be <= 253370764799999/);
     const s = dump();
@@ -125,7 +125,11 @@ describe('a server-wide state load refused whole', () => {
     await refused((s) => (x(s).maintenance.items[0].minutes = 1e300), 'accounts.0.instances.0.maintenance.items.0.minutes', 'maximum');
     await refused((s) => (s.accounts[0].audit[0].at = beyond), 'accounts.0.audit.0.at', 'maximum');
     await refused(
-      (s) => (s.outbox = { last_id: 1, entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: {}, dueAt: 1e308, attempts: 0, status: 'pending' }] }),
+      (s) =>
+        (s.outbox = {
+          last_id: 1,
+          entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: {}, dueAt: 1e308, attempts: 0, status: 'pending' }],
+        }),
       'outbox.entries.0.dueAt',
       'maximum',
     );
@@ -139,19 +143,35 @@ describe('a server-wide state load refused whole', () => {
 
   it('an outbox body nested 20,000 deep is a 400 naming it, rule maxDepth, as the APIs refuse bodies deeper than 32', async () => {
     const entry = { id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' };
-    await refused((s) => (s.outbox = { last_id: 1, entries: [entry] }), 'outbox.entries.0.body', 'maxDepth', (s) => withNested(s, 20_000));
+    await refused(
+      (s) => (s.outbox = { last_id: 1, entries: [entry] }),
+      'outbox.entries.0.body',
+      'maxDepth',
+      (s) => withNested(s, 20_000),
+    );
     // A recipient's free-form options too.
-    await refused((s) => (s.accounts[0].instances[0].recipients.items[0].options = '@@'), 'accounts.0.instances.0.recipients.items.0', 'maxDepth', (s) => withNested(s, 20_000));
+    await refused(
+      (s) => (s.accounts[0].instances[0].recipients.items[0].options = '@@'),
+      'accounts.0.instances.0.recipients.items.0',
+      'maxDepth',
+      (s) => withNested(s, 20_000),
+    );
   });
 
   it('a body nested as deep as a request body may be (32 levels) is kept; one level more is refused', async () => {
     const s = dump();
-    s.outbox = { last_id: 1, entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' }] };
+    s.outbox = {
+      last_id: 1,
+      entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' }],
+    };
     expect((await control('PUT', '/state', { body: withNested(s, MAX_BODY_DEPTH) })).status).toBe(200);
     expect((await control('GET', '/outbox')).status).toBe(200);
     const s2 = dump();
     s2.outbox.entries[0].body = '@@';
-    expect((await control('PUT', '/state', { body: withNested(s2, MAX_BODY_DEPTH + 1) })).body).toMatchObject({ field: 'outbox.entries.0.body', rule: 'maxDepth' });
+    expect((await control('PUT', '/state', { body: withNested(s2, MAX_BODY_DEPTH + 1) })).body).toMatchObject({
+      field: 'outbox.entries.0.body',
+      rule: 'maxDepth',
+    });
   });
 
   it('two accounts with one providerid, or one API key, are a 400 naming the second place and the first', async () => {
@@ -163,7 +183,11 @@ describe('a server-wide state load refused whole', () => {
     const s0 = dump();
     const [ai, bi] = [place(s0, a.account_id), place(s0, b.account_id)];
     expect(ai).toBeLessThan(bi);
-    const error = await refused((s) => (s.accounts[bi].instances[0].providerid = s.accounts[ai].instances[0].providerid), `accounts.${bi}.instances.0.providerid`, 'unique');
+    const error = await refused(
+      (s) => (s.accounts[bi].instances[0].providerid = s.accounts[ai].instances[0].providerid),
+      `accounts.${bi}.instances.0.providerid`,
+      'unique',
+    );
     expect(error).toContain(`appears twice in the state (also at accounts.${ai}.instances.0.providerid)`);
     // The same first 16 letters and digits, in another case and with another tail, name the same database.
     await refused(
@@ -202,33 +226,40 @@ describe('an account-scoped state load refused whole', () => {
     return res.body.error as string;
   };
 
-  it('an instance with another account\'s providerid (its database and role) is a 400 naming the field and the rule', async () => {
-    const error = await refused((d) => {
-      d.account.instances[0].providerid = yInstance.providerid;
-      d.account.instances[0].password = 'chosen-by-x';
-    }, 'account.instances.0.providerid', 'unique');
+  it("an instance with another account's providerid (its database and role) is a 400 naming the field and the rule", async () => {
+    const error = await refused(
+      (d) => {
+        d.account.instances[0].providerid = yInstance.providerid;
+        d.account.instances[0].password = 'chosen-by-x';
+      },
+      'account.instances.0.providerid',
+      'unique',
+    );
     expect(error).toContain('belongs to another account');
-    expect(error).toContain('names the instance\'s database and role');
+    expect(error).toContain("names the instance's database and role");
   });
 
   it('a providerid that names the same database in another spelling is refused too', async () => {
     await refused((d) => (d.account.instances[0].providerid = yInstance.providerid.toUpperCase()), 'account.instances.0.providerid', 'unique');
   });
 
-  it('another account\'s customer key or instance key is a 400 naming the field', async () => {
+  it("another account's customer key or instance key is a 400 naming the field", async () => {
     const yKeys = (await control('GET', '/state', { key: y.admin_key })).body.account.keys as { key: string }[];
     await refused((d) => (d.account.keys[1].key = yKeys[1]!.key), 'account.keys.1.key', 'unique');
     await refused((d) => (d.account.instances[0].apikey = yInstance.apikey), 'account.instances.0.apikey', 'unique');
   });
 
-  it('a clock of 1e308 is a 400 naming account.clock, and no other account\'s time moves', async () => {
+  it("a clock of 1e308 is a 400 naming account.clock, and no other account's time moves", async () => {
     await refused((d) => (d.account.clock = { offset_ms: 1e308, pinned_ms: null }), 'account.clock.offset_ms', 'maximum');
     await refused((d) => (d.account.clock = { offset_ms: 0, pinned_ms: -1 }), 'account.clock.pinned_ms', 'minimum');
   });
 
   it('an outbox body nested 20,000 deep is a 400 naming it', async () => {
     await refused(
-      (d) => (d.outbox.entries = [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' }]),
+      (d) =>
+        (d.outbox.entries = [
+          { id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' },
+        ]),
       'outbox.entries.0.body',
       'maxDepth',
       (d) => withNested(d, 20_000),
@@ -254,7 +285,7 @@ describe('clock moves', () => {
     await stillServes();
   };
 
-  it('an advance, a set or a pin beyond the clock\'s range is a 400 naming it, rule range, and the clock stays', async () => {
+  it("an advance, a set or a pin beyond the clock's range is a 400 naming it, rule range, and the clock stays", async () => {
     for (const advance of [1e300, '99999999999d', 2 ** 53]) await refused({ advance }, 'advance');
     for (const at of ['0000-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', '9999-01-01T00:00:00Z', '9999-12-31T23:59:59Z']) {
       await refused({ set: at }, 'set');
@@ -262,7 +293,7 @@ describe('clock moves', () => {
     }
   });
 
-  it('scoped to an account, the same: its clock keeps following the server\'s', async () => {
+  it("scoped to an account, the same: its clock keeps following the server's", async () => {
     const job = await newJob('clock job');
     await refused({ advance: '99999999999d' }, 'advance', job.admin_key);
     await refused({ pin: '0001-01-01T00:00:00Z' }, 'pin', job.admin_key);
@@ -277,7 +308,7 @@ describe('clock moves', () => {
   });
 });
 
-describe('the ends of the clock\'s range', () => {
+describe("the ends of the clock's range", () => {
   for (const at of [new Date(CLOCK_RANGE.min).toISOString(), new Date(CLOCK_RANGE.max).toISOString()]) {
     it(`at ${at}: a reset, a new instance with its backups and maintenance, and a dump that loads again`, async () => {
       expect((await control('POST', '/clock', { body: { pin: at } })).status).toBe(200);
@@ -314,7 +345,13 @@ describe('control bodies of any size', () => {
     expect(clock.status).toBe(413);
     expect(clock.body).toMatchObject({ field: 'body', rule: 'maxBytes' });
     // A state declared larger than a state may be is refused by its length, before it is read.
-    const res = await tusk.customer.fetch(new Request('http://tusk/__tusk/state', { method: 'PUT', headers: { 'content-type': 'application/json', 'content-length': String(CONTROL_BODY_BYTES.state + 1) }, body: '{}' }));
+    const res = await tusk.customer.fetch(
+      new Request('http://tusk/__tusk/state', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'content-length': String(CONTROL_BODY_BYTES.state + 1) },
+        body: '{}',
+      }),
+    );
     expect(res.status).toBe(413);
     expect(everything()).toBe(before);
     await stillServes();
@@ -329,7 +366,10 @@ describe('the control document', () => {
     expect(schemas.StateTime.description).toContain('0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z');
     expect(schemas.ClockTime).toMatchObject({ type: 'integer', minimum: CLOCK_RANGE.min, maximum: CLOCK_RANGE.max });
     expect(schemas.ClockTime.description).toContain('1970-01-01T00:00:00.000Z to\n9998-12-31T23:59:59.999Z');
-    expect(schemas.StateClock.properties.offset_ms).toMatchObject({ minimum: -(CLOCK_RANGE.max - CLOCK_RANGE.min), maximum: CLOCK_RANGE.max - CLOCK_RANGE.min });
+    expect(schemas.StateClock.properties.offset_ms).toMatchObject({
+      minimum: -(CLOCK_RANGE.max - CLOCK_RANGE.min),
+      maximum: CLOCK_RANGE.max - CLOCK_RANGE.min,
+    });
     expect(schemas.StateId).toMatchObject({ minimum: 1, maximum: MAX_ID });
     expect(schemas.StateLastId).toMatchObject({ minimum: 0, maximum: MAX_ID });
   });

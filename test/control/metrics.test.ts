@@ -15,7 +15,8 @@ let seeded: { id: string; instance1: string };
 let fresh: { id: string; adminKey: string; instanceKey: string };
 
 const call = (method: string, path: string, init: { body?: string; authorization?: string } = {}) => request(tusk.customer, method, path, init);
-const control = (method: string, path: string, body?: unknown, authorization?: string) => request(tusk.customer, method, `/__tusk${path}`, { body, authorization });
+const control = (method: string, path: string, body?: unknown, authorization?: string) =>
+  request(tusk.customer, method, `/__tusk${path}`, { body, authorization });
 
 beforeAll(async () => {
   tusk = await createTusk({ log: 'off', provisionDelayMs: 0, seed: 1 });
@@ -65,7 +66,10 @@ describe('metrics control: finding the instance', () => {
   });
 
   it('404s an unknown ?account= and an id that account does not have', async () => {
-    expect(await control('GET', '/instances/1/metrics?account=no-such-account')).toStrictEqual({ status: 404, body: { error: 'Not found: no account with id no-such-account' } });
+    expect(await control('GET', '/instances/1/metrics?account=no-such-account')).toStrictEqual({
+      status: 404,
+      body: { error: 'Not found: no account with id no-such-account' },
+    });
     expect(await control('GET', `/instances/2/metrics?account=${fresh.id}`)).toStrictEqual({
       status: 404,
       body: { error: `Not found: account ${fresh.id} has no instance with id 2` },
@@ -104,7 +108,11 @@ describe('metrics control: finding the instance', () => {
     for (const raw of ['abc', '0', '01', '-1', '1x', 'x1', '1.5', '12345678901']) {
       expect(await control('GET', `/instances/${raw}/metrics`), raw).toStrictEqual({
         status: 400,
-        body: { error: `instance_id: must be a positive integer (the instance's id on the customer interface), got "${raw}"`, field: 'instance_id', rule: 'type' },
+        body: {
+          error: `instance_id: must be a positive integer (the instance's id on the customer interface), got "${raw}"`,
+          field: 'instance_id',
+          rule: 'type',
+        },
       });
     }
     expect((await control('GET', '/instances/1234567890/metrics')).status).toBe(404);
@@ -125,7 +133,12 @@ describe('metrics control: bodies', () => {
     const res = await control('PUT', `/instances/1/metrics?account=${fresh.id}`, '{"cpu": 9');
     expect(res.status).toBe(400);
     expect(res.body).toStrictEqual({ error: expect.stringMatching(/^body: malformed JSON \(.+\)$/), field: 'body', rule: 'json' });
-    expect((await control('GET', `/instances/1/metrics?account=${fresh.id}`)).body.metrics).toStrictEqual({ cpu: 10, memory: 30, disk_used_gb: 10, disk_total_gb: 100 });
+    expect((await control('GET', `/instances/1/metrics?account=${fresh.id}`)).body.metrics).toStrictEqual({
+      cpu: 10,
+      memory: 30,
+      disk_used_gb: 10,
+      disk_total_gb: 100,
+    });
   });
 
   it('POST events refuses a body that is not a JSON object (400 body/type)', async () => {

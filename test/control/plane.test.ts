@@ -14,7 +14,7 @@ describe('ControlPlane', () => {
     tusk = await createTusk({ log: 'off' });
   });
 
-  it('journals into the registry\'s journal, which keeps journalSize requests when given, 1000 by default', async () => {
+  it("journals into the registry's journal, which keeps journalSize requests when given, 1000 by default", async () => {
     expect(tusk.registry.journal.capacity).toBe(1000);
     const small = await createTusk({ log: 'off', registry: { journalSize: 5 } });
     expect(small.registry.journal.capacity).toBe(5);

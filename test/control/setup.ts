@@ -49,7 +49,7 @@ export async function request(
   method: string,
   path: string,
   init: { body?: unknown; authorization?: string } = {},
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
 ): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (init.authorization) headers.authorization = init.authorization;

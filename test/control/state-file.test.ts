@@ -45,7 +45,8 @@ describe('loading a state file', () => {
     tusk = await createTusk({ log: 'off' });
   });
   const load = (f: string, registry: Registry = tusk.registry) => new StateFile(f, registry).load(tusk.deps.schemas, tusk.control.deps.document);
-  const refusal = (f: string, reason: string) => `the state file ${f} cannot be loaded: ${reason}. It was left as it is: fix it, move it away or give another --state file.`;
+  const refusal = (f: string, reason: string) =>
+    `the state file ${f} cannot be loaded: ${reason}. It was left as it is: fix it, move it away or give another --state file.`;
 
   it('loads nothing, and is no error, when the file or its folder does not exist', () => {
     expect(load(file)).toBe(false);
@@ -83,19 +84,31 @@ describe('loading a state file', () => {
     const clock = { ...good(), clock: { offset_ms: 1e308, pinned_ms: null } };
     writeFileSync(file, JSON.stringify(clock));
     expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: clock.offset_ms: must be <= 253370764799999'));
-    const deep = { ...good(), outbox: { last_id: 1, entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'pending' }] } };
+    const deep = {
+      ...good(),
+      outbox: {
+        last_id: 1,
+        entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'pending' }],
+      },
+    };
     writeFileSync(file, JSON.stringify(deep).replace('"@@"', `${'['.repeat(20_000)}${']'.repeat(20_000)}`));
     expect(() => load(file)).toThrow(/cannot be loaded: not a valid Tusk state: outbox\.entries\.0\.body: nests objects and arrays deeper than 32 levels/);
     const twice = good();
     twice.accounts[0].instances[1].providerid = twice.accounts[0].instances[0].providerid;
     writeFileSync(file, JSON.stringify(twice));
-    expect(() => load(file)).toThrow(/cannot be loaded: not a valid Tusk state: accounts\.0\.instances\.1\.providerid: this providerid appears twice in the state \(also at accounts\.0\.instances\.0\.providerid\)/);
+    expect(() => load(file)).toThrow(
+      /cannot be loaded: not a valid Tusk state: accounts\.0\.instances\.1\.providerid: this providerid appears twice in the state \(also at accounts\.0\.instances\.0\.providerid\)/,
+    );
     expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
   });
 
   it('does not blame the file for a failure that is not about the state', () => {
     writeFileSync(file, JSON.stringify(tusk.registry.toJSON()));
-    const broken = { restore: () => { throw new RangeError('out of memory, say'); } } as unknown as Registry;
+    const broken = {
+      restore: () => {
+        throw new RangeError('out of memory, say');
+      },
+    } as unknown as Registry;
     expect(() => load(file, broken)).toThrow(RangeError);
   });
 

@@ -99,7 +99,13 @@ describe('the registry state round trip', () => {
     const a = registry.authenticateInstance(newInstanceKey)!.instance;
     const b = loaded.authenticateInstance(newInstanceKey)!.instance;
     expect(b.id).toBe(instanceId);
-    for (const read of [(i: typeof a) => i.listBackups(), (i: typeof a) => i.listAlarms(), (i: typeof a) => i.listRecipients(), (i: typeof a) => i.listMaintenance(), (i: typeof a) => i.listIntegrations('metrics')]) {
+    for (const read of [
+      (i: typeof a) => i.listBackups(),
+      (i: typeof a) => i.listAlarms(),
+      (i: typeof a) => i.listRecipients(),
+      (i: typeof a) => i.listMaintenance(),
+      (i: typeof a) => i.listIntegrations('metrics'),
+    ]) {
       // download links carry the listing time; both clocks stand at the same time
       expect(read(b)).toEqual(read(a));
     }
@@ -139,7 +145,11 @@ describe('a state that cannot be loaded', () => {
     ['a record the contract refuses', (s) => (s.accounts[0].instances[0].recipients.items[0].type = 'pigeon'), /recipients\.items\.0/],
     ['an unknown plan', (s) => (s.accounts[0].instances[0].plan = 'gold'), /gold is not a catalogue plan/],
     ['an unknown region', (s) => (s.accounts[0].instances[0].region = 'moon::base-1'), /not a catalogue region/],
-    ['a key used twice', (s) => (s.accounts[0].keys[1].key = s.accounts[0].keys[0].key), /accounts\.0\.keys\.1\.key: this API key appears twice in the state \(also at accounts\.0\.keys\.0\.key\)/],
+    [
+      'a key used twice',
+      (s) => (s.accounts[0].keys[1].key = s.accounts[0].keys[0].key),
+      /accounts\.0\.keys\.1\.key: this API key appears twice in the state \(also at accounts\.0\.keys\.0\.key\)/,
+    ],
     ['an instance id above the sequence', (s) => (s.accounts[0].last_instance_id = 1), /instances\.\d+\.id: id \d+ is above last_id 1/],
     ['an alarm naming an unknown recipient', (s) => s.accounts[0].instances[0].alarms.items[0].recipients.push(999), /unknown recipient 999/],
     ['no default recipient', (s) => (s.accounts[0].instances[0].recipients.default_id = 999), /default recipient 999 is missing/],

@@ -27,7 +27,12 @@ const NO_BODY = { error: 'body: a JSON body is required', field: 'body', rule: '
 
 describe('core controls: request bodies', () => {
   it('refuses a body that is not JSON (400 body/json), or no body where one is required (400 body/required)', async () => {
-    for (const [body, error] of [['{', NOT_JSON], ['seed=3', NOT_JSON], ['', NO_BODY], [undefined, NO_BODY]] as const) {
+    for (const [body, error] of [
+      ['{', NOT_JSON],
+      ['seed=3', NOT_JSON],
+      ['', NO_BODY],
+      [undefined, NO_BODY],
+    ] as const) {
       const res = await control('POST', '/seed', body);
       expect(res.status, String(body)).toBe(400);
       expect(res.body, String(body)).toStrictEqual(error);
@@ -68,7 +73,12 @@ describe('core controls: POST /__tusk/clock', () => {
 
   it('after a move, the deliveries the new time makes due start at once, with no other request', async () => {
     tusk.registry.clock.pin(Date.UTC(2030, 0, 1));
-    const entry = tusk.registry.outbox.schedule({ event: 'backup', target: 'http://127.0.0.1:9/cb', body: { action: 'backup' }, dueAt: Date.UTC(2030, 0, 1, 0, 1) });
+    const entry = tusk.registry.outbox.schedule({
+      event: 'backup',
+      target: 'http://127.0.0.1:9/cb',
+      body: { action: 'backup' },
+      dueAt: Date.UTC(2030, 0, 1, 0, 1),
+    });
     expect(entry.status).toBe('pending');
     await control('POST', '/clock', { advance: '59s' });
     expect(entry.status).toBe('pending');
@@ -84,7 +94,17 @@ describe('core controls: GET /__tusk/outbox', () => {
   const at = Date.now() + 86_400_000; // the pending one is not due yet
   async function outboxOfEveryStatus(): Promise<void> {
     const state = json(tusk.registry.toJSON()) as RegistryState;
-    const entry = (id: number, kind: 'callback' | 'notification', status: string, extra: object = {}) => ({ id, kind, event: 'backup', target: `http://127.0.0.1:9/${id}`, body: { n: id }, dueAt: at, attempts: 0, status, ...extra });
+    const entry = (id: number, kind: 'callback' | 'notification', status: string, extra: object = {}) => ({
+      id,
+      kind,
+      event: 'backup',
+      target: `http://127.0.0.1:9/${id}`,
+      body: { n: id },
+      dueAt: at,
+      attempts: 0,
+      status,
+      ...extra,
+    });
     state.outbox = {
       last_id: 4,
       entries: [
@@ -115,7 +135,17 @@ describe('core controls: GET /__tusk/outbox', () => {
     expect(await ids('?status=failed&kind=notification')).toEqual([]);
     const entries = (await control('GET', '/outbox?status=failed')).body.entries;
     expect(entries).toStrictEqual([
-      { id: 3, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/3', body: { n: 3 }, due_at: new Date(at).toISOString(), attempts: 3, status: 'failed', result: 'HTTP 500' },
+      {
+        id: 3,
+        kind: 'callback',
+        event: 'backup',
+        target: 'http://127.0.0.1:9/3',
+        body: { n: 3 },
+        due_at: new Date(at).toISOString(),
+        attempts: 3,
+        status: 'failed',
+        result: 'HTTP 500',
+      },
     ]);
     expect((await control('GET', '/outbox?status=pending')).body.entries[0]).not.toHaveProperty('result');
   });
@@ -149,7 +179,7 @@ describe('core controls: PUT /__tusk/state', () => {
     expect(await control('PUT', '/state', '{')).toStrictEqual({ status: 400, body: NOT_JSON });
   });
 
-  it('refuses a malformed dump with 400 naming every problem, the first one\'s field and rule, and changes nothing', async () => {
+  it("refuses a malformed dump with 400 naming every problem, the first one's field and rule, and changes nothing", async () => {
     const before = JSON.stringify(tusk.registry.toJSON());
     const state = json(tusk.registry.toJSON()) as Partial<RegistryState>;
     delete state.clock;
@@ -166,7 +196,10 @@ describe('core controls: PUT /__tusk/state', () => {
       throw new Error('disk on fire');
     });
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    expect(await control('PUT', '/state', json(tusk.registry.toJSON()))).toStrictEqual({ status: 500, body: { error: 'Internal server error, try again later' } });
+    expect(await control('PUT', '/state', json(tusk.registry.toJSON()))).toStrictEqual({
+      status: 500,
+      body: { error: 'Internal server error, try again later' },
+    });
   });
 });
 
@@ -191,7 +224,11 @@ describe('core controls: POST /__tusk/accounts', () => {
 
 describe('core controls: an unknown control', () => {
   it('is a 404 naming the method and the path, and pointing to the control document', async () => {
-    for (const [method, path] of [['GET', '/nothing'], ['POST', '/clock/now'], ['DELETE', '/state']]) {
+    for (const [method, path] of [
+      ['GET', '/nothing'],
+      ['POST', '/clock/now'],
+      ['DELETE', '/state'],
+    ]) {
       expect(await control(method!, path!)).toStrictEqual({
         status: 404,
         body: { error: `Not found: ${method} /__tusk${path} is not a control of Tusk (see /__tusk/openapi.json)` },

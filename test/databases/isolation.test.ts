@@ -9,7 +9,15 @@ import { ADMIN, json, keyAuth, query } from './support.js';
 
 let tusk: RunningTusk;
 beforeAll(async () => {
-  tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '100000/1', databases: 'embedded', registry: { backupDelayMs: 0, restoreDelayMs: 0 } });
+  tusk = await startTusk({
+    customerPort: 0,
+    instancePort: 0,
+    log: 'off',
+    provisionDelayMs: 0,
+    rateLimit: '100000/1',
+    databases: 'embedded',
+    registry: { backupDelayMs: 0, restoreDelayMs: 0 },
+  });
 }, 60_000);
 afterAll(async () => {
   await tusk?.close();
@@ -18,7 +26,11 @@ afterAll(async () => {
 type Created = { id: number; url: string; apikey: string };
 
 async function createReady(headers: Record<string, string> = ADMIN, body: Record<string, unknown> = {}): Promise<Created> {
-  const created = await json(`${tusk.customerUrl}/api/instances`, { method: 'POST', headers, body: JSON.stringify({ name: 'private', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }) });
+  const created = await json(`${tusk.customerUrl}/api/instances`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'private', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...body }),
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   for (let i = 0; i < 600; i++) {
     const got = await json(`${tusk.customerUrl}/api/instances/${created.body.id}`, { headers });
@@ -51,7 +63,11 @@ describe("an instance's credentials open its own database only", () => {
   });
 
   it("are refused by another account's database", async () => {
-    const account = await json(`${tusk.customerUrl}/__tusk/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'other tenant' }) });
+    const account = await json(`${tusk.customerUrl}/__tusk/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'other tenant' }),
+    });
     expect(account.status).toBe(201);
     const theirs = await createReady(keyAuth(account.body.admin_key as string));
     const mine = await createReady();
@@ -127,7 +143,15 @@ describe("the plan's connection limit", () => {
       await end(five.clients);
     }
     // A dedicated plan has no per-instance limit of its own.
-    expect((await json(`${tusk.customerUrl}/api/instances/${turtle.id}`, { method: 'PUT', headers: ADMIN, body: JSON.stringify({ name: 'private', plan: 'hippo' }) })).status).toBe(200);
+    expect(
+      (
+        await json(`${tusk.customerUrl}/api/instances/${turtle.id}`, {
+          method: 'PUT',
+          headers: ADMIN,
+          body: JSON.stringify({ name: 'private', plan: 'hippo' }),
+        })
+      ).status,
+    ).toBe(200);
     await tusk.deps.databases!.idle();
     const more = await open(turtle.url, 8);
     try {
@@ -135,7 +159,15 @@ describe("the plan's connection limit", () => {
     } finally {
       await end(more.clients);
     }
-    expect((await json(`${tusk.customerUrl}/api/instances/${turtle.id}`, { method: 'PUT', headers: ADMIN, body: JSON.stringify({ name: 'private', plan: 'turtle' }) })).status).toBe(200);
+    expect(
+      (
+        await json(`${tusk.customerUrl}/api/instances/${turtle.id}`, {
+          method: 'PUT',
+          headers: ADMIN,
+          body: JSON.stringify({ name: 'private', plan: 'turtle' }),
+        })
+      ).status,
+    ).toBe(200);
     await tusk.deps.databases!.idle();
     const again = await open(turtle.url, 6);
     try {

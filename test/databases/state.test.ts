@@ -6,9 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import { ADMIN, json, keyAuth, query } from './support.js';
 
-
-
-
 describe('--state keeps the databases', () => {
   it('a restart with the same state file finds the instance with its url, its data and its backups', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
@@ -16,11 +13,23 @@ describe('--state keeps the databases', () => {
     const { chmodSync } = await import('node:fs');
     chmodSync(dir, 0o755); // the postgres system user keeps the data beside the state file
     const state = `${dir}/tusk-state.json`;
-    const options = { customerPort: 0, instancePort: 0, log: 'off' as const, provisionDelayMs: 0, databases: 'embedded', state, registry: { backupDelayMs: 0 } };
+    const options = {
+      customerPort: 0,
+      instancePort: 0,
+      log: 'off' as const,
+      provisionDelayMs: 0,
+      databases: 'embedded',
+      state,
+      registry: { backupDelayMs: 0 },
+    };
     let first: RunningTusk | undefined;
     try {
       first = await startTusk(options);
-      const created = await json(`${first!.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'kept', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      const created = await json(`${first!.customerUrl}/api/instances`, {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ name: 'kept', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+      });
       await first.deps.databases!.idle();
       await query(created.body.url, 'create table t (x int)');
       await query(created.body.url, 'insert into t values (7)');
@@ -36,14 +45,22 @@ describe('--state keeps the databases', () => {
       expect(got.url).toBe(created.body.url.replace(/:\d+\//, `:${first.deps.databases!.port}/`));
       expect(await query(got.url, 'select x from t order by x')).toEqual([{ x: 7 }, { x: 8 }]);
       // Still its own only: another instance's credentials are refused by it after the restart.
-      const other = await json(`${first.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'other', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
+      const other = await json(`${first.customerUrl}/api/instances`, {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ name: 'other', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+      });
       await first.deps.databases!.idle();
       const intruder = new URL(other.body.url);
       intruder.pathname = new URL(got.url).pathname;
       await expect(query(intruder.toString(), 'select 1')).rejects.toThrow(/permission denied for database/);
       // The snapshot of the first run restores in the second.
       const newest = (await json(`${first.instanceUrl}/api/backup`, { headers: keyAuth(created.body.apikey) })).body[0] as { id: number };
-      await json(`${first.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(created.body.apikey), body: JSON.stringify({ backup_id: newest.id }) });
+      await json(`${first.instanceUrl}/api/backup/restore`, {
+        method: 'POST',
+        headers: keyAuth(created.body.apikey),
+        body: JSON.stringify({ backup_id: newest.id }),
+      });
       await first.deps.databases!.idle();
       expect(await query(got.url, 'select x from t order by x')).toEqual([{ x: 7 }]);
     } finally {
@@ -52,4 +69,3 @@ describe('--state keeps the databases', () => {
     }
   }, 90_000);
 });
-

@@ -32,8 +32,14 @@ async function start(databases: string): Promise<{ tusk: RunningTusk; logged: st
   return { tusk, logged, states };
 }
 
-const create = (tusk: RunningTusk) => json(`${tusk.customerUrl}/api/instances`, { method: 'POST', headers: ADMIN, body: JSON.stringify({ name: 'supervised', plan: 'hippo', region: 'amazon-web-services::us-east-1' }) });
-const get = async (tusk: RunningTusk, id: number) => (await json(`${tusk.customerUrl}/api/instances/${id}`, { headers: ADMIN })).body as { ready: boolean; url: string };
+const create = (tusk: RunningTusk) =>
+  json(`${tusk.customerUrl}/api/instances`, {
+    method: 'POST',
+    headers: ADMIN,
+    body: JSON.stringify({ name: 'supervised', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+  });
+const get = async (tusk: RunningTusk, id: number) =>
+  (await json(`${tusk.customerUrl}/api/instances/${id}`, { headers: ADMIN })).body as { ready: boolean; url: string };
 
 async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
@@ -84,7 +90,16 @@ async function externalServer(): Promise<{ url: string; start: () => Promise<voi
   const port = await freePort();
   const dir = mkdtempSync(`${tmpdir()}/tusk-external-sup-`);
   rmSync(dir, { recursive: true, force: true });
-  const server = new EmbeddedPostgres({ databaseDir: dir, port, user: 'postgres', password: 'secret', persistent: true, createPostgresUser: true, onLog: () => undefined, onError: () => undefined });
+  const server = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'secret',
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
   await server.initialise();
   await server.start();
   let up = true;

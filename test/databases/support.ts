@@ -5,7 +5,8 @@ import pg from 'pg';
 export const ADMIN = { authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`, 'content-type': 'application/json' };
 export const keyAuth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
 
-export async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON as read
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as read
+export async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };

@@ -13,9 +13,36 @@ type Obj = Record<string, unknown>;
 
 /** Strings that break naive handling: case mapping that changes length, NUL, bidi, emoji, surrogates, injections. */
 export const TRICKY_STRINGS = [
-  'ß', 'ŉ', 'İ', 'ǰ', 'ﬀ', 'e\u0301', '\u0000', '\u200b', '\u202e', '😀', '\ud800', '٣', '𝔘𝔫𝔦', 'Ω',
-  '<script>alert(1)</script>', "' OR 1=1 --", '../../etc/passwd', '%2e%2e%2f', '${jndi:ldap://x}', '{{7*7}}',
-  ' ', '\t\n', '__proto__', 'constructor', 'null', 'true', '-1', '0x10', '1e308', 'NaN',
+  'ß',
+  'ŉ',
+  'İ',
+  'ǰ',
+  'ﬀ',
+  'e\u0301',
+  '\u0000',
+  '\u200b',
+  '\u202e',
+  '😀',
+  '\ud800',
+  '٣',
+  '𝔘𝔫𝔦',
+  'Ω',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '../../etc/passwd',
+  '%2e%2e%2f',
+  '${jndi:ldap://x}',
+  '{{7*7}}',
+  ' ',
+  '\t\n',
+  '__proto__',
+  'constructor',
+  'null',
+  'true',
+  '-1',
+  '0x10',
+  '1e308',
+  'NaN',
 ];
 
 /** Field names an unknown field gets. */
@@ -74,8 +101,10 @@ export class SchemaArbitraries {
 
   private mergeLeaf(a: Schema, b: Schema): Schema {
     const out: Schema = { ...a, ...b };
-    for (const k of ['maximum', 'maxLength', 'maxItems'] as const) if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.min(a[k] as number, b[k] as number);
-    for (const k of ['minimum', 'minLength', 'minItems'] as const) if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.max(a[k] as number, b[k] as number);
+    for (const k of ['maximum', 'maxLength', 'maxItems'] as const)
+      if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.min(a[k] as number, b[k] as number);
+    for (const k of ['minimum', 'minLength', 'minItems'] as const)
+      if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.max(a[k] as number, b[k] as number);
     if (Array.isArray(a.enum) && Array.isArray(b.enum)) out.enum = (a.enum as unknown[]).filter((x) => (b.enum as unknown[]).includes(x));
     return out;
   }
@@ -132,7 +161,11 @@ export class SchemaArbitraries {
       case 'integer': {
         const min = (s.minimum as number | undefined) ?? -(2 ** 31);
         const max = (s.maximum as number | undefined) ?? 2 ** 31 - 1;
-        return fc.oneof({ arbitrary: fc.constantFrom(min, max), weight: 1 }, { arbitrary: fc.integer({ min, max: Math.max(min, Math.min(max, min + 100)) }), weight: 2 }, { arbitrary: fc.integer({ min, max }), weight: 2 });
+        return fc.oneof(
+          { arbitrary: fc.constantFrom(min, max), weight: 1 },
+          { arbitrary: fc.integer({ min, max: Math.max(min, Math.min(max, min + 100)) }), weight: 2 },
+          { arbitrary: fc.integer({ min, max }), weight: 2 },
+        );
       }
       case 'number': {
         const min = (s.minimum as number | undefined) ?? -1e9;
@@ -155,7 +188,10 @@ export class SchemaArbitraries {
     for (const [name, p] of Object.entries(props)) model[name] = depth > 6 ? fc.constant(null) : this.valid(p, depth + 1);
     let arb: fc.Arbitrary<Obj> = fc.record(model, { requiredKeys: required }) as fc.Arbitrary<Obj>;
     const missing = ((s.required as string[] | undefined) ?? []).filter((k) => !(k in props));
-    if (missing.length) arb = arb.chain((o) => fc.tuple(...missing.map(() => fc.jsonValue({ maxDepth: 1 }))).map((vs) => ({ ...o, ...Object.fromEntries(missing.map((k, i) => [k, vs[i]])) })));
+    if (missing.length)
+      arb = arb.chain((o) =>
+        fc.tuple(...missing.map(() => fc.jsonValue({ maxDepth: 1 }))).map((vs) => ({ ...o, ...Object.fromEntries(missing.map((k, i) => [k, vs[i]])) })),
+      );
     if (s.additionalProperties !== false && Object.keys(props).length === 0) {
       arb = fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) as fc.Arbitrary<Obj>;
     }
@@ -172,7 +208,11 @@ export class SchemaArbitraries {
     if (typeof s.example === 'string') options.push({ arbitrary: fc.constant(s.example), weight: 4 });
     if (s.format === 'email') options.push({ arbitrary: fc.emailAddress(), weight: 4 });
     else if (s.format === 'uuid') options.push({ arbitrary: fc.uuid(), weight: 4 });
-    else if (s.format === 'date-time') options.push({ arbitrary: fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString()), weight: 4 });
+    else if (s.format === 'date-time')
+      options.push({
+        arbitrary: fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
+        weight: 4,
+      });
     else if (s.format === 'uri') options.push({ arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }), weight: 4 });
     else if (typeof s.pattern === 'string') options.push({ arbitrary: fc.stringMatching(new RegExp(s.pattern)).filter(fits), weight: 4 });
     else {
@@ -181,10 +221,13 @@ export class SchemaArbitraries {
       // Boundary lengths in code points, led by a character whose upper case is longer (ß -> SS).
       const edge = Math.max(minLength, 1);
       options.push({
-        arbitrary: fc.tuple(fc.constantFrom(...TRICKY_STRINGS), fc.constantFrom(edge, maxLength ?? 256)).map(([t, n]) => {
-          const head = [...t].slice(0, n);
-          return [...head, ...Array(Math.max(0, n - head.length)).fill('x')].join('');
-        }).filter(fits),
+        arbitrary: fc
+          .tuple(fc.constantFrom(...TRICKY_STRINGS), fc.constantFrom(edge, maxLength ?? 256))
+          .map(([t, n]) => {
+            const head = [...t].slice(0, n);
+            return [...head, ...Array(Math.max(0, n - head.length)).fill('x')].join('');
+          })
+          .filter(fits),
         weight: 1,
       });
     }
@@ -203,47 +246,71 @@ export class SchemaArbitraries {
     const required = ((s.required as string[] | undefined) ?? []) as string[];
     const choices: fc.Arbitrary<(base: Obj) => { value: Obj; field: string; kind: string }>[] = [];
     if (required.length) {
-      choices.push(fc.constantFrom(...required).map((f) => (base: Obj) => {
-        const { [f]: _gone, ...rest } = base;
-        return { value: rest, field: f, kind: 'missing' };
-      }));
+      choices.push(
+        fc.constantFrom(...required).map((f) => (base: Obj) => {
+          const { [f]: _gone, ...rest } = base;
+          return { value: rest, field: f, kind: 'missing' };
+        }),
+      );
     }
     if (s.additionalProperties === false) {
-      choices.push(fc.tuple(fc.constantFrom(...EXTRA_FIELDS), fc.jsonValue({ maxDepth: 1 })).map(([f, v]) => (base: Obj) => {
-        // defineProperty: `__proto__` becomes a real member of the object (as JSON.parse makes it).
-        const value = { ...base };
-        Object.defineProperty(value, f, { value: v, enumerable: true, writable: true, configurable: true });
-        return { value, field: f, kind: 'extra' };
-      }));
+      choices.push(
+        fc.tuple(fc.constantFrom(...EXTRA_FIELDS), fc.jsonValue({ maxDepth: 1 })).map(([f, v]) => (base: Obj) => {
+          // defineProperty: `__proto__` becomes a real member of the object (as JSON.parse makes it).
+          const value = { ...base };
+          Object.defineProperty(value, f, { value: v, enumerable: true, writable: true, configurable: true });
+          return { value, field: f, kind: 'extra' };
+        }),
+      );
     }
     if (props.length) {
-      choices.push(fc.tuple(fc.constantFrom(...props), fc.constantFrom(...TYPE_POOL)).map(([[f], v]) => (base: Obj) => ({ value: { ...base, [f]: v }, field: f, kind: 'type' })));
+      choices.push(
+        fc
+          .tuple(fc.constantFrom(...props), fc.constantFrom(...TYPE_POOL))
+          .map(([[f], v]) => (base: Obj) => ({ value: { ...base, [f]: v }, field: f, kind: 'type' })),
+      );
       const enums = props.filter(([, p]) => Array.isArray(p.enum) || 'const' in p);
       if (enums.length) {
-        choices.push(fc.tuple(fc.constantFrom(...enums), fc.constantFrom('not-a-value', '', 'X', ' ', 'upper', 'pad', 'nul')).map(([[f, p], how]) => (base: Obj) => {
-          const first = String(Array.isArray(p.enum) ? (p.enum as unknown[])[0] : p.const);
-          const v = how === 'upper' ? first.toUpperCase() : how === 'pad' ? ` ${first}` : how === 'nul' ? `${first}\u0000` : how;
-          return { value: { ...base, [f]: v }, field: f, kind: 'enum' };
-        }));
+        choices.push(
+          fc.tuple(fc.constantFrom(...enums), fc.constantFrom('not-a-value', '', 'X', ' ', 'upper', 'pad', 'nul')).map(([[f, p], how]) => (base: Obj) => {
+            const first = String(Array.isArray(p.enum) ? (p.enum as unknown[])[0] : p.const);
+            const v = how === 'upper' ? first.toUpperCase() : how === 'pad' ? ` ${first}` : how === 'nul' ? `${first}\u0000` : how;
+            return { value: { ...base, [f]: v }, field: f, kind: 'enum' };
+          }),
+        );
       }
       const numbers = props.filter(([, p]) => this.typesOf(p).some((t) => t === 'integer' || t === 'number'));
       if (numbers.length) {
-        choices.push(fc.tuple(fc.constantFrom(...numbers), fc.constantFrom('below', 'above', ...NUMERIC_EDGES)).map(([[f, p], how]) => (base: Obj) => {
-          const v = how === 'below' ? ((p.minimum as number | undefined) ?? 0) - 1 : how === 'above' ? ((p.maximum as number | undefined) ?? 2 ** 53) + 1 : how;
-          return { value: { ...base, [f]: v }, field: f, kind: 'number' };
-        }));
+        choices.push(
+          fc.tuple(fc.constantFrom(...numbers), fc.constantFrom('below', 'above', ...NUMERIC_EDGES)).map(([[f, p], how]) => (base: Obj) => {
+            const v =
+              how === 'below' ? ((p.minimum as number | undefined) ?? 0) - 1 : how === 'above' ? ((p.maximum as number | undefined) ?? 2 ** 53) + 1 : how;
+            return { value: { ...base, [f]: v }, field: f, kind: 'number' };
+          }),
+        );
       }
       const strings = props.filter(([, p]) => this.typesOf(p).includes('string') && !Array.isArray(p.enum) && !('const' in p));
       if (strings.length) {
-        choices.push(fc.tuple(fc.constantFrom(...strings), fc.oneof(fc.constantFrom('', ' ', 'over', 'long', ...TRICKY_STRINGS), fc.string({ unit: 'binary', maxLength: 20 }))).map(([[f, p], how]) => (base: Obj) => {
-          const max = (p.maxLength as number | undefined) ?? 64;
-          const v = how === 'over' ? 'ß'.repeat(max + 1) : how === 'long' ? 'x'.repeat(5000) : how;
-          return { value: { ...base, [f]: v }, field: f, kind: 'string' };
-        }));
+        choices.push(
+          fc
+            .tuple(
+              fc.constantFrom(...strings),
+              fc.oneof(fc.constantFrom('', ' ', 'over', 'long', ...TRICKY_STRINGS), fc.string({ unit: 'binary', maxLength: 20 })),
+            )
+            .map(([[f, p], how]) => (base: Obj) => {
+              const max = (p.maxLength as number | undefined) ?? 64;
+              const v = how === 'over' ? 'ß'.repeat(max + 1) : how === 'long' ? 'x'.repeat(5000) : how;
+              return { value: { ...base, [f]: v }, field: f, kind: 'string' };
+            }),
+        );
       }
       const arrays = props.filter(([, p]) => this.typesOf(p).includes('array'));
       if (arrays.length) {
-        choices.push(fc.tuple(fc.constantFrom(...arrays), fc.constantFrom<unknown[]>([0], [-1], ['a'], [1, 1], [null], [[]], [1.5], [2 ** 53 + 2])).map(([[f], v]) => (base: Obj) => ({ value: { ...base, [f]: v }, field: f, kind: 'array' })));
+        choices.push(
+          fc
+            .tuple(fc.constantFrom(...arrays), fc.constantFrom<unknown[]>([0], [-1], ['a'], [1, 1], [null], [[]], [1.5], [2 ** 53 + 2]))
+            .map(([[f], v]) => (base: Obj) => ({ value: { ...base, [f]: v }, field: f, kind: 'array' })),
+        );
       }
     }
     if (choices.length === 0) choices.push(fc.constant((base: Obj) => ({ value: { ...base, fuzz_extra: 1 }, field: 'fuzz_extra', kind: 'extra' })));

@@ -36,7 +36,12 @@ let tusk: Tusk;
 let x: Job;
 let y: Job;
 
-async function call(port: 'customer' | 'instance', method: string, path: string, init: { key?: string; body?: unknown; text?: string } = {}): Promise<{ status: number; body: Json }> {
+async function call(
+  port: 'customer' | 'instance',
+  method: string,
+  path: string,
+  init: { key?: string; body?: unknown; text?: string } = {},
+): Promise<{ status: number; body: Json }> {
   const text = init.text ?? (init.body === undefined ? undefined : JSON.stringify(init.body));
   const res = await tusk[port].fetch(
     new Request(`http://tusk${path}`, {
@@ -57,7 +62,10 @@ async function call(port: 'customer' | 'instance', method: string, path: string,
 
 async function job(name: string): Promise<Job> {
   const made = (await call('customer', 'POST', '/__tusk/accounts', { body: { name } })).body;
-  const created = await call('customer', 'POST', '/api/instances', { key: made.admin_key, body: { name: `${name}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+  const created = await call('customer', 'POST', '/api/instances', {
+    key: made.admin_key,
+    body: { name: `${name}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+  });
   const instance = (await call('customer', 'GET', `/api/instances/${created.body.id}`, { key: made.admin_key })).body;
   return { account_id: made.account_id, admin_key: made.admin_key, instance };
 }
@@ -65,12 +73,33 @@ async function job(name: string): Promise<Job> {
 // ---- what is drawn ----
 
 const NUMBERS: number[] = [
-  1e308, -1e308, 1e20, -1e20, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -1, 0, 0.5, -0.5, 5e-324, 8.64e15, 8.64e15 + 1,
-  CLOCK_RANGE.max, CLOCK_RANGE.max + 1, -CLOCK_RANGE.max - 1, TIME_RANGE.min - 1, TIME_RANGE.max + 1, Number.MAX_SAFE_INTEGER,
+  1e308,
+  -1e308,
+  1e20,
+  -1e20,
+  2 ** 31,
+  2 ** 53,
+  2 ** 53 + 2,
+  -1,
+  0,
+  0.5,
+  -0.5,
+  5e-324,
+  8.64e15,
+  8.64e15 + 1,
+  CLOCK_RANGE.max,
+  CLOCK_RANGE.max + 1,
+  -CLOCK_RANGE.max - 1,
+  TIME_RANGE.min - 1,
+  TIME_RANGE.max + 1,
+  Number.MAX_SAFE_INTEGER,
 ];
 const hostileNumber = fc.oneof(fc.constantFrom(...NUMBERS), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
 const isoYear = (y: number) => `${String(y).padStart(4, '0')}-06-15T12:00:00Z`;
-const time = fc.oneof(fc.integer({ min: 0, max: 9999 }).map(isoYear), fc.constantFrom('1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '9998-12-31T23:59:59.999Z', '9999-01-01T00:00:00Z', '2030-01-01T00:00:00Z'));
+const time = fc.oneof(
+  fc.integer({ min: 0, max: 9999 }).map(isoYear),
+  fc.constantFrom('1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '9998-12-31T23:59:59.999Z', '9999-01-01T00:00:00Z', '2030-01-01T00:00:00Z'),
+);
 const duration = fc.oneof(
   hostileNumber,
   fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.constantFrom('ms', 's', 'm', 'h', 'd')).map(([n, u]) => `${n}${u}`),
@@ -116,7 +145,16 @@ const spoil: fc.Arbitrary<Spoil> = fc.oneof(
       if (where === 'options' && account.instances[0]) account.instances[0].recipients.items[0].options = '@@';
       else {
         const entries = d.outbox.entries;
-        entries.push({ id: entries.length + 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 3, status: 'failed' });
+        entries.push({
+          id: entries.length + 1,
+          kind: 'callback',
+          event: 'backup',
+          target: 'http://127.0.0.1:9/',
+          body: '@@',
+          dueAt: 0,
+          attempts: 3,
+          status: 'failed',
+        });
         if (d.outbox.last_id !== undefined) d.outbox.last_id = entries.length + 1000;
       }
       return JSON.stringify(d).replace('"@@"', `${'['.repeat(depth)}0${']'.repeat(depth)}`);
@@ -137,27 +175,55 @@ const spoil: fc.Arbitrary<Spoil> = fc.oneof(
 
 const input: fc.Arbitrary<Input | { what: string; load: 'server' | 'x'; spoil: Spoil }> = fc.oneof(
   fc.tuple(fc.constantFrom<'server' | 'x'>('server', 'x'), spoil).map(([load, s]) => ({ what: `${load} state load, ${s.what}`, load, spoil: s })),
-  fc.tuple(fc.boolean(), fc.oneof(duration.map((advance) => ({ advance })), time.map((set) => ({ set })), fc.option(time).map((pin) => ({ pin })), fc.boolean().map((follow_server) => ({ follow_server })))).map(
-    ([scoped, body]): Input => ({ what: `clock ${JSON.stringify(body)}${scoped ? ' (x)' : ''}`, method: 'POST', path: '/__tusk/clock', body, ...(scoped ? { key: 'x' as const } : {}) }),
-  ),
+  fc
+    .tuple(
+      fc.boolean(),
+      fc.oneof(
+        duration.map((advance) => ({ advance })),
+        time.map((set) => ({ set })),
+        fc.option(time).map((pin) => ({ pin })),
+        fc.boolean().map((follow_server) => ({ follow_server })),
+      ),
+    )
+    .map(([scoped, body]): Input => ({
+      what: `clock ${JSON.stringify(body)}${scoped ? ' (x)' : ''}`,
+      method: 'POST',
+      path: '/__tusk/clock',
+      body,
+      ...(scoped ? { key: 'x' as const } : {}),
+    })),
   hostileNumber.map((n): Input => ({ what: `seed ${n}`, method: 'POST', path: '/__tusk/seed', body: { seed: n } })),
-  fc.tuple(fc.boolean(), fc.constantFrom<unknown>(
-    { rules: [{ latency: '99999999999s' }] },
-    { rules: [{ error: { status: 500, rate: 2 } }] },
-    { rules: ['*:latency=1e308ms'] },
-    { rules: [{ latency: '1-2ms' }], seed: 1e300 },
-    { rules: [{ operation: 'nope', error: { status: 503 } }] },
-    [{ latency: '1ms' }],
-  )).map(([scoped, body]): Input => ({ what: `faults ${JSON.stringify(body)}`, method: 'PUT', path: '/__tusk/faults', body, ...(scoped ? { key: 'x' as const } : {}) })),
-  fc.record({ cpu: hostileNumber, memory: hostileNumber, disk_used_gb: hostileNumber, disk_total_gb: hostileNumber }, { requiredKeys: [] }).map(
-    (body): Input => ({ what: `metrics ${JSON.stringify(body)}`, method: 'PUT', path: '/__tusk/instances/{x}/metrics', key: 'x', body }),
-  ),
-  fc.record({ type: fc.constantFrom('notice', 'netsplit', 'server_unreachable', 'fire'), message: fc.string({ maxLength: 1200 }) }, { requiredKeys: ['type'] }).map(
-    (body): Input => ({ what: `event ${body.type}`, method: 'POST', path: '/__tusk/instances/{x}/events', key: 'x', body }),
-  ),
-  fc.record({ name: fc.string({ maxLength: 120 }), team_email: fc.constantFrom('a@b.example', 'not-an-email', `${'x'.repeat(300)}@example.com`) }, { requiredKeys: [] }).map(
-    (body): Input => ({ what: `account ${JSON.stringify(body).slice(0, 60)}`, method: 'POST', path: '/__tusk/accounts', body }),
-  ),
+  fc
+    .tuple(
+      fc.boolean(),
+      fc.constantFrom<unknown>(
+        { rules: [{ latency: '99999999999s' }] },
+        { rules: [{ error: { status: 500, rate: 2 } }] },
+        { rules: ['*:latency=1e308ms'] },
+        { rules: [{ latency: '1-2ms' }], seed: 1e300 },
+        { rules: [{ operation: 'nope', error: { status: 503 } }] },
+        [{ latency: '1ms' }],
+      ),
+    )
+    .map(([scoped, body]): Input => ({
+      what: `faults ${JSON.stringify(body)}`,
+      method: 'PUT',
+      path: '/__tusk/faults',
+      body,
+      ...(scoped ? { key: 'x' as const } : {}),
+    })),
+  fc
+    .record({ cpu: hostileNumber, memory: hostileNumber, disk_used_gb: hostileNumber, disk_total_gb: hostileNumber }, { requiredKeys: [] })
+    .map((body): Input => ({ what: `metrics ${JSON.stringify(body)}`, method: 'PUT', path: '/__tusk/instances/{x}/metrics', key: 'x', body })),
+  fc
+    .record({ type: fc.constantFrom('notice', 'netsplit', 'server_unreachable', 'fire'), message: fc.string({ maxLength: 1200 }) }, { requiredKeys: ['type'] })
+    .map((body): Input => ({ what: `event ${body.type}`, method: 'POST', path: '/__tusk/instances/{x}/events', key: 'x', body })),
+  fc
+    .record(
+      { name: fc.string({ maxLength: 120 }), team_email: fc.constantFrom('a@b.example', 'not-an-email', `${'x'.repeat(300)}@example.com`) },
+      { requiredKeys: [] },
+    )
+    .map((body): Input => ({ what: `account ${JSON.stringify(body).slice(0, 60)}`, method: 'POST', path: '/__tusk/accounts', body })),
 );
 
 // ---- the checks ----
@@ -166,7 +232,11 @@ const everything = () => JSON.stringify(tusk.registry.toJSON());
 /** What would show another account reached: its keys, its instances' identities and secrets, its clock. */
 async function identity(j: Job): Promise<string> {
   const { account } = (await call('customer', 'GET', '/__tusk/state', { key: j.admin_key })).body;
-  return JSON.stringify({ keys: account.keys, clock: account.clock ?? null, instances: account.instances.map((i: Json) => [i.id, i.name, i.providerid, i.apikey, i.password]) });
+  return JSON.stringify({
+    keys: account.keys,
+    clock: account.clock ?? null,
+    instances: account.instances.map((i: Json) => [i.id, i.name, i.providerid, i.apikey, i.password]),
+  });
 }
 
 /** A job's instance as it is now (a load of its account may have changed its id or key). */
@@ -180,7 +250,8 @@ async function stillServes(problems: string[]): Promise<void> {
   if (clock.status !== 200) problems.push(`GET /__tusk/clock answered ${clock.status}`);
   else {
     const now = Date.parse(clock.body.now);
-    if (!/^\d{4}-/.test(clock.body.now) || !(now >= CLOCK_RANGE.min && now <= CLOCK_RANGE.max)) problems.push(`the clock reads ${clock.body.now}, outside its range`);
+    if (!/^\d{4}-/.test(clock.body.now) || !(now >= CLOCK_RANGE.min && now <= CLOCK_RANGE.max))
+      problems.push(`the clock reads ${clock.body.now}, outside its range`);
     const validate = tusk.control.deps.document.schema('Clock');
     if (!validate(clock.body)) problems.push(`GET /__tusk/clock is not a Clock: ${JSON.stringify(validate.errors?.[0])}`);
   }
@@ -204,7 +275,7 @@ async function stillServes(problems: string[]): Promise<void> {
   }
 }
 
-describe('fuzzing the control plane\'s inputs', () => {
+describe("fuzzing the control plane's inputs", () => {
   beforeAll(async () => {
     tusk = await createTusk({ log: 'off', provisionDelayMs: 0, rateLimit: '1000000/1' });
     x = await job('x');
@@ -232,14 +303,18 @@ describe('fuzzing the control plane\'s inputs', () => {
         } else sent = drawn;
         const before = everything();
         const yBefore = await identity(y);
-        const res = await call('customer', sent.method, sent.path.replace('{x}', String(x.instance.id)), { ...(sent.key ? { key: x.admin_key } : {}), ...(sent.text ? { text: sent.text } : sent.body !== undefined ? { body: sent.body } : {}) });
+        const res = await call('customer', sent.method, sent.path.replace('{x}', String(x.instance.id)), {
+          ...(sent.key ? { key: x.admin_key } : {}),
+          ...(sent.text ? { text: sent.text } : sent.body !== undefined ? { body: sent.body } : {}),
+        });
         seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
         if (res.status >= 500) problems.push(`answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
         if (res.status === 400) {
-          if (typeof res.body?.field !== 'string' || typeof res.body?.rule !== 'string') problems.push(`the 400 names no field and rule: ${JSON.stringify(res.body).slice(0, 300)}`);
+          if (typeof res.body?.field !== 'string' || typeof res.body?.rule !== 'string')
+            problems.push(`the 400 names no field and rule: ${JSON.stringify(res.body).slice(0, 300)}`);
           if (everything() !== before) problems.push('a refused input changed the state');
         }
-        if (sent.key && (await identity(y)) !== yBefore) problems.push('an input made with x\'s key changed account y');
+        if (sent.key && (await identity(y)) !== yBefore) problems.push("an input made with x's key changed account y");
         if (sent.path === '/__tusk/faults' && res.status === 200) await call('customer', 'DELETE', '/__tusk/faults', sent.key ? { key: x.admin_key } : {});
         if (sent.path === '/__tusk/seed' && res.status === 200) {
           x = await job('x');

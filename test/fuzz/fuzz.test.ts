@@ -28,8 +28,15 @@ describe('fuzzing both interfaces from the documents', () => {
       mkdirSync(join(PROJECT_ROOT, 'reports'), { recursive: true });
       writeFileSync(join(PROJECT_ROOT, 'reports', 'fuzz.json'), JSON.stringify({ ...summary, failureDetails: report.failures }, null, 2) + '\n');
     }
-    console.log(`fuzz: ${report.requests} requests, seed ${report.seed}, ${report.failures.length} failures (${report.distinctFailures} distinct), ${summary.seconds} s; reproduce with TUSK_FUZZ_SEED=${report.seed} TUSK_FUZZ_REQUESTS=${requests} npm run fuzz`);
+    console.log(
+      `fuzz: ${report.requests} requests, seed ${report.seed}, ${report.failures.length} failures (${report.distinctFailures} distinct), ${summary.seconds} s; reproduce with TUSK_FUZZ_SEED=${report.seed} TUSK_FUZZ_REQUESTS=${requests} npm run fuzz`,
+    );
     expect(report.requests).toBe(requests);
-    expect(report.failures.map((f) => `${f.api} ${f.operationId} [${f.label}] ${f.request}${f.body !== undefined ? ` body=${f.body.slice(0, 120)}` : ''} -> ${f.status} ${f.response.slice(0, 160)}\n    ${f.problems.join('\n    ')}`)).toEqual([]);
+    expect(
+      report.failures.map(
+        (f) =>
+          `${f.api} ${f.operationId} [${f.label}] ${f.request}${f.body !== undefined ? ` body=${f.body.slice(0, 120)}` : ''} -> ${f.status} ${f.response.slice(0, 160)}\n    ${f.problems.join('\n    ')}`,
+      ),
+    ).toEqual([]);
   }, 600_000);
 });

@@ -32,7 +32,8 @@ type BodyPlan =
   | { kind: 'text'; base: Obj; text: (valid: string) => string; contentType: string | null; what: string }
   | { kind: 'oversize'; encoding: 'json' | 'form'; bytes: number };
 
-type AuthPlan = 'valid' | 'none' | 'bearer' | 'garbage' | 'no-colon' | 'empty' | 'wrong' | 'trailing-space' | 'lowercase' | 'other-interface' | 'huge' | 'user-field';
+type AuthPlan =
+  'valid' | 'none' | 'bearer' | 'garbage' | 'no-colon' | 'empty' | 'wrong' | 'trailing-space' | 'lowercase' | 'other-interface' | 'huge' | 'user-field';
 
 export interface Plan {
   op: OperationInfo;
@@ -72,7 +73,28 @@ export interface FuzzReport {
   distinctFailures: number;
 }
 
-const RAW_BAD_IDS = ['abc', '-1', '0', '1.5', '%20', '1e999', '%D9%A3', '0x1f', '1,2', 'null', '%00', '%ZZ', '%2531', '99999999999999999999999', '-0', '+1', '%EF%BC%91', 'x'.repeat(2000), '1%2F2', '%E2%80%AE1'];
+const RAW_BAD_IDS = [
+  'abc',
+  '-1',
+  '0',
+  '1.5',
+  '%20',
+  '1e999',
+  '%D9%A3',
+  '0x1f',
+  '1,2',
+  'null',
+  '%00',
+  '%ZZ',
+  '%2531',
+  '99999999999999999999999',
+  '-0',
+  '+1',
+  '%EF%BC%91',
+  'x'.repeat(2000),
+  '1%2F2',
+  '%E2%80%AE1',
+];
 
 const PATH_TRICKS: [string, (p: string) => string][] = [
   ['double-slash', (p) => p.replace('/api/', '/api//')],
@@ -136,25 +158,29 @@ export class Planner {
     const types = this.oracle.derive[op.api].typesOf(schema);
     if (Array.isArray(schema.enum)) return fc.constant({ kind: 'system' as const });
     const valid = this.oracle.derive[op.api].valid(schema).map((value) => ({ kind: 'value' as const, value }));
-    if (types.includes('integer') || schema.format === 'uuid') return fc.oneof({ arbitrary: fc.double({ min: 0, max: 1, noNaN: true }).map((pick) => ({ kind: 'existing' as const, pick })), weight: 4 }, { arbitrary: valid, weight: 1 });
+    if (types.includes('integer') || schema.format === 'uuid')
+      return fc.oneof(
+        { arbitrary: fc.double({ min: 0, max: 1, noNaN: true }).map((pick) => ({ kind: 'existing' as const, pick })), weight: 4 },
+        { arbitrary: valid, weight: 1 },
+      );
     return valid;
   }
 
   private validQuery(op: OperationInfo): fc.Arbitrary<[string, string][]> {
     const qs = op.parameters.filter((p) => p.in === 'query');
     if (!qs.length) return fc.constant([]);
-    return fc.tuple(...qs.map((p) => fc.tuple(fc.boolean(), this.oracle.derive[op.api].valid(p.schema)))).map((vs) =>
-      vs.flatMap(([use, v], i) => (use || qs[i]!.required ? [[qs[i]!.name, String(v)] as [string, string]] : [])),
-    );
+    return fc
+      .tuple(...qs.map((p) => fc.tuple(fc.boolean(), this.oracle.derive[op.api].valid(p.schema))))
+      .map((vs) => vs.flatMap(([use, v], i) => (use || qs[i]!.required ? [[qs[i]!.name, String(v)] as [string, string]] : [])));
   }
 
   /** A valid body for the operation, with the system its path must name (integration bodies). */
   private validBody(op: OperationInfo, info: BodyInfo): fc.Arbitrary<{ base: Obj; system?: string; schema: Schema }> {
     const derive = this.oracle.derive[op.api];
     const variants = info.branches.flatMap((b) => derive.variants(b.schema).map((v) => ({ v, system: b.system })));
-    return fc.constantFrom(...variants).chain(({ v, system }) =>
-      derive.valid(v).map((base) => ({ base: (isObject(base) ? base : {}) as Obj, schema: v, ...(system ? { system } : {}) })),
-    );
+    return fc
+      .constantFrom(...variants)
+      .chain(({ v, system }) => derive.valid(v).map((base) => ({ base: (isObject(base) ? base : {}) as Obj, schema: v, ...(system ? { system } : {}) })));
   }
 
   plans(op: OperationInfo): fc.Arbitrary<Plan> {
@@ -165,12 +191,42 @@ export class Planner {
     const body = info ? this.validBody(op, info) : fc.constant(undefined);
     const plan = (label: string, extra: (b: { base: Obj; system?: string; schema: Schema } | undefined) => fc.Arbitrary<Partial<Plan>>) =>
       fc.tuple(common, body).chain(([c, b]) =>
-        extra(b).map((x): Plan => ({ op, label, auth: 'valid', ...c, ...(b?.system ? { system: b.system } : {}), ...(b ? { body: { kind: 'value', encoding: 'json', base: b.base } } : {}), ...x })),
+        extra(b).map((x): Plan => ({
+          op,
+          label,
+          auth: 'valid',
+          ...c,
+          ...(b?.system ? { system: b.system } : {}),
+          ...(b ? { body: { kind: 'value', encoding: 'json', base: b.base } } : {}),
+          ...x,
+        })),
       );
     const choices: fc.WeightedArbitrary<Plan>[] = [
       { weight: 6, arbitrary: plan('valid', () => fc.constant({})) },
-      { weight: 1, arbitrary: plan('auth', () => fc.constantFrom<AuthPlan>('none', 'bearer', 'garbage', 'no-colon', 'empty', 'wrong', 'trailing-space', 'lowercase', 'other-interface', 'huge', 'user-field').map((auth) => ({ auth, label: `auth:${auth}` }))) },
-      { weight: 1, arbitrary: plan('wrong-method', () => fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD').map((method) => ({ method }))) },
+      {
+        weight: 1,
+        arbitrary: plan('auth', () =>
+          fc
+            .constantFrom<AuthPlan>(
+              'none',
+              'bearer',
+              'garbage',
+              'no-colon',
+              'empty',
+              'wrong',
+              'trailing-space',
+              'lowercase',
+              'other-interface',
+              'huge',
+              'user-field',
+            )
+            .map((auth) => ({ auth, label: `auth:${auth}` })),
+        ),
+      },
+      {
+        weight: 1,
+        arbitrary: plan('wrong-method', () => fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD').map((method) => ({ method }))),
+      },
       { weight: 1, arbitrary: plan('path-trick', () => fc.constantFrom(...PATH_TRICKS).map(([name, trick]) => ({ trick, label: `path-trick:${name}` }))) },
     ];
     if (info) {
@@ -180,7 +236,12 @@ export class Planner {
           weight: 8,
           arbitrary: fc.tuple(common, body, fc.constantFrom<'json' | 'form'>('json', 'json', 'form')).chain(([c, b, encoding]) =>
             this.oracle.derive[op.api].mutation(b!.schema).map((mutate): Plan => ({
-              op, label: `${encoding === 'form' ? 'form-' : ''}mutation`, auth: 'valid', ...c, ...(b!.system ? { system: b!.system } : {}), body: { kind: 'value', encoding, base: b!.base, mutate },
+              op,
+              label: `${encoding === 'form' ? 'form-' : ''}mutation`,
+              auth: 'valid',
+              ...c,
+              ...(b!.system ? { system: b!.system } : {}),
+              body: { kind: 'value', encoding, base: b!.base, mutate },
             })),
           ),
         },
@@ -188,40 +249,58 @@ export class Planner {
           weight: 3,
           arbitrary: plan('body-text', (b) =>
             fc.oneof(
-              fc.constantFrom<[string, (v: string) => string]>(
-                ['truncated', (v) => v.slice(0, Math.max(1, v.length - 2))],
-                ['trailing-garbage', (v) => `${v}}`],
-                ['single-quotes', (v) => v.replace(/"/g, "'")],
-                ['comment', (v) => `/* c */${v}`],
-                ['trailing-comma', (v) => v.replace(/}$/, ',}')],
-                ['bom', (v) => `\ufeff${v}`],
-                ['nan', () => '{"a": NaN}'],
-                ['null', () => 'null'],
-                ['array', (v) => `[${v}]`],
-                ['string', () => '"text"'],
-                ['number', () => '12'],
-                ['empty', () => ''],
-                ['whitespace', () => ' \n\t '],
-                ['deep', () => '['.repeat(5000) + ']'.repeat(5000)],
-                ['deep-object', () => '{"options":'.repeat(3000) + '{}' + '}'.repeat(3000)],
-                ['duplicate-keys', (v) => v.replace(/^{/, '{"type":"x",')],
-                ['deep-field', (v) => deepField(v, 5000)],
-                ['deep-field-32', (v) => deepField(v, 33)],
-              ).map(([what, text]) => ({ body: { kind: 'text', base: b!.base, text, contentType: 'application/json', what } as BodyPlan, label: `json:${what}` })),
-              fc.constantFrom('text/plain', null, 'application/xml', 'application/json-patch+json', 'application/JSON', 'application/json; charset=latin1', 'multipart/form-data', 'application/x-www-form-urlencoded; charset=utf-8').map((ct) => ({
-                body: { kind: 'text', base: b!.base, text: (v: string) => v, contentType: ct, what: `content-type ${ct}` } as BodyPlan,
-                label: `content-type:${ct ?? 'none'}`,
-              })),
-              fc.constantFrom<[string, (v: string) => string]>(
-                ['duplicate', (v) => `${formOf(v)}&${formOf(v)}`],
-                ['plus-space', (v) => formOf(v).replace(/%20/g, '+')],
-                ['bad-percent', (v) => `${formOf(v)}&x=%ZZ`],
-                ['no-equals', (v) => `${formOf(v)}&flag`],
-                ['empty-key', (v) => `${formOf(v)}&=x`],
-                ['semicolons', (v) => formOf(v).replace(/&/g, ';')],
-                ['unicode-key', (v) => `${formOf(v)}&%C3%9F=1`],
-                ['proto', (v) => `${formOf(v)}&__proto__=x&constructor=y`],
-              ).map(([what, text]) => ({ body: { kind: 'text', base: b!.base, text, contentType: FORM, what } as BodyPlan, label: `form:${what}` })),
+              fc
+                .constantFrom<[string, (v: string) => string]>(
+                  ['truncated', (v) => v.slice(0, Math.max(1, v.length - 2))],
+                  ['trailing-garbage', (v) => `${v}}`],
+                  ['single-quotes', (v) => v.replace(/"/g, "'")],
+                  ['comment', (v) => `/* c */${v}`],
+                  ['trailing-comma', (v) => v.replace(/}$/, ',}')],
+                  ['bom', (v) => `\ufeff${v}`],
+                  ['nan', () => '{"a": NaN}'],
+                  ['null', () => 'null'],
+                  ['array', (v) => `[${v}]`],
+                  ['string', () => '"text"'],
+                  ['number', () => '12'],
+                  ['empty', () => ''],
+                  ['whitespace', () => ' \n\t '],
+                  ['deep', () => '['.repeat(5000) + ']'.repeat(5000)],
+                  ['deep-object', () => '{"options":'.repeat(3000) + '{}' + '}'.repeat(3000)],
+                  ['duplicate-keys', (v) => v.replace(/^{/, '{"type":"x",')],
+                  ['deep-field', (v) => deepField(v, 5000)],
+                  ['deep-field-32', (v) => deepField(v, 33)],
+                )
+                .map(([what, text]) => ({
+                  body: { kind: 'text', base: b!.base, text, contentType: 'application/json', what } as BodyPlan,
+                  label: `json:${what}`,
+                })),
+              fc
+                .constantFrom(
+                  'text/plain',
+                  null,
+                  'application/xml',
+                  'application/json-patch+json',
+                  'application/JSON',
+                  'application/json; charset=latin1',
+                  'multipart/form-data',
+                  'application/x-www-form-urlencoded; charset=utf-8',
+                )
+                .map((ct) => ({
+                  body: { kind: 'text', base: b!.base, text: (v: string) => v, contentType: ct, what: `content-type ${ct}` } as BodyPlan,
+                  label: `content-type:${ct ?? 'none'}`,
+                })),
+              fc
+                .constantFrom<[string, (v: string) => string]>(
+                  ['duplicate', (v) => `${formOf(v)}&${formOf(v)}`],
+                  ['plus-space', (v) => formOf(v).replace(/%20/g, '+')],
+                  ['bad-percent', (v) => `${formOf(v)}&x=%ZZ`],
+                  ['no-equals', (v) => `${formOf(v)}&flag`],
+                  ['empty-key', (v) => `${formOf(v)}&=x`],
+                  ['semicolons', (v) => formOf(v).replace(/&/g, ';')],
+                  ['unicode-key', (v) => `${formOf(v)}&%C3%9F=1`],
+                  ['proto', (v) => `${formOf(v)}&__proto__=x&constructor=y`],
+                )
+                .map(([what, text]) => ({ body: { kind: 'text', base: b!.base, text, contentType: FORM, what } as BodyPlan, label: `form:${what}` })),
             ),
           ),
         },
@@ -229,13 +308,25 @@ export class Planner {
           weight: 1,
           arbitrary: plan('json-literal', (b) => {
             const numeric = Object.keys(b!.base);
-            return fc.tuple(fc.constantFrom(...(numeric.length ? numeric : ['fuzz'])), fc.constantFrom('1e400', '-1e400', '-0', '12345678901234567890123456789', '1.0', '1E2', '0.1e1', '-', '01', '.5', 'Infinity', '0x10', '1_000')).map(([field, literal]) => ({
-              body: { kind: 'literal', base: b!.base, field, literal } as BodyPlan,
-              label: 'json-literal',
-            }));
+            return fc
+              .tuple(
+                fc.constantFrom(...(numeric.length ? numeric : ['fuzz'])),
+                fc.constantFrom('1e400', '-1e400', '-0', '12345678901234567890123456789', '1.0', '1E2', '0.1e1', '-', '01', '.5', 'Infinity', '0x10', '1_000'),
+              )
+              .map(([field, literal]) => ({
+                body: { kind: 'literal', base: b!.base, field, literal } as BodyPlan,
+                label: 'json-literal',
+              }));
           }),
         },
-        { weight: 1, arbitrary: plan('oversize', () => fc.tuple(fc.constantFrom<'json' | 'form'>('json', 'form'), fc.constantFrom(MAX_BODY_BYTES + 1, MAX_BODY_BYTES * 4)).map(([encoding, bytes]) => ({ body: { kind: 'oversize', encoding, bytes } as BodyPlan, label: 'oversize' }))) },
+        {
+          weight: 1,
+          arbitrary: plan('oversize', () =>
+            fc
+              .tuple(fc.constantFrom<'json' | 'form'>('json', 'form'), fc.constantFrom(MAX_BODY_BYTES + 1, MAX_BODY_BYTES * 4))
+              .map(([encoding, bytes]) => ({ body: { kind: 'oversize', encoding, bytes } as BodyPlan, label: 'oversize' })),
+          ),
+        },
       );
     }
     const paramsWithText = op.parameters.filter((p) => (p.in === 'path' && !Array.isArray((p.schema as Schema).enum)) || p.in === 'query');
@@ -243,12 +334,14 @@ export class Planner {
       choices.push({
         weight: 3,
         arbitrary: plan('param', () =>
-          fc.tuple(fc.constantFrom(...paramsWithText), fc.oneof(fc.constantFrom(...RAW_BAD_IDS), fc.constantFrom(...TRICKY_STRINGS).map(encodeText))).map(([p, text]) => ({
-            label: `${p.in}-param`,
-            ...(p.in === 'path' ? {} : {}),
-            __param: p,
-            __text: text,
-          })),
+          fc
+            .tuple(fc.constantFrom(...paramsWithText), fc.oneof(fc.constantFrom(...RAW_BAD_IDS), fc.constantFrom(...TRICKY_STRINGS).map(encodeText)))
+            .map(([p, text]) => ({
+              label: `${p.in}-param`,
+              ...(p.in === 'path' ? {} : {}),
+              __param: p,
+              __text: text,
+            })),
         ).map((pl) => {
           const { __param: p, __text: text, ...rest } = pl as Plan & { __param: ParameterInfo; __text: string };
           if (p.in === 'path') return { ...rest, params: { ...rest.params, [p.name]: { kind: 'raw', text } } } as Plan;
@@ -336,16 +429,20 @@ export class World {
       keys: a.apiKeys(),
       audit: a.auditEvents().length,
       outbox: this.tusk.registry.outbox.list().length,
-      instance: store && (typeof store.toJSON === 'function' ? store.toJSON() : {
-        key: store.apikey,
-        url: store.url,
-        alarms: store.listAlarms(),
-        recipients: store.listRecipients(),
-        logs: store.listIntegrations('logs'),
-        metrics: store.listIntegrations('metrics'),
-        maintenance: store.listMaintenance(),
-        backups: store.listBackups().map((b) => b.id),
-      }),
+      instance:
+        store &&
+        (typeof store.toJSON === 'function'
+          ? store.toJSON()
+          : {
+              key: store.apikey,
+              url: store.url,
+              alarms: store.listAlarms(),
+              recipients: store.listRecipients(),
+              logs: store.listIntegrations('logs'),
+              metrics: store.listIntegrations('metrics'),
+              maintenance: store.listMaintenance(),
+              backups: store.listBackups().map((b) => b.id),
+            }),
     });
   }
 
@@ -477,7 +574,9 @@ export class Runner {
     let res: Response;
     let responseText: string;
     try {
-      res = await this.world.tusk[api].fetch(new Request(`http://fuzz${url.startsWith('/') ? '' : '/'}${url}`, { method, headers, ...(sendsBody ? { body: text } : {}) }));
+      res = await this.world.tusk[api].fetch(
+        new Request(`http://fuzz${url.startsWith('/') ? '' : '/'}${url}`, { method, headers, ...(sendsBody ? { body: text } : {}) }),
+      );
       responseText = await res.text();
     } catch (err) {
       this.fail(plan, method, url, text, 0, String(err), [`the app threw instead of answering: ${(err as Error).stack?.split('\n').slice(0, 3).join(' | ')}`]);
@@ -520,14 +619,16 @@ export class Runner {
       problems.push(...this.oracle.contract.violations(api, route.op.operationId, like));
     }
     if (route?.op === op && !plan.trick && !plan.method) {
-      if (expectation.statuses && !expectation.statuses.includes(status)) problems.push(`expected ${expectation.statuses.join(' or ')} (${expectation.why}), got ${status}`);
+      if (expectation.statuses && !expectation.statuses.includes(status))
+        problems.push(`expected ${expectation.statuses.join(' or ')} (${expectation.why}), got ${status}`);
       if (status === 400 && expectation.field !== undefined && ![expectation.field, ...(expectation.also ?? [])].some((f) => namesField(body, f))) {
         problems.push(`the 400 does not name the field ${expectation.field} (${expectation.why})`);
       }
       if (status === 401 && !String(headersObj['www-authenticate'] ?? '').startsWith('Basic')) problems.push('401 without WWW-Authenticate: Basic');
       if (expectation.statuses === undefined && status === 200 && (plan.label === 'valid' || plan.label === 'valid-form')) this.report.acceptedValid++;
     }
-    if (status === 400 && method !== 'HEAD' && !namesSomeField(body)) problems.push('the 400 names no field (neither a `field` member nor a "<field>: ..." message)');
+    if (status === 400 && method !== 'HEAD' && !namesSomeField(body))
+      problems.push('the 400 names no field (neither a `field` member nor a "<field>: ..." message)');
     if (status >= 400 && status !== 429) {
       const after = this.world.snapshot(api === 'instance' ? inst.id : undefined);
       if (after !== before) problems.push(`a refused request (${status}) changed the state: ${firstDifference(before, after)}`);
@@ -569,7 +670,12 @@ export class Runner {
   }
 
   /** Whether a body value is valid for the operation (its branch), by the document. */
-  private bodyVerdict(op: OperationInfo, value: unknown, params: Record<string, string>, instanceId: number): { ok: boolean; field?: string; notFound?: boolean; errorFields?: string[] } {
+  private bodyVerdict(
+    op: OperationInfo,
+    value: unknown,
+    params: Record<string, string>,
+    instanceId: number,
+  ): { ok: boolean; field?: string; notFound?: boolean; errorFields?: string[] } {
     const info = this.oracle.body(op);
     if (!info) return { ok: true };
     // Every body has a form encoding, which carries only fields: a body is an object, nested at
@@ -582,7 +688,10 @@ export class Runner {
       if (!isObject(value)) return { ok: false, field: 'body' };
       const kind = op.path.includes('/logs') ? 'logs' : 'metrics';
       const id = Number(params.system_or_int_id ?? params.int_id);
-      const found = this.world.account.instanceStore(instanceId)?.listIntegrations(kind).find((i) => i.id === id);
+      const found = this.world.account
+        .instanceStore(instanceId)
+        ?.listIntegrations(kind)
+        .find((i) => i.id === id);
       if (!found) return { ok: true, notFound: true };
       stored = found.type;
     }
@@ -592,7 +701,7 @@ export class Runner {
     // branch with a value that is not its zero value is a 400 naming it, "" for a defaulted field is absent.
     let normal: unknown;
     try {
-      normal = info.rules.apply(value, { ...(systemParam ?? stored ? { system: (systemParam ?? stored)! } : {}) }).value;
+      normal = info.rules.apply(value, { ...((systemParam ?? stored) ? { system: (systemParam ?? stored)! } : {}) }).value;
     } catch (err) {
       const field = (err as { detail?: { field?: string } }).detail?.field;
       return { ok: false, field: field ?? 'body' };
@@ -602,7 +711,16 @@ export class Runner {
   }
 
   /** What the documents allow for the request, in the pipeline's documented order. */
-  private expect(plan: Plan, method: string, url: string, params: Record<string, string>, text: string | undefined, contentType: string | null, instanceId: number, targeted?: { field: string; baseValid: boolean }): Expectation {
+  private expect(
+    plan: Plan,
+    method: string,
+    url: string,
+    params: Record<string, string>,
+    text: string | undefined,
+    contentType: string | null,
+    instanceId: number,
+    targeted?: { field: string; baseValid: boolean },
+  ): Expectation {
     const { op } = plan;
     if (!this.authValid(plan.auth, op.api)) return { statuses: [401], why: `credentials: ${plan.auth}` };
     const info = this.oracle.body(op);
@@ -629,15 +747,22 @@ export class Runner {
       if (!verdict.ok) return { statuses: [400], field: p.name, why: `${p.in} parameter ${p.name}=${JSON.stringify(raw)?.slice(0, 40)}` };
     }
     if (!info || !parsed) return { why: 'valid parameters' };
-    const duplicateKeys = type !== 'application/json' && text !== undefined && new Set([...new URLSearchParams(text)].map(([k]) => k)).size !== [...new URLSearchParams(text)].length;
+    const duplicateKeys =
+      type !== 'application/json' &&
+      text !== undefined &&
+      new Set([...new URLSearchParams(text)].map(([k]) => k)).size !== [...new URLSearchParams(text)].length;
     if (duplicateKeys) return { why: 'a form with a repeated field (the documents do not say which value counts)' };
     const verdict = this.bodyVerdict(op, value, params, instanceId);
     if (verdict.notFound) return { statuses: [404], why: 'update of an integration id the instance does not have' };
     if (verdict.ok) return { why: 'valid by the documents' };
     const field = verdict.field ?? (targeted?.baseValid ? targeted.field : undefined);
     // A cross-field rule (if/then, one of several required) may be reported at its other field.
-    const also = verdict.field ? [] : verdict.errorFields ?? [];
-    return { statuses: [400], ...(field !== undefined ? { field, also } : {}), why: `body invalid by the document${targeted ? ` (${targeted.field} broken)` : ''}` };
+    const also = verdict.field ? [] : (verdict.errorFields ?? []);
+    return {
+      statuses: [400],
+      ...(field !== undefined ? { field, also } : {}),
+      why: `body invalid by the document${targeted ? ` (${targeted.field} broken)` : ''}`,
+    };
   }
 
   private fail(plan: Plan, method: string, url: string, body: string | undefined, status: number, response: string, problems: string[]): void {
@@ -666,7 +791,10 @@ export function namesField(body: unknown, field: string): boolean {
   if (!isObject(body)) return false;
   const last = field.split('.').pop()!;
   const f = body.field;
-  return (typeof f === 'string' && (f === field || f.split('.').includes(last) || f.startsWith(`${field}.`))) || (typeof body.error === 'string' && body.error.includes(last));
+  return (
+    (typeof f === 'string' && (f === field || f.split('.').includes(last) || f.startsWith(`${field}.`))) ||
+    (typeof body.error === 'string' && body.error.includes(last))
+  );
 }
 
 function namesSomeField(body: unknown): boolean {

@@ -79,16 +79,24 @@ export class Oracle {
       const whole = resolveLocal(doc, { $ref: media.schemaRef }, media.schemaRef);
       const key = whole.node.oneOf ? 'oneOf' : whole.node.anyOf ? 'anyOf' : undefined;
       const branches: BodyBranch[] = key
-        ? ((whole.node[key] as unknown[]).map((b, i) => {
+        ? (whole.node[key] as unknown[]).map((b, i) => {
             const r = resolveLocal(doc, b, `${whole.ref}/${key}/${i}`);
             return { ref: r.ref, schema: r.node, ...(typeof r.node['x-system'] === 'string' ? { system: r.node['x-system'] as string } : {}) };
-          }))
+          })
         : [{ ref: whole.ref, schema: whole.node }];
       const formKinds = new Map<string, FieldKind>();
       const arrayItems = new Map<string, FieldKind>();
       const derive = this.derive[op.api];
       const kindOf = (types: string[]): FieldKind =>
-        types.includes('array') || types.includes('object') ? 'json' : types.includes('integer') ? 'integer' : types.includes('number') ? 'number' : types.includes('boolean') ? 'boolean' : 'string';
+        types.includes('array') || types.includes('object')
+          ? 'json'
+          : types.includes('integer')
+            ? 'integer'
+            : types.includes('number')
+              ? 'number'
+              : types.includes('boolean')
+                ? 'boolean'
+                : 'string';
       for (const v of derive.variants(whole.node)) {
         for (const [name, p] of Object.entries((v.properties ?? {}) as Record<string, unknown>)) {
           const resolved = derive.resolve(p);
@@ -100,7 +108,15 @@ export class Oracle {
       }
       const form = op.body?.media.find((m) => m.mediaType === 'application/x-www-form-urlencoded');
       for (const f of form?.jsonFields ?? []) formKinds.set(f, 'json');
-      info = { ref: whole.ref, schema: whole.node, branches, bySystem: branches.some((b) => b.system !== undefined), formKinds, arrayItems, rules: new BodyRules(doc, whole.ref) };
+      info = {
+        ref: whole.ref,
+        schema: whole.node,
+        branches,
+        bySystem: branches.some((b) => b.system !== undefined),
+        formKinds,
+        arrayItems,
+        rules: new BodyRules(doc, whole.ref),
+      };
     }
     this.bodies.set(op, info);
     return info;

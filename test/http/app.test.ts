@@ -43,7 +43,9 @@ function thingsDocument(): OpenApiDocument {
           operationId: 'createThing',
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, additionalProperties: false } } },
+            content: {
+              'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, additionalProperties: false } },
+            },
           },
           responses: { '201': OK },
         },
@@ -69,8 +71,10 @@ type Options = ApiAppOptions<string>;
 type Mount = Options['mount'];
 
 /** Answers with the operation and what the pipeline put in the context. */
-const echo = (op: string, status: 200 | 201 = 200) => (c: Context<PipelineEnv<string>>) =>
-  c.json({ op, principal: c.get('principal'), input: c.get('input') }, status);
+const echo =
+  (op: string, status: 200 | 201 = 200) =>
+  (c: Context<PipelineEnv<string>>) =>
+    c.json({ op, principal: c.get('principal'), input: c.get('input') }, status);
 
 /** Every operation of thingsDocument() at its place; the literal path before the template, as the apps do. */
 const mountThings: Mount = (app, route) => {
@@ -182,7 +186,11 @@ describe('createApiApp: building', () => {
           app.get('/api/export.csv', route('exportThings'), (c) => c.text(''));
         },
       }),
-    ).toThrow(new Error('the customer app routes these operations elsewhere than the document says: getThing (GET /api/things/{id}), updateThing (PUT /api/things/{id})'));
+    ).toThrow(
+      new Error(
+        'the customer app routes these operations elsewhere than the document says: getThing (GET /api/things/{id}), updateThing (PUT /api/things/{id})',
+      ),
+    );
     // app.all does not count as the operation's method
     const only = { ...thingsDocument(), paths: { '/api/export.csv': thingsDocument().paths['/api/export.csv']! } };
     expect(() => build({ mount: (app, route) => void app.all('/api/export.csv', route('exportThings'), (c) => c.text('')) }, only, 'instance')).toThrow(
@@ -276,7 +284,10 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
     expect(wrongKey.status).toBe(401);
     expect(wrongKey.body).toStrictEqual({ error: 'Unauthorized: the API key is wrong or missing' });
     expect(wrongKey.headers.get('www-authenticate')).toBe('Basic realm="tusk", charset="UTF-8"');
-    expect(await send(app, 'GET', '/api/things?limit=0')).toMatchObject({ status: 400, body: { error: 'limit: must be >= 1', field: 'limit', rule: 'minimum' } });
+    expect(await send(app, 'GET', '/api/things?limit=0')).toMatchObject({
+      status: 400,
+      body: { error: 'limit: must be >= 1', field: 'limit', rule: 'minimum' },
+    });
     expect(await send(app, 'GET', '/api/things/abc')).toMatchObject({ status: 400, body: { field: 'id', rule: 'type' } });
     // A field the schema does not name is ignored and named in Tusk-Ignored-Fields; with Tusk-Strict-Fields it is a 400.
     const ignored = await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 } });
@@ -284,7 +295,10 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
     expect(ignored.headers.get('tusk-ignored-fields')).toBe('extra');
     const strict = await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 }, headers: { 'tusk-strict-fields': 'true' } });
     expect(strict).toMatchObject({ status: 400, body: { field: 'extra', rule: 'additionalProperties' } });
-    expect(await send(app, 'POST', '/api/things', { body: { name: 'x' }, headers: { 'tusk-strict-fields': 'maybe' } })).toMatchObject({ status: 400, body: { field: 'Tusk-Strict-Fields', rule: 'enum' } });
+    expect(await send(app, 'POST', '/api/things', { body: { name: 'x' }, headers: { 'tusk-strict-fields': 'maybe' } })).toMatchObject({
+      status: 400,
+      body: { field: 'Tusk-Strict-Fields', rule: 'enum' },
+    });
   });
 
   it('injects faults first when the simulation gives them, and not otherwise', async () => {
@@ -377,17 +391,31 @@ describe('createApiApp: errors', () => {
     });
 
   it('answers an HTTPException with its status and message, or HTTP <status> without a message', async () => {
-    expect(await send(throwing(() => new HTTPException(418, { message: 'I am a teapot' })), 'GET', '/ext/throw')).toMatchObject({
+    expect(
+      await send(
+        throwing(() => new HTTPException(418, { message: 'I am a teapot' })),
+        'GET',
+        '/ext/throw',
+      ),
+    ).toMatchObject({
       status: 418,
       body: { error: 'I am a teapot' },
     });
-    const bare = await send(throwing(() => new HTTPException(403)), 'GET', '/ext/throw');
+    const bare = await send(
+      throwing(() => new HTTPException(403)),
+      'GET',
+      '/ext/throw',
+    );
     expect(bare.status).toBe(403);
     expect(bare.body).toStrictEqual({ error: 'HTTP 403' });
   });
 
   it('answers an ApiError with its body and headers', async () => {
-    const res = await send(throwing(() => new ApiError(429, 'slow down', { rule: 'rate' }, { 'Retry-After': '3' })), 'GET', '/ext/throw');
+    const res = await send(
+      throwing(() => new ApiError(429, 'slow down', { rule: 'rate' }, { 'Retry-After': '3' })),
+      'GET',
+      '/ext/throw',
+    );
     expect(res.status).toBe(429);
     expect(res.body).toStrictEqual({ error: 'slow down', rule: 'rate' });
     expect(res.headers.get('retry-after')).toBe('3');
@@ -396,7 +424,11 @@ describe('createApiApp: errors', () => {
   it('answers an unexpected error with 500 and the documented body, and logs it', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const boom = new Error('boom');
-    const res = await send(throwing(() => boom), 'GET', '/ext/throw');
+    const res = await send(
+      throwing(() => boom),
+      'GET',
+      '/ext/throw',
+    );
     expect(res.status).toBe(500);
     expect(res.body).toStrictEqual({ error: 'Internal server error, try again later' });
     expect(log).toHaveBeenCalledTimes(1);

@@ -23,7 +23,11 @@ describe('ApiError', () => {
   });
 
   it('the helpers build the documented answers', () => {
-    expect(unauthorized()).toMatchObject({ status: 401, message: 'Unauthorized: the API key is wrong or missing', headers: { 'WWW-Authenticate': 'Basic realm="tusk", charset="UTF-8"' } });
+    expect(unauthorized()).toMatchObject({
+      status: 401,
+      message: 'Unauthorized: the API key is wrong or missing',
+      headers: { 'WWW-Authenticate': 'Basic realm="tusk", charset="UTF-8"' },
+    });
     expect(unauthorized('no key').message).toBe('no key');
     expect(invalid('name', 'minLength', 'too short').body).toStrictEqual({ error: 'name: too short', field: 'name', rule: 'minLength' });
     expect(badRequest('nope')).toMatchObject({ status: 400, body: { error: 'nope' } });

@@ -130,7 +130,7 @@ describe('mediaExamples', () => {
     ]);
   });
 
-  it("takes no default from a schema whose `examples` is empty or missing", () => {
+  it('takes no default from a schema whose `examples` is empty or missing', () => {
     const doc = schemaDoc();
     expect(mediaExamples(doc, { schema: { type: 'string', examples: [] } })).toStrictEqual([]);
     expect(mediaExamples(doc, { schema: { type: 'string' } })).toStrictEqual([]);

@@ -20,7 +20,10 @@ function documents(): Record<'customer' | 'instance', OpenApiDocument> {
     openapi: '3.1.0',
     info: { title: 'customer', version: '1' },
     paths: Object.fromEntries(
-      ['listPlans', 'getPlan', 'createInstance', 'deleteInstance', 'listRegions'].map((id) => [`/${id}`, { get: { operationId: id, responses: { '400': { description: 'bad' }, ...common } } }]),
+      ['listPlans', 'getPlan', 'createInstance', 'deleteInstance', 'listRegions'].map((id) => [
+        `/${id}`,
+        { get: { operationId: id, responses: { '400': { description: 'bad' }, ...common } } },
+      ]),
     ),
     components,
   };
@@ -32,7 +35,11 @@ function documents(): Record<'customer' | 'instance', OpenApiDocument> {
       '/api/alarms/{id}': {
         get: {
           operationId: 'getAlarm',
-          responses: { '404': { description: 'none' }, '4XX': { description: 'any', headers: { 'X-Reason': { schema: { type: 'string' }, example: 'teapot' } } }, ...common },
+          responses: {
+            '404': { description: 'none' },
+            '4XX': { description: 'any', headers: { 'X-Reason': { schema: { type: 'string' }, example: 'teapot' } } },
+            ...common,
+          },
         },
       },
     },
@@ -100,7 +107,10 @@ describe('parseLatency', () => {
 
   it('refuses anything else, saying why', () => {
     for (const bad of ['fast', '200', '200msx', 'x200ms', '200 ms x', '-1ms', '1-2-3ms', '1s-', 'ms']) {
-      expect(thrown(() => parseLatency(bad)), bad).toBe(`latency must look like 200ms, 1.5s, 1m or 100-300ms, got "${bad}"`);
+      expect(
+        thrown(() => parseLatency(bad)),
+        bad,
+      ).toBe(`latency must look like 200ms, 1.5s, 1m or 100-300ms, got "${bad}"`);
     }
     expect(thrown(() => parseLatency('300-100ms'))).toBe('latency range 300-100ms goes down');
   });
@@ -137,8 +147,14 @@ describe('parseFaultFlag', () => {
 
   it('refuses a rate that is not a plain number from 0 to 1 (or a percentage), naming the effect', () => {
     for (const bad of ['2', '101%', '.5', '1e-1', '0x1', ' 0.5', '-0', 'half', '']) {
-      expect(thrown(() => parseFaultFlag(`*:error=500@${bad}`)), bad).toBe(`error rate must be 0 to 1 (or 0% to 100%), got "${bad}"`);
-      expect(thrown(() => parseFaultFlag(`*:reset@${bad}`)), bad).toBe(`reset rate must be 0 to 1 (or 0% to 100%), got "${bad}"`);
+      expect(
+        thrown(() => parseFaultFlag(`*:error=500@${bad}`)),
+        bad,
+      ).toBe(`error rate must be 0 to 1 (or 0% to 100%), got "${bad}"`);
+      expect(
+        thrown(() => parseFaultFlag(`*:reset@${bad}`)),
+        bad,
+      ).toBe(`reset rate must be 0 to 1 (or 0% to 100%), got "${bad}"`);
     }
   });
 
@@ -155,10 +171,17 @@ describe('parseFaultFlag', () => {
       ['*:resetx', 'fault rule "*:resetx": unknown effect "resetx"'],
       ['*:reset0.5', 'fault rule "*:reset0.5": unknown effect "reset0.5"'],
     ];
-    for (const [text, message] of cases) expect(thrown(() => parseFaultFlag(text)), text).toBe(message);
+    for (const [text, message] of cases)
+      expect(
+        thrown(() => parseFaultFlag(text)),
+        text,
+      ).toBe(message);
     const known = '(latency=200ms, latency=100-300ms, error=500, error=500@0.1, reset, reset@0.1)';
     for (const effect of ['boom', 'error', 'latency', 'latency=', 'foo=bar', 'reset=1', 'reset@=1']) {
-      expect(thrown(() => parseFaultFlag(`*:${effect}`)), effect).toBe(`fault rule "*:${effect}": unknown effect "${effect}" ${known}`);
+      expect(
+        thrown(() => parseFaultFlag(`*:${effect}`)),
+        effect,
+      ).toBe(`fault rule "*:${effect}": unknown effect "${effect}" ${known}`);
     }
   });
 });
@@ -186,7 +209,13 @@ describe('Faults: setting, listing and clearing rules', () => {
     const { faults } = setup(['instance/listAlarms:latency=1ms,error=500@0.25']);
     expect(faults.active).toBe(true);
     expect(faults.list()).toStrictEqual([{ api: 'instance', operation: 'listAlarms', latency: '1ms', error: { status: 500, rate: 0.25 } }]);
-    const set = faults.set([{ operation: '*', reset: {} }, { api: 'customer', error: { status: 429 } }], 3);
+    const set = faults.set(
+      [
+        { operation: '*', reset: {} },
+        { api: 'customer', error: { status: 429 } },
+      ],
+      3,
+    );
     expect(set).toStrictEqual([{ reset: { rate: 1 } }, { api: 'customer', error: { status: 429, rate: 1 } }]);
     expect(faults.list()).toStrictEqual(set);
     expect(faults.currentSeed).toBe(3);
@@ -220,14 +249,19 @@ describe('Faults: setting, listing and clearing rules', () => {
   it('refuses a rule that is neither an object nor a string', () => {
     const { faults } = setup();
     for (const bad of [42, null, ['*:reset'], true]) {
-      expect(thrown(() => faults.set([bad as never])), JSON.stringify(bad)).toBe('fault rule 1 must be an object or a string like "listAlarms:latency=200ms"');
+      expect(
+        thrown(() => faults.set([bad as never])),
+        JSON.stringify(bad),
+      ).toBe('fault rule 1 must be an object or a string like "listAlarms:latency=200ms"');
     }
     expect(thrown(() => faults.set(['*:reset', 7 as never]))).toBe('fault rule 2 must be an object or a string like "listAlarms:latency=200ms"');
   });
 
   it('refuses unknown fields and a rule without an effect', () => {
     const { faults } = setup();
-    expect(thrown(() => faults.set([{ reset: {}, foo: 1, bar: 2 } as FaultRule]))).toBe('fault rule 1: unknown field foo (fields: operation, api, latency, error, reset)');
+    expect(thrown(() => faults.set([{ reset: {}, foo: 1, bar: 2 } as FaultRule]))).toBe(
+      'fault rule 1: unknown field foo (fields: operation, api, latency, error, reset)',
+    );
     expect(thrown(() => faults.set([{ operation: 'listAlarms' }]))).toBe('fault rule 1 has no effect: give latency, error or reset');
     expect(thrown(() => faults.set([{}]))).toBe('fault rule 1 has no effect: give latency, error or reset');
   });
@@ -236,9 +270,18 @@ describe('Faults: setting, listing and clearing rules', () => {
     const { faults } = setup();
     expect(thrown(() => faults.set([{ api: 'admin' as never, latency: '1ms' }]))).toBe('fault rule 1: api must be customer or instance');
     expect(thrown(() => faults.set([{ operation: 42 as never, latency: '1ms' }]))).toBe('fault rule 1: operation must be an operationId');
-    expect(thrown(() => faults.set([{ operation: 'listUnicorns', latency: '1ms' }]))).toBe('fault rule 1: no operation listUnicorns in the customer or instance document');
-    expect(thrown(() => faults.set([{ api: 'customer', operation: 'listAlarms', latency: '1ms' }]))).toBe('fault rule 1: no operation listAlarms in the customer document');
-    expect(faults.set([{ api: 'instance', operation: 'listAlarms', latency: '1ms' }, { operation: 'listPlans', latency: '1ms' }])).toStrictEqual([
+    expect(thrown(() => faults.set([{ operation: 'listUnicorns', latency: '1ms' }]))).toBe(
+      'fault rule 1: no operation listUnicorns in the customer or instance document',
+    );
+    expect(thrown(() => faults.set([{ api: 'customer', operation: 'listAlarms', latency: '1ms' }]))).toBe(
+      'fault rule 1: no operation listAlarms in the customer document',
+    );
+    expect(
+      faults.set([
+        { api: 'instance', operation: 'listAlarms', latency: '1ms' },
+        { operation: 'listPlans', latency: '1ms' },
+      ]),
+    ).toStrictEqual([
       { api: 'instance', operation: 'listAlarms', latency: '1ms' },
       { operation: 'listPlans', latency: '1ms' },
     ]);
@@ -254,7 +297,10 @@ describe('Faults: setting, listing and clearing rules', () => {
   it('checks the error status: an integer from 400 to 599', () => {
     const { faults } = setup();
     for (const status of ['500', 450.5, 399, 600, 200, null, undefined, Number.NaN]) {
-      expect(thrown(() => faults.set([{ error: { status } as never }])), String(status)).toBe('fault rule 1: error.status must be a 4xx or 5xx status');
+      expect(
+        thrown(() => faults.set([{ error: { status } as never }])),
+        String(status),
+      ).toBe('fault rule 1: error.status must be a 4xx or 5xx status');
     }
     expect(thrown(() => faults.set([{ error: null as never }]))).toBe('fault rule 1: error.status must be a 4xx or 5xx status');
     expect(faults.set([{ api: 'customer', error: { status: 400 } }])).toStrictEqual([{ api: 'customer', error: { status: 400, rate: 1 } }]);
@@ -264,10 +310,19 @@ describe('Faults: setting, listing and clearing rules', () => {
   it('checks the error and reset rates: numbers from 0 to 1', () => {
     const { faults } = setup();
     for (const rate of ['0.5', -0.1, 1.1, Number.NaN, null]) {
-      expect(thrown(() => faults.set([{ error: { status: 500, rate } as never }])), String(rate)).toBe('fault rule 1: error.rate must be a number from 0 to 1');
-      expect(thrown(() => faults.set([{ reset: { rate } as never }])), String(rate)).toBe('fault rule 1: reset.rate must be a number from 0 to 1');
+      expect(
+        thrown(() => faults.set([{ error: { status: 500, rate } as never }])),
+        String(rate),
+      ).toBe('fault rule 1: error.rate must be a number from 0 to 1');
+      expect(
+        thrown(() => faults.set([{ reset: { rate } as never }])),
+        String(rate),
+      ).toBe('fault rule 1: reset.rate must be a number from 0 to 1');
     }
-    expect(faults.set([{ error: { status: 500, rate: 0 } }, { reset: { rate: 0 } }])).toStrictEqual([{ error: { status: 500, rate: 0 } }, { reset: { rate: 0 } }]);
+    expect(faults.set([{ error: { status: 500, rate: 0 } }, { reset: { rate: 0 } }])).toStrictEqual([
+      { error: { status: 500, rate: 0 } },
+      { reset: { rate: 0 } },
+    ]);
     expect(faults.set([{ error: { status: 500, rate: 1 } }, { reset: { rate: 1 } }, { reset: null as never }])).toStrictEqual([
       { error: { status: 500, rate: 1 } },
       { reset: { rate: 1 } },
@@ -279,9 +334,15 @@ describe('Faults: setting, listing and clearing rules', () => {
     const { faults } = setup();
     const customers = 'listPlans, getPlan, createInstance, deleteInstance, listRegions';
     expect(thrown(() => faults.set([{ error: { status: 503 } }]))).toBe(`fault rule 1: status 503 is not declared for ${customers} and 2 more ${DECLARED}`);
-    expect(thrown(() => faults.set([{ api: 'customer', error: { status: 503 } }]))).toBe(`fault rule 1: status 503 is not declared for ${customers} ${DECLARED}`);
-    expect(thrown(() => faults.set([{ api: 'instance', error: { status: 503 } }]))).toBe(`fault rule 1: status 503 is not declared for listAlarms, getAlarm ${DECLARED}`);
-    expect(thrown(() => faults.set([{ operation: 'getAlarm', error: { status: 503 } }]))).toBe(`fault rule 1: status 503 is not declared for getAlarm ${DECLARED}`);
+    expect(thrown(() => faults.set([{ api: 'customer', error: { status: 503 } }]))).toBe(
+      `fault rule 1: status 503 is not declared for ${customers} ${DECLARED}`,
+    );
+    expect(thrown(() => faults.set([{ api: 'instance', error: { status: 503 } }]))).toBe(
+      `fault rule 1: status 503 is not declared for listAlarms, getAlarm ${DECLARED}`,
+    );
+    expect(thrown(() => faults.set([{ operation: 'getAlarm', error: { status: 503 } }]))).toBe(
+      `fault rule 1: status 503 is not declared for getAlarm ${DECLARED}`,
+    );
     // 404 is declared by the instance operations only, 599 by listAlarms only, 400 by the customer ones.
     expect(thrown(() => faults.set([{ error: { status: 404 } }]))).toBe(`fault rule 1: status 404 is not declared for ${customers} ${DECLARED}`);
     expect(thrown(() => faults.set([{ api: 'instance', error: { status: 599 } }]))).toBe(`fault rule 1: status 599 is not declared for getAlarm ${DECLARED}`);
@@ -341,7 +402,11 @@ describe('Faults: what a request meets', () => {
 
   it('resets come at the rate, in a sequence fixed by the seed', () => {
     const { faults } = setup([{ reset: { rate: 0.5 } }], 3);
-    expect(decisions(faults, 16).map((d) => (d!.reset ? 1 : 0)).join(',')).toBe('1,0,0,1,0,0,0,1,1,1,0,0,1,1,0,1');
+    expect(
+      decisions(faults, 16)
+        .map((d) => (d!.reset ? 1 : 0))
+        .join(','),
+    ).toBe('1,0,0,1,0,0,0,1,1,1,0,0,1,1,0,1');
   });
 
   it('a rate of 0 never fires, not even on a draw of exactly 0; a rate of 1 always does', () => {

@@ -59,7 +59,10 @@ function build(setup: Setup = {}) {
     systemBodies: new Map((setup.systems ?? []).map((s) => [s, () => true])),
     parameters: (path: Record<string, string>, query: URLSearchParams) => ({ params: setup.params ?? path, query: Object.fromEntries(query) }),
     acceptsBody: true,
-    read: (raw: RawBody, system?: string, options: { strict?: boolean } = {}) => ({ value: { raw, system: system ?? null, ...(options.strict ? { strict: true } : {}) }, ignored: [] }),
+    read: (raw: RawBody, system?: string, options: { strict?: boolean } = {}) => ({
+      value: { raw, system: system ?? null, ...(options.strict ? { strict: true } : {}) },
+      ignored: [],
+    }),
   } as unknown as OperationValidator;
   const steps = operationSteps<string>('op', {
     authenticate: authenticate<string>({
@@ -77,7 +80,13 @@ function build(setup: Setup = {}) {
   const app = new Hono<PipelineEnv<string>>();
   const handler = composeSteps<PipelineEnv<string>>(steps);
   const answer = (c: Context<PipelineEnv<string>>) =>
-    c.json({ principal: c.get('principal'), credentialId: c.get('credentialId'), operationId: c.get('operationId'), rawBody: c.get('rawBody'), input: c.get('input') });
+    c.json({
+      principal: c.get('principal'),
+      credentialId: c.get('credentialId'),
+      operationId: c.get('operationId'),
+      rawBody: c.get('rawBody'),
+      input: c.get('input'),
+    });
   app.post('/things/:name', handler, answer);
   app.get('/things/:name', handler, answer);
   app.onError((err, c) => errorResponse(c, err));
@@ -188,7 +197,10 @@ describe('authentication', () => {
     const { send, resolved } = build({ keyField: 'password' });
     const res = await send({ method: 'GET', auth: `Basic ${b64('k1:')}` });
     expect(res.status).toBe(401);
-    expect(res.json).toEqual({ error: 'Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field' });
+    expect(res.json).toEqual({
+      error:
+        'Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field',
+    });
     expect(res.headers['www-authenticate']).toBe(WWW_AUTHENTICATE);
     expect(resolved).toEqual([]);
     // The password is read even when a user is given.
@@ -302,7 +314,10 @@ describe('reading the body', () => {
 
   it('a body the client aborts, with a Content-Length: 400 naming the body', async () => {
     const { send } = build();
-    const res = await send({ headers: { 'content-length': '100', 'content-type': 'application/json' }, body: failingStream([new TextEncoder().encode('{"a":')]) });
+    const res = await send({
+      headers: { 'content-length': '100', 'content-type': 'application/json' },
+      body: failingStream([new TextEncoder().encode('{"a":')]),
+    });
     expect(res.status).toBe(400);
     expect(res.json).toEqual(ABORTED);
   });
@@ -326,7 +341,9 @@ describe('reading the body', () => {
     const aborted = { headers: new Headers({ 'content-length': '3' }), arrayBuffer: () => Promise.reject(new Error('aborted')) } as unknown as Request;
     const err = await readLimitedBody(aborted).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, message: ABORTED.error, detail: { field: 'body', rule: 'aborted' } });
-    const tooLarge = await readLimitedBody(new Request('http://tusk/', { method: 'POST', headers: { 'content-length': '70000' }, body: 'abc' })).catch((e: unknown) => e);
+    const tooLarge = await readLimitedBody(new Request('http://tusk/', { method: 'POST', headers: { 'content-length': '70000' }, body: 'abc' })).catch(
+      (e: unknown) => e,
+    );
     expect(tooLarge).toMatchObject({ status: 413, message: TOO_LARGE.error, detail: { field: 'body', rule: 'maxBytes' } });
   });
 
@@ -377,7 +394,10 @@ describe('parsing the body', () => {
 
   it('a UTF-8 byte order mark before JSON is dropped', async () => {
     const { send } = build();
-    const res = await send({ headers: { 'content-type': 'application/json' }, body: new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"é":"ü"}')]) });
+    const res = await send({
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"é":"ü"}')]),
+    });
     expect(res.json.rawBody).toEqual({ kind: 'json', value: { é: 'ü' } });
   });
 
@@ -395,7 +415,15 @@ describe('parsing the body', () => {
     const { send } = build();
     const res = await send({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=x+y&a=%C3%A9&c' });
     expect(res.status).toBe(200);
-    expect(res.json.rawBody).toEqual({ kind: 'form', fields: [['a', '1'], ['b', 'x y'], ['a', 'é'], ['c', '']] });
+    expect(res.json.rawBody).toEqual({
+      kind: 'form',
+      fields: [
+        ['a', '1'],
+        ['b', 'x y'],
+        ['a', 'é'],
+        ['c', ''],
+      ],
+    });
   });
 
   it('an empty body as form data, or with no Content-Type, is no body', async () => {
@@ -415,7 +443,14 @@ describe('parsing the body', () => {
     form.append('name', 'second');
     const res = await send({ body: form });
     expect(res.status).toBe(200);
-    expect(res.json.rawBody).toEqual({ kind: 'form', fields: [['name', 'ünïcode value'], ['file', ''], ['name', 'second']] });
+    expect(res.json.rawBody).toEqual({
+      kind: 'form',
+      fields: [
+        ['name', 'ünïcode value'],
+        ['file', ''],
+        ['name', 'second'],
+      ],
+    });
   });
 
   it('multipart form data written by hand, with a Content-Type in another case', async () => {
@@ -423,7 +458,13 @@ describe('parsing the body', () => {
     const body = '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XyZ\r\nContent-Disposition: form-data; name="b"\r\n\r\nx&y=z\r\n--XyZ--\r\n';
     const res = await send({ headers: { 'content-type': 'Multipart/Form-Data; boundary=XyZ' }, body });
     expect(res.status).toBe(200);
-    expect(res.json.rawBody).toEqual({ kind: 'form', fields: [['a', '1'], ['b', 'x&y=z']] });
+    expect(res.json.rawBody).toEqual({
+      kind: 'form',
+      fields: [
+        ['a', '1'],
+        ['b', 'x&y=z'],
+      ],
+    });
   });
 
   it('malformed multipart form data, or multipart without a boundary: 400 naming the body, rule multipart', async () => {
@@ -498,10 +539,11 @@ describe('rate limit', () => {
 });
 
 describe('operationSteps', () => {
-  const step = (name: string, log: string[]) => ((_c: unknown, next: () => unknown) => {
-    log.push(name);
-    return next();
-  }) as never;
+  const step = (name: string, log: string[]) =>
+    ((_c: unknown, next: () => unknown) => {
+      log.push(name);
+      return next();
+    }) as never;
 
   it('in order: mark, faults, authenticate, authorize, parse, validate, rate limit, prefer; the optional ones only when given', async () => {
     const log: string[] = [];

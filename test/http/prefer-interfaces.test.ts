@@ -21,7 +21,7 @@ describe('Prefer: code=NNN', () => {
     expect(await res.json()).toEqual({ error: 'Not found: no resource with id 4242' });
   });
 
-  it('answers a status listAlarms does not declare (404 there, 418) with Prism\'s 404', async () => {
+  it("answers a status listAlarms does not declare (404 there, 418) with Prism's 404", async () => {
     for (const code of ['404', '418']) {
       const res = await api.instance(key, 'GET', '/api/alarms', undefined, { prefer: `code=${code}` });
       expect(res.status).toBe(404);
@@ -72,7 +72,7 @@ describe('Prefer: code=NNN', () => {
     expect(plans.status).toBe(500);
   });
 
-  it('a code that is not three digits is Prism\'s 422', async () => {
+  it("a code that is not three digits is Prism's 422", async () => {
     const res = await api.instance(key, 'GET', '/api/alarms', undefined, { prefer: 'code=5xx' });
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({ type: 'https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY', status: 422 });
@@ -127,7 +127,7 @@ describe('where Prefer sits in the pipeline', () => {
 });
 
 describe('parsePrefer', () => {
-  it('reads name=value pairs like Prism\'s parser: first wins, quotes and parameters dropped', () => {
+  it("reads name=value pairs like Prism's parser: first wins, quotes and parameters dropped", () => {
     expect([...parsePrefer('code=404, example="a b"; q=1, code=500')]).toEqual([
       ['code', '404'],
       ['example', 'a b'],

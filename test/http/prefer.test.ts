@@ -79,7 +79,11 @@ describe('preferredResponse: which response', () => {
   it('code: the exact status, with its declared headers and example', () => {
     const { doc, op } = operation({
       '200': json({ ok: true }),
-      '429': { description: 'd', headers: { 'Retry-After': { schema: { type: 'integer', example: 7 } } }, content: { 'application/json': { example: { error: 'slow' } } } },
+      '429': {
+        description: 'd',
+        headers: { 'Retry-After': { schema: { type: 'integer', example: 7 } } },
+        content: { 'application/json': { example: { error: 'slow' } } },
+      },
     });
     expect(preferredResponse(doc, op, { prefer: 'code=429', method: 'GET' })).toStrictEqual({
       status: 429,
@@ -89,15 +93,17 @@ describe('preferredResponse: which response', () => {
     });
   });
 
-  it('code: else its range, else default; a code nothing covers is Prism\'s 404', () => {
+  it("code: else its range, else default; a code nothing covers is Prism's 404", () => {
     const { doc, op } = operation({ '200': json('ok'), '4XX': json('range') });
     expect(preferredResponse(doc, op, { prefer: 'code=409', method: 'GET' })).toMatchObject({ status: 409, body: 'range' });
-    expect(preferredResponse(doc, op, { prefer: 'code=503', method: 'GET' })).toStrictEqual(notFound('Requested status code 503 is not defined in the document.'));
+    expect(preferredResponse(doc, op, { prefer: 'code=503', method: 'GET' })).toStrictEqual(
+      notFound('Requested status code 503 is not defined in the document.'),
+    );
     const withDefault = operation({ '200': json('ok'), default: json('fallback') });
     expect(preferredResponse(withDefault.doc, withDefault.op, { prefer: 'code=503', method: 'GET' })).toMatchObject({ status: 503, body: 'fallback' });
   });
 
-  it('code that is not three digits is Prism\'s 422, with the exact problem', () => {
+  it("code that is not three digits is Prism's 422, with the exact problem", () => {
     const { doc, op } = operation({ '200': json('ok'), '404': json('nf') });
     for (const code of ['x404', '4040', '40', '', '5XX']) {
       const detail = `Prefer: code must be a three-digit status, got "${code}"`;
@@ -147,14 +153,17 @@ describe('preferredResponse: which response', () => {
     expect(preferredResponse(doc, op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 404, body: 'nf' });
   });
 
-  it('example alone on an operation without responses is Prism\'s 404 naming the operation', () => {
+  it("example alone on an operation without responses is Prism's 404 naming the operation", () => {
     const { doc, op } = operation({});
     expect(preferredResponse(doc, op, { prefer: 'example=cpu', method: 'GET' })).toStrictEqual(notFound('No response is defined for op.'));
   });
 
-  it('example by name from the examples map, of code\'s response when both are given', () => {
+  it("example by name from the examples map, of code's response when both are given", () => {
     const media = { 'application/json': { examples: { cpu: { value: { type: 'cpu' } }, disk: { value: { type: 'disk' } } } } };
-    const { doc, op } = operation({ '200': { description: 'd', content: media }, '404': { description: 'd', content: { 'application/json': { examples: { gone: { value: 'gone' } } } } } });
+    const { doc, op } = operation({
+      '200': { description: 'd', content: media },
+      '404': { description: 'd', content: { 'application/json': { examples: { gone: { value: 'gone' } } } } },
+    });
     expect(preferredResponse(doc, op, { prefer: 'example=disk', method: 'GET' })).toStrictEqual({
       status: 200,
       headers: { 'Preference-Applied': 'example=disk' },
@@ -239,8 +248,14 @@ describe('preferredResponse: the media type Accept asks for', () => {
 
   it('a type that only starts like a declared one does not match it', () => {
     const { doc, op } = operation({ '200': { description: 'd', content: { 'text/plain': { example: 'plain' }, 'application/json': { example: 'json' } } } });
-    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/jsonl', method: 'GET' })).toMatchObject({ mediaType: 'text/plain', body: 'plain' });
-    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/json', method: 'GET' })).toMatchObject({ mediaType: 'application/json', body: 'json' });
+    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/jsonl', method: 'GET' })).toMatchObject({
+      mediaType: 'text/plain',
+      body: 'plain',
+    });
+    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/json', method: 'GET' })).toMatchObject({
+      mediaType: 'application/json',
+      body: 'json',
+    });
   });
 });
 

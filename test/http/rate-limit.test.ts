@@ -102,8 +102,31 @@ describe('parseRateLimit', () => {
   });
 
   it('refuses anything else, naming the value', () => {
-    for (const text of ['', 'abc', '100', '/1', '10/', 'x10/1', '10/1x', '10/1ss', '10/1.', '10/.5', '10/1.5.5', '-1/1', '1.5/1', '10 / 1', '10/1 s', '0/1', '00/5', '5/0', '5/0.0', '5/0s']) {
-      expect(() => parseRateLimit(text), JSON.stringify(text)).toThrow(new Error(`--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`));
+    for (const text of [
+      '',
+      'abc',
+      '100',
+      '/1',
+      '10/',
+      'x10/1',
+      '10/1x',
+      '10/1ss',
+      '10/1.',
+      '10/.5',
+      '10/1.5.5',
+      '-1/1',
+      '1.5/1',
+      '10 / 1',
+      '10/1 s',
+      '0/1',
+      '00/5',
+      '5/0',
+      '5/0.0',
+      '5/0s',
+    ]) {
+      expect(() => parseRateLimit(text), JSON.stringify(text)).toThrow(
+        new Error(`--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`),
+      );
     }
   });
 });

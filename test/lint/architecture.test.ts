@@ -27,7 +27,9 @@ describe('ARCHITECTURE.md', () => {
   });
 
   it('walks each of the four rules in at most six files, each holding what its step names', () => {
-    const walks = TEXT.slice(TEXT.indexOf('## Four rules'), TEXT.indexOf('## Where each kind of rule lives')).split(/\n\*\*/).slice(1);
+    const walks = TEXT.slice(TEXT.indexOf('## Four rules'), TEXT.indexOf('## Where each kind of rule lives'))
+      .split(/\n\*\*/)
+      .slice(1);
     expect(walks).toHaveLength(4);
     for (const walk of walks) {
       const files = new Set(namedPaths(walk));

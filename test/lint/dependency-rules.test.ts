@@ -26,18 +26,28 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
 
 describe('the dependency rules of src/', () => {
   it('pass on imports that point down the layers', async () => {
-    const r = await cruise({ 'src/core/errors.ts': 'export const e = 1;\n', 'src/store/a.ts': "import { e } from '../core/errors.js';\nexport const a = e;\n", 'src/http/b.ts': "import { a } from '../store/a.js';\nexport const b = a;\n" });
+    const r = await cruise({
+      'src/core/errors.ts': 'export const e = 1;\n',
+      'src/store/a.ts': "import { e } from '../core/errors.js';\nexport const a = e;\n",
+      'src/http/b.ts': "import { a } from '../store/a.js';\nexport const b = a;\n",
+    });
     expect(r.code, r.out).toBe(0);
   });
 
   it('fail on an import cycle', async () => {
-    const r = await cruise({ 'src/store/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n", 'src/store/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n" });
+    const r = await cruise({
+      'src/store/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+      'src/store/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
+    });
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/no-circular/);
   });
 
   it('fail on an upward import: the store importing the HTTP layer, a resource app importing the server', async () => {
-    const store = await cruise({ 'src/http/errors.ts': 'export const e = 1;\n', 'src/store/a.ts': "import { e } from '../http/errors.js';\nexport const a = e;\n" });
+    const store = await cruise({
+      'src/http/errors.ts': 'export const e = 1;\n',
+      'src/store/a.ts': "import { e } from '../http/errors.js';\nexport const a = e;\n",
+    });
     expect(store.code).not.toBe(0);
     expect(store.out).toMatch(/layer-store/);
     const app = await cruise({ 'src/server.ts': 'export const s = 1;\n', 'src/customer/app.ts': "import { s } from '../server.js';\nexport const c = s;\n" });

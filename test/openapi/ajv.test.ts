@@ -85,7 +85,10 @@ describe('SchemaSet', () => {
       const b = precompiled.validator('instance', createAlarm);
       expect(a(value), JSON.stringify(value)).toBe(valid);
       expect(b(value), JSON.stringify(value)).toBe(valid);
-      expect(a.errors?.map((e) => describeError(e)), JSON.stringify(value)).toEqual(b.errors?.map((e) => describeError(e)));
+      expect(
+        a.errors?.map((e) => describeError(e)),
+        JSON.stringify(value),
+      ).toEqual(b.errors?.map((e) => describeError(e)));
     }
   });
 
@@ -111,7 +114,12 @@ describe('SchemaSet', () => {
 });
 
 describe('createAjv', () => {
-  const small = (schemas: Record<string, unknown>): OpenApiDocument => ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas } });
+  const small = (schemas: Record<string, unknown>): OpenApiDocument => ({
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    paths: {},
+    components: { schemas },
+  });
 
   it('adds each document given under its URN, and skips one given as undefined', () => {
     const ajv = createAjv({ instance: small({ N: { type: 'integer' } }), customer: undefined });
@@ -185,7 +193,7 @@ describe('precompiled validators', () => {
     expect(documentHash({ ...doc, info: { title: 't', version: '2' } })).not.toBe(documentHash(doc));
   });
 
-  it('takes the functions the code exports when the manifest carries the document\'s hash', () => {
+  it("takes the functions the code exports when the manifest carries the document's hash", () => {
     const dir = writePair();
     const set = new SchemaSet({ instance: doc }, { precompiledDir: dir });
     const code = requireHere(precompiledFiles('instance', dir).code) as Record<string, unknown>;

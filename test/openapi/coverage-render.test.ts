@@ -20,8 +20,26 @@ const REPORT: CoverageReport = {
       operations_percent: 50,
       statuses_percent: 50,
       by_operation: [
-        { operation_id: 'listPlans', method: 'GET', path: '/api/plans', statuses: [{ status: '200', count: 0 }, { status: '401', count: 0 }], undocumented: [] },
-        { operation_id: 'getInstance', method: 'GET', path: '/api/instances/{id}', statuses: [{ status: '200', count: 3 }, { status: '404', count: 1 }], undocumented: [{ status: '418', count: 2 }] },
+        {
+          operation_id: 'listPlans',
+          method: 'GET',
+          path: '/api/plans',
+          statuses: [
+            { status: '200', count: 0 },
+            { status: '401', count: 0 },
+          ],
+          undocumented: [],
+        },
+        {
+          operation_id: 'getInstance',
+          method: 'GET',
+          path: '/api/instances/{id}',
+          statuses: [
+            { status: '200', count: 3 },
+            { status: '404', count: 1 },
+          ],
+          undocumented: [{ status: '418', count: 2 }],
+        },
       ],
     },
     instance: {
@@ -31,7 +49,18 @@ const REPORT: CoverageReport = {
       statuses_exercised: 1,
       operations_percent: 100,
       statuses_percent: 50,
-      by_operation: [{ operation_id: 'getAlarm', method: 'GET', path: '/api/alarms/{id}', statuses: [{ status: '200', count: 1 }, { status: '404', count: 0 }], undocumented: [] }],
+      by_operation: [
+        {
+          operation_id: 'getAlarm',
+          method: 'GET',
+          path: '/api/alarms/{id}',
+          statuses: [
+            { status: '200', count: 1 },
+            { status: '404', count: 0 },
+          ],
+          undocumented: [],
+        },
+      ],
     },
   },
   outside: [{ api: 'customer', method: 'GET', path: '/api/<nowhere>&', status: 404, count: 1 }],
@@ -75,15 +104,25 @@ describe('coverageHtml', () => {
     expect(html).toContain('<p>7 requests, as of 2026-11-24T12:00:00.000Z.');
   });
 
-  it('shows each interface\'s summary with its percentages', () => {
-    expect(html).toContain('<p class="summary" data-interface="customer"><strong>1 of 2</strong> operations exercised (<span class="percent">50 %</span>), <strong>2 of 4</strong> documented statuses (50 %).</p>');
-    expect(html).toContain('<p class="summary" data-interface="instance"><strong>1 of 1</strong> operations exercised (<span class="percent">100 %</span>), <strong>1 of 2</strong> documented statuses (50 %).</p>');
+  it("shows each interface's summary with its percentages", () => {
+    expect(html).toContain(
+      '<p class="summary" data-interface="customer"><strong>1 of 2</strong> operations exercised (<span class="percent">50 %</span>), <strong>2 of 4</strong> documented statuses (50 %).</p>',
+    );
+    expect(html).toContain(
+      '<p class="summary" data-interface="instance"><strong>1 of 1</strong> operations exercised (<span class="percent">100 %</span>), <strong>1 of 2</strong> documented statuses (50 %).</p>',
+    );
   });
 
   it('marks each operation never, partly or all exercised, and each status seen, never or undocumented', () => {
-    expect(html).toContain('<tr class="never"><td><code>listPlans</code></td><td><code>GET /api/plans</code></td><td><span class="never">200 never</span> <span class="never">401 never</span></td></tr>');
-    expect(html).toContain('<tr class="partly"><td><code>getAlarm</code></td><td><code>GET /api/alarms/{id}</code></td><td><span class="seen">200 &times;1</span> <span class="never">404 never</span></td></tr>');
-    expect(html).toContain('<tr class="all"><td><code>getInstance</code></td><td><code>GET /api/instances/{id}</code></td><td><span class="seen">200 &times;3</span> <span class="seen">404 &times;1</span> <span class="undocumented">418 undocumented &times;2</span></td></tr>');
+    expect(html).toContain(
+      '<tr class="never"><td><code>listPlans</code></td><td><code>GET /api/plans</code></td><td><span class="never">200 never</span> <span class="never">401 never</span></td></tr>',
+    );
+    expect(html).toContain(
+      '<tr class="partly"><td><code>getAlarm</code></td><td><code>GET /api/alarms/{id}</code></td><td><span class="seen">200 &times;1</span> <span class="never">404 never</span></td></tr>',
+    );
+    expect(html).toContain(
+      '<tr class="all"><td><code>getInstance</code></td><td><code>GET /api/instances/{id}</code></td><td><span class="seen">200 &times;3</span> <span class="seen">404 &times;1</span> <span class="undocumented">418 undocumented &times;2</span></td></tr>',
+    );
   });
 
   it('lists the traffic outside the contract, escaped', () => {

@@ -27,16 +27,17 @@ const state = vi.hoisted(() => ({
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
-  const under = (p: unknown): p is string =>
-    typeof p === 'string' && state.from !== '' && (p === state.from || p.startsWith(state.from + '/'));
+  const under = (p: unknown): p is string => typeof p === 'string' && state.from !== '' && (p === state.from || p.startsWith(state.from + '/'));
   const at = (p: unknown) => (under(p) ? state.to + p.slice(state.from.length) : p);
   type Fn = (...args: unknown[]) => unknown;
-  const redirected = (fn: unknown, write = false) => (p: unknown, ...rest: unknown[]) => {
-    if (write && under(p) && state.writeError) {
-      throw Object.assign(new Error(`${state.writeError}: cannot write ${p}`), { code: state.writeError });
-    }
-    return (fn as Fn)(at(p), ...rest);
-  };
+  const redirected =
+    (fn: unknown, write = false) =>
+    (p: unknown, ...rest: unknown[]) => {
+      if (write && under(p) && state.writeError) {
+        throw Object.assign(new Error(`${state.writeError}: cannot write ${p}`), { code: state.writeError });
+      }
+      return (fn as Fn)(at(p), ...rest);
+    };
   return {
     ...fs,
     existsSync: (p: unknown) => !state.nothingExists && fs.existsSync(at(p) as string),
@@ -171,9 +172,7 @@ describe('bundleDocument', () => {
       { severity: 'warn', message: 'just style' },
       { severity: 'error', message: 'duplicate key' },
     ];
-    await expect(bundleDocument('instance')).rejects.toThrow(
-      /^openapi\/instance\.yaml does not bundle: can't resolve \$ref; duplicate key$/,
-    );
+    await expect(bundleDocument('instance')).rejects.toThrow(/^openapi\/instance\.yaml does not bundle: can't resolve \$ref; duplicate key$/);
     await expect(loadDocument('instance')).rejects.toThrow('openapi/instance.yaml does not bundle');
   });
 
@@ -195,8 +194,6 @@ describe('PROJECT_ROOT', () => {
   it('cannot be found when no folder above holds the documents', async () => {
     state.nothingExists = true;
     vi.resetModules();
-    await expect(import('../../src/openapi/documents.js')).rejects.toThrow(
-      /^cannot find the openapi\/ folder above \/.*documents\.[jt]s$/,
-    );
+    await expect(import('../../src/openapi/documents.js')).rejects.toThrow(/^cannot find the openapi\/ folder above \/.*documents\.[jt]s$/);
   });
 });

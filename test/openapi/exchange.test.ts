@@ -15,7 +15,10 @@ const request = (method: string, path: string, init: { authorization?: string; b
   method,
   path,
   query: new URLSearchParams(init.query ?? ''),
-  headers: { ...(init.authorization !== undefined ? { authorization: init.authorization } : {}), ...(init.contentType ? { 'content-type': init.contentType } : {}) },
+  headers: {
+    ...(init.authorization !== undefined ? { authorization: init.authorization } : {}),
+    ...(init.contentType ? { 'content-type': init.contentType } : {}),
+  },
   body: Buffer.from(init.body ?? ''),
 });
 
@@ -37,14 +40,14 @@ describe('ExchangeChecker.match', () => {
 });
 
 describe('ExchangeChecker.requestDepartures', () => {
-  it('a request no operation takes: rule operation, and the stand-in\'s 404', async () => {
+  it("a request no operation takes: rule operation, and the stand-in's 404", async () => {
     const r = await checker.requestDepartures('customer', request('GET', '/api/nowhere', { authorization: basic('', 'k') }));
     expect(r.op).toBeUndefined();
     expect(r.departures).toEqual([{ side: 'request', rule: 'operation', message: 'no operation of the customer interface is GET /api/nowhere' }]);
     expect(r.error?.status).toBe(404);
   });
 
-  it('credentials not in the interface\'s form: rule auth on Authorization, and a 401 with WWW-Authenticate', async () => {
+  it("credentials not in the interface's form: rule auth on Authorization, and a 401 with WWW-Authenticate", async () => {
     const cases: [string | undefined, string][] = [
       [undefined, 'no credentials: every operation needs HTTP Basic with an API key'],
       ['Bearer abc', 'the Authorization header is not HTTP Basic'],
@@ -68,24 +71,48 @@ describe('ExchangeChecker.requestDepartures', () => {
 
   it('parameters and bodies as the stand-in reads them: a departure names the field and the rule', async () => {
     const authorization = basic('', 'k');
-    expect((await checker.requestDepartures('instance', request('GET', '/api/alarms/abc', { authorization }))).departures).toEqual([expect.objectContaining({ side: 'request', field: 'id' })]);
-    const bad = await checker.requestDepartures('customer', request('POST', '/api/instances', { authorization, body: '{"name": "n"}', contentType: 'application/json' }));
+    expect((await checker.requestDepartures('instance', request('GET', '/api/alarms/abc', { authorization }))).departures).toEqual([
+      expect.objectContaining({ side: 'request', field: 'id' }),
+    ]);
+    const bad = await checker.requestDepartures(
+      'customer',
+      request('POST', '/api/instances', { authorization, body: '{"name": "n"}', contentType: 'application/json' }),
+    );
     expect(bad.op?.operationId).toBe('createInstance');
-    expect(bad.departures).toEqual([expect.objectContaining({ side: 'request', rule: 'required', field: 'plan' }), expect.objectContaining({ side: 'request', rule: 'required', field: 'region' })]);
+    expect(bad.departures).toEqual([
+      expect.objectContaining({ side: 'request', rule: 'required', field: 'plan' }),
+      expect.objectContaining({ side: 'request', rule: 'required', field: 'region' }),
+    ]);
     expect(bad.error?.status).toBe(400);
-    const malformed = await checker.requestDepartures('customer', request('POST', '/api/instances', { authorization, body: '{', contentType: 'application/json' }));
+    const malformed = await checker.requestDepartures(
+      'customer',
+      request('POST', '/api/instances', { authorization, body: '{', contentType: 'application/json' }),
+    );
     expect(malformed.departures).toEqual([expect.objectContaining({ field: 'body', rule: 'json' })]);
-    const good = await checker.requestDepartures('customer', request('POST', '/api/instances', { authorization, body: 'name=n&plan=hippo&region=amazon-web-services::us-east-1' }));
+    const good = await checker.requestDepartures(
+      'customer',
+      request('POST', '/api/instances', { authorization, body: 'name=n&plan=hippo&region=amazon-web-services::us-east-1' }),
+    );
     expect(good.departures).toEqual([]);
     // An integration body is read against the schema of the system its path names.
-    const system = await checker.requestDepartures('instance', request('POST', '/api/integrations/logs/logs_e', { authorization, body: '{}', contentType: 'application/json' }));
+    const system = await checker.requestDepartures(
+      'instance',
+      request('POST', '/api/integrations/logs/logs_e', { authorization, body: '{}', contentType: 'application/json' }),
+    );
     expect(system.departures).toEqual([expect.objectContaining({ field: 'token', rule: 'required' })]);
   });
 
   it('lists every departure of a request, not only the one the stand-in answers (issue 32)', async () => {
     const authorization = basic('', 'k');
     // A parameter, a field of another alarm type, a wrong type and a range: four departures.
-    const bad = await checker.requestDepartures('instance', request('PUT', '/api/alarms/abc', { authorization, body: JSON.stringify({ type: 'notice', value_threshold: 90, enabled: 'yes', recipients: [0] }), contentType: 'application/json' }));
+    const bad = await checker.requestDepartures(
+      'instance',
+      request('PUT', '/api/alarms/abc', {
+        authorization,
+        body: JSON.stringify({ type: 'notice', value_threshold: 90, enabled: 'yes', recipients: [0] }),
+        contentType: 'application/json',
+      }),
+    );
     expect(bad.departures.map((d) => [d.side, d.field, d.rule])).toEqual([
       ['request', 'id', 'type'],
       ['request', 'value_threshold', 'notApplicable'],
@@ -96,11 +123,20 @@ describe('ExchangeChecker.requestDepartures', () => {
     expect(bad.error?.body).toMatchObject({ field: 'id' });
     // No credentials, and a body missing two fields: three.
     const anonymous = await checker.requestDepartures('customer', request('POST', '/api/instances', { body: 'name=n' }));
-    expect(anonymous.departures.map((d) => [d.field, d.rule])).toEqual([['Authorization', 'auth'], ['plan', 'required'], ['region', 'required']]);
+    expect(anonymous.departures.map((d) => [d.field, d.rule])).toEqual([
+      ['Authorization', 'auth'],
+      ['plan', 'required'],
+      ['region', 'required'],
+    ]);
     expect(anonymous.error?.status).toBe(401);
     // Alternatives that each require a field are one departure, worded as the stand-in words them.
-    const team = await checker.requestDepartures('customer', request('PUT', '/api/team/00000000-0000-4000-8000-000000000000', { authorization, body: '{}', contentType: 'application/json' }));
-    expect(team.departures).toEqual([expect.objectContaining({ rule: 'required', message: expect.stringMatching(/role or tags: at least one of them is required/) })]);
+    const team = await checker.requestDepartures(
+      'customer',
+      request('PUT', '/api/team/00000000-0000-4000-8000-000000000000', { authorization, body: '{}', contentType: 'application/json' }),
+    );
+    expect(team.departures).toEqual([
+      expect.objectContaining({ rule: 'required', message: expect.stringMatching(/role or tags: at least one of them is required/) }),
+    ]);
   });
 });
 
@@ -113,15 +149,29 @@ describe('ExchangeChecker.responseDepartures', () => {
   });
 
   it('names what departs: status, content type, JSON, schema (with the field), a required header', () => {
-    expect(checker.responseDepartures(op(), { status: 418, headers: json, text: '{}' })).toEqual([expect.objectContaining({ side: 'response', rule: 'status' })]);
-    expect(checker.responseDepartures(op(), { status: 200, headers: { 'content-type': 'text/plain' }, text: 'x' })).toEqual([expect.objectContaining({ rule: 'contentType' })]);
-    expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '[' })).toEqual([{ side: 'response', rule: 'json', message: 'body is not valid JSON: "["' }]);
-    expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '[{"name": 1}]' })).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^body\.0/) })]));
-    expect(checker.responseDepartures(op(), { status: 401, headers: json, text: '{"error": "Unauthorized"}' })).toEqual([{ side: 'response', rule: 'header', field: 'WWW-Authenticate', message: 'header WWW-Authenticate is required on 401 but absent' }]);
+    expect(checker.responseDepartures(op(), { status: 418, headers: json, text: '{}' })).toEqual([
+      expect.objectContaining({ side: 'response', rule: 'status' }),
+    ]);
+    expect(checker.responseDepartures(op(), { status: 200, headers: { 'content-type': 'text/plain' }, text: 'x' })).toEqual([
+      expect.objectContaining({ rule: 'contentType' }),
+    ]);
+    expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '[' })).toEqual([
+      { side: 'response', rule: 'json', message: 'body is not valid JSON: "["' },
+    ]);
+    expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '[{"name": 1}]' })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: expect.stringMatching(/^body\.0/) })]),
+    );
+    expect(checker.responseDepartures(op(), { status: 401, headers: json, text: '{"error": "Unauthorized"}' })).toEqual([
+      { side: 'response', rule: 'header', field: 'WWW-Authenticate', message: 'header WWW-Authenticate is required on 401 but absent' },
+    ]);
   });
 
   it('lists every departure of a body: a missing required field and a wrong type elsewhere, each with its field (issue 32)', () => {
-    const found = checker.responseDepartures(op(), { status: 200, headers: json, text: '[{"name": "hippo", "price": "free", "backend": "postgresql"}, {"name": 7, "price": 0, "backend": "postgresql", "shared": false}]' });
+    const found = checker.responseDepartures(op(), {
+      status: 200,
+      headers: json,
+      text: '[{"name": "hippo", "price": "free", "backend": "postgresql"}, {"name": 7, "price": 0, "backend": "postgresql", "shared": false}]',
+    });
     expect(found.map((d) => [d.field, d.rule])).toEqual([
       ['body.0.shared', 'required'],
       ['body.0.price', 'type'],

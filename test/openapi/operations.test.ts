@@ -13,10 +13,7 @@ const sampleDoc = (): OpenApiDocument => ({
   info: { title: 'sample', version: '1' },
   paths: {
     '/things/{id}': {
-      parameters: [
-        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-        { $ref: '#/components/parameters/Limit' },
-      ],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }, { $ref: '#/components/parameters/Limit' }],
       get: {
         operationId: 'getThing',
         parameters: [
@@ -116,9 +113,7 @@ describe('resolveLocal', () => {
   it('stops a $ref loop after 32 hops, naming where', () => {
     const doc = sampleDoc();
     doc.components!.schemas!.Loop = { $ref: '#/components/schemas/Loop' };
-    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Loop' }, '#/start')).toThrow(
-      '$ref loop at #/components/schemas/Loop',
-    );
+    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Loop' }, '#/start')).toThrow('$ref loop at #/components/schemas/Loop');
   });
 
   it('refuses a $ref into another file', () => {
@@ -129,13 +124,9 @@ describe('resolveLocal', () => {
 
   it('names a $ref that leads nowhere, or the pointer of a missing node', () => {
     const doc = sampleDoc();
-    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Missing' }, '#/start')).toThrow(
-      'unresolvable $ref #/components/schemas/Missing',
-    );
+    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Missing' }, '#/start')).toThrow('unresolvable $ref #/components/schemas/Missing');
     expect(() => resolveLocal(doc, { $ref: '#/nowhere/at/all' }, '#/start')).toThrow('unresolvable $ref #/nowhere/at/all');
-    expect(() => resolveLocal(doc, undefined, '#/paths/~1x/get/parameters/0/schema')).toThrow(
-      'unresolvable $ref #/paths/~1x/get/parameters/0/schema',
-    );
+    expect(() => resolveLocal(doc, undefined, '#/paths/~1x/get/parameters/0/schema')).toThrow('unresolvable $ref #/paths/~1x/get/parameters/0/schema');
   });
 });
 

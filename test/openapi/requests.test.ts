@@ -298,7 +298,10 @@ describe('OperationValidator: reading form bodies by the schema', () => {
 
   it('leaves a value that does not read as its type a string, so the schema names the field', () => {
     for (const text of ['12a', 'a12', '1.', '.5', '1e', '0x10', '', 'Infinity']) {
-      expect(refusal(() => read({ weight: text })), text).toMatchObject({ status: 400, field: 'weight', rule: 'type' });
+      expect(
+        refusal(() => read({ weight: text })),
+        text,
+      ).toMatchObject({ status: 400, field: 'weight', rule: 'type' });
     }
     expect(refusal(() => read({ on: 'yes' }))).toMatchObject({ field: 'on', rule: 'type' });
     expect(refusal(() => read({ on: 'TRUE' }))).toMatchObject({ field: 'on', rule: 'type' });
@@ -388,7 +391,10 @@ describe('OperationValidator: bodies', () => {
   it('refuses a JSON body that is not an object', () => {
     const v = validatorOf(testDocument(), 'postThing');
     for (const value of [[], [{ count: 1 }], 'text', 7, true, null]) {
-      expect(refusal(() => v.body(json(value))), JSON.stringify(value)).toEqual({
+      expect(
+        refusal(() => v.body(json(value))),
+        JSON.stringify(value),
+      ).toEqual({
         status: 400,
         error: 'body: must be a JSON object',
         field: 'body',

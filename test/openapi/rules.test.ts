@@ -4,8 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDocument, type OpenApiDocument } from '../../src/openapi/documents.js';
 import { readContractRules } from '../../src/openapi/rules.js';
 
-const MISSING =
-  'the instance document must carry x-metrics-availability on createMetricsIntegration and x-alarm-types-by-plan on createAlarm';
+const MISSING = 'the instance document must carry x-metrics-availability on createMetricsIntegration and x-alarm-types-by-plan on createAlarm';
 
 /** The operation object with this operationId in a document. */
 function operation(doc: OpenApiDocument, operationId: string): Record<string, unknown> {

@@ -33,16 +33,29 @@ interface Proxy {
 
 /** `tusk proxy` in front of this file's Tusk, once it is ready; stopped when the test finishes, whatever its outcome. */
 async function startProxy(extra: string[]): Promise<Proxy> {
-  const proxy = start(process.execPath, [BIN, 'proxy', '--customer-target', tusk.customerUrl, '--instance-target', tusk.instanceUrl, '--customer-port', '0', '--instance-port', '0', ...extra]);
+  const proxy = start(process.execPath, [
+    BIN,
+    'proxy',
+    '--customer-target',
+    tusk.customerUrl,
+    '--instance-target',
+    tusk.instanceUrl,
+    '--customer-port',
+    '0',
+    '--instance-port',
+    '0',
+    ...extra,
+  ]);
   const out = await proxy.until(/tusk proxy: ready/);
   return { process: proxy, customer: /customer API\s+(http:\/\/\S+)/.exec(out)![1]!, instance: /instance API\s+(http:\/\/\S+)/.exec(out)![1]! };
 }
 
 /** The whole conformance suite against the proxy (stopped with the test if it outlives it). */
-const runSuite = (customer: string, instance: string) => run(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey, '--rate-limit', '500/1']);
+const runSuite = (customer: string, instance: string) =>
+  run(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey, '--rate-limit', '500/1']);
 
 describe('tusk proxy in front of Tusk', () => {
-  it('the whole conformance suite passes through it, with no departure of the server\'s answers; the reports are written on exit', async () => {
+  it("the whole conformance suite passes through it, with no departure of the server's answers; the reports are written on exit", async () => {
     const files = { report: join(dir, 'departures.json'), junit: join(dir, 'proxy.xml'), coverage: join(dir, 'coverage.json') };
     const proxy = await startProxy(['--report', files.report, '--junit', files.junit, '--coverage', files.coverage, '--fail-on-departure']);
     const suite = await runSuite(proxy.customer, proxy.instance);
@@ -65,7 +78,9 @@ describe('tusk proxy in front of Tusk', () => {
 
   it('with --fail-on-departure, exits 0 when nothing departed', async () => {
     const proxy = await startProxy(['--fail-on-departure']);
-    const res = await fetch(`${proxy.customer}/api/plans`, { headers: { authorization: `Basic ${Buffer.from(`:${tusk.registry.adminKey}`).toString('base64')}` } });
+    const res = await fetch(`${proxy.customer}/api/plans`, {
+      headers: { authorization: `Basic ${Buffer.from(`:${tusk.registry.adminKey}`).toString('base64')}` },
+    });
     expect(res.status).toBe(200);
     expect(await proxy.process.stop()).toBe(0);
     expect(proxy.process.output()).toMatch(/1 exchanges, 0 departures/);

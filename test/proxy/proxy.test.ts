@@ -116,30 +116,54 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
     target.json('GET', '/api/regions', 418, { error: 'teapot' });
     const res = await send('customer', 'GET', '/api/regions');
     expect(res.status).toBe(418);
-    expect(departuresOf('/api/regions')).toEqual([expect.objectContaining({ side: 'response', api: 'customer', operation_id: 'listRegions', status: 418, rule: 'status' })]);
+    expect(departuresOf('/api/regions')).toEqual([
+      expect.objectContaining({ side: 'response', api: 'customer', operation_id: 'listRegions', status: 418, rule: 'status' }),
+    ]);
     expect(res.headers.get('tusk-departures')).toBe('response - status');
   });
 
   it('a missing required field: rule required, naming the field (each missing field)', async () => {
     target.json('GET', '/api/instances', 200, [{ id: 1, plan: 'hippo', region: 'amazon-web-services::us-east-1', tags: [] }]);
     await send('customer', 'GET', '/api/instances');
-    expect(departuresOf('/api/instances')).toEqual(['name', 'url', 'providerid'].map((f) => expect.objectContaining({ side: 'response', operation_id: 'listInstances', rule: 'required', field: `body.0.${f}` })));
+    expect(departuresOf('/api/instances')).toEqual(
+      ['name', 'url', 'providerid'].map((f) =>
+        expect.objectContaining({ side: 'response', operation_id: 'listInstances', rule: 'required', field: `body.0.${f}` }),
+      ),
+    );
   });
 
   it('every departure of one exchange, everywhere it reports: the list, the log, Tusk-Departures and the JUnit report (issue 32)', async () => {
     // A missing required field and a wrong type elsewhere in one answer.
-    target.json('GET', '/api/alarms/recipients', 200, [{ id: 1, type: 'email', value: 'a@example.com', name: 'Default' }, { id: 'two', type: 'email', value: 'b@example.com', name: 'B', options: {} }]);
+    target.json('GET', '/api/alarms/recipients', 200, [
+      { id: 1, type: 'email', value: 'a@example.com', name: 'Default' },
+      { id: 'two', type: 'email', value: 'b@example.com', name: 'B', options: {} },
+    ]);
     const res = await send('instance', 'GET', '/api/alarms/recipients');
     const found = departuresOf('/api/alarms/recipients');
-    expect(found.map((d) => [d.field, d.rule])).toEqual([['body.0.options', 'required'], ['body.1.id', 'type']]);
+    expect(found.map((d) => [d.field, d.rule])).toEqual([
+      ['body.0.options', 'required'],
+      ['body.1.id', 'type'],
+    ]);
     expect(res.headers.get('tusk-departures')).toBe('response body.0.options required, response body.1.id type');
-    expect(lines.filter((l) => l.includes('listRecipients GET /api/alarms/recipients 200'))).toEqual([expect.stringMatching(/body\.0\.options: rule required/), expect.stringMatching(/body\.1\.id: rule type/)]);
+    expect(lines.filter((l) => l.includes('listRecipients GET /api/alarms/recipients 200'))).toEqual([
+      expect.stringMatching(/body\.0\.options: rule required/),
+      expect.stringMatching(/body\.1\.id: rule type/),
+    ]);
     const junit = junitReport(proxy);
-    expect(junit).toMatch(/<testcase classname="instance" name="listRecipients"><failure message="2 departure\(s\)">[^<]*body\.0\.options: rule required[^<]*\n[^<]*body\.1\.id: rule type/);
+    expect(junit).toMatch(
+      /<testcase classname="instance" name="listRecipients"><failure message="2 departure\(s\)">[^<]*body\.0\.options: rule required[^<]*\n[^<]*body\.1\.id: rule type/,
+    );
     // A request with two departures of its own, answered by a response with one: three in all.
     target.json('POST', '/api/alarms/recipients', 200, { id: 3, type: 'email', value: 'c@example.com', name: 'C' });
-    const created = await send('instance', 'POST', '/api/alarms/recipients', { body: JSON.stringify({ type: 'email', name: 7 }), contentType: 'application/json' });
-    expect(departuresOf('/api/alarms/recipients').slice(2).map((d) => [d.side, d.field, d.rule])).toEqual([
+    const created = await send('instance', 'POST', '/api/alarms/recipients', {
+      body: JSON.stringify({ type: 'email', name: 7 }),
+      contentType: 'application/json',
+    });
+    expect(
+      departuresOf('/api/alarms/recipients')
+        .slice(2)
+        .map((d) => [d.side, d.field, d.rule]),
+    ).toEqual([
       ['request', 'value', 'required'],
       ['request', 'name', 'type'],
       ['response', 'body.options', 'required'],
@@ -158,19 +182,26 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
   it('a 401 without WWW-Authenticate: rule header, naming the header', async () => {
     target.json('GET', '/api/alarms', 401, { error: 'Unauthorized' });
     await send('instance', 'GET', '/api/alarms');
-    expect(departuresOf('/api/alarms')).toEqual([expect.objectContaining({ side: 'response', operation_id: 'listAlarms', status: 401, rule: 'header', field: 'WWW-Authenticate' })]);
+    expect(departuresOf('/api/alarms')).toEqual([
+      expect.objectContaining({ side: 'response', operation_id: 'listAlarms', status: 401, rule: 'header', field: 'WWW-Authenticate' }),
+    ]);
   });
 
-  it('a client\'s bad body: a request departure naming the field and the rule; the request is still forwarded', async () => {
+  it("a client's bad body: a request departure naming the field and the rule; the request is still forwarded", async () => {
     target.json('POST', '/api/instances', 200, { id: 7, message: 'Instance created' });
     const before = target.received.length;
-    const res = await send('customer', 'POST', '/api/instances', { body: JSON.stringify({ name: 'n', region: 'amazon-web-services::us-east-1', password: 'p4ss-w0rd-in-the-body' }), contentType: 'application/json' });
+    const res = await send('customer', 'POST', '/api/instances', {
+      body: JSON.stringify({ name: 'n', region: 'amazon-web-services::us-east-1', password: 'p4ss-w0rd-in-the-body' }),
+      contentType: 'application/json',
+    });
     expect(res.status).toBe(200);
     expect(target.received.length).toBe(before + 1);
-    expect(departuresOf('/api/instances').filter((d) => d.side === 'request')).toEqual([expect.objectContaining({ operation_id: 'createInstance', field: 'plan', rule: 'required' })]);
+    expect(departuresOf('/api/instances').filter((d) => d.side === 'request')).toEqual([
+      expect.objectContaining({ operation_id: 'createInstance', field: 'plan', rule: 'required' }),
+    ]);
   });
 
-  it('credentials not in the interface\'s form: the key in the user field on the customer interface is a request departure (rule auth)', async () => {
+  it("credentials not in the interface's form: the key in the user field on the customer interface is a request departure (rule auth)", async () => {
     target.json('GET', '/api/invoices', 200, []);
     await send('customer', 'GET', '/api/invoices', { key: '', user: KEY });
     expect(departuresOf('/api/invoices')).toEqual([expect.objectContaining({ side: 'request', rule: 'auth', field: 'Authorization' })]);
@@ -210,7 +241,11 @@ describe('tusk proxy when the target fails', () => {
         expect(res.status).toBe(502);
         expect(await res.json()).toEqual({ error: expect.stringMatching(/^Bad gateway: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached/) });
       }
-      expect(logged).toEqual([0, 1].map(() => expect.stringMatching(/^tusk proxy: 502 to GET \/api\/plans: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\)$/)));
+      expect(logged).toEqual(
+        [0, 1].map(() =>
+          expect.stringMatching(/^tusk proxy: 502 to GET \/api\/plans: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\)$/),
+        ),
+      );
     } finally {
       await p.close();
     }
@@ -262,13 +297,17 @@ describe('tusk proxy when the target fails', () => {
 });
 
 describe('tusk proxy --strict', () => {
-  it('refuses a departing request with the stand-in\'s 400 naming field and rule, and never forwards it', async () => {
+  it("refuses a departing request with the stand-in's 400 naming field and rule, and never forwards it", async () => {
     const t = new Target();
     await t.start();
     const p = new ValidatingProxy({ documents, targets: { customer: t.url, instance: t.url }, strict: true, log: () => undefined });
     await p.listen();
     try {
-      const res = await fetch(`${p.urls.customer}/api/instances`, { method: 'POST', headers: { authorization: basic(KEY), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'n' }) });
+      const res = await fetch(`${p.urls.customer}/api/instances`, {
+        method: 'POST',
+        headers: { authorization: basic(KEY), 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'n' }),
+      });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ field: expect.stringMatching(/^(plan|region)$/), rule: 'required' });
       const unauth = await fetch(`${p.urls.customer}/api/plans`);

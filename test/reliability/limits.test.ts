@@ -39,14 +39,24 @@ describe('request bodies over 64 KiB', () => {
       it(`${api} ${op.operationId}: 413 as JSON and as form data, nothing changes; exactly 64 KiB is read`, async () => {
         const { id, store, key, account } = firstInstance(tusk);
         const auth = basic(api === 'customer' ? tusk.registry.adminKey : key);
-        const path = op.path.replace(/\{[^}]+\}/g, (m) => (m.includes('system') && op.method === 'post' ? (op.path.includes('metrics') ? 'metrics_c_v3' : 'logs_d') : m.includes('user_id') ? '00000000-0000-4000-8000-000000000000' : String(id)));
+        const path = op.path.replace(/\{[^}]+\}/g, (m) =>
+          m.includes('system') && op.method === 'post'
+            ? op.path.includes('metrics')
+              ? 'metrics_c_v3'
+              : 'logs_d'
+            : m.includes('user_id')
+              ? '00000000-0000-4000-8000-000000000000'
+              : String(id),
+        );
         const dump = () => JSON.stringify([account.toJSON?.() ?? account.listInstances(), store.listAlarms(), store.listRecipients()]);
         const before = dump();
         for (const [type, text] of [
           ['application/json', `{"name":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
           ['application/x-www-form-urlencoded', `name=${'x'.repeat(MAX_BODY_BYTES)}`],
         ] as const) {
-          const res = await tusk[api].fetch(new Request(`http://tusk${path}`, { method: op.method.toUpperCase(), headers: { authorization: auth, 'content-type': type }, body: text }));
+          const res = await tusk[api].fetch(
+            new Request(`http://tusk${path}`, { method: op.method.toUpperCase(), headers: { authorization: auth, 'content-type': type }, body: text }),
+          );
           const body = await res.text();
           expect(res.status, body).toBe(413);
           expect(contract.violations(api, op.operationId, { status: res.status, headers: Object.fromEntries(res.headers), text: body })).toEqual([]);
@@ -56,14 +66,22 @@ describe('request bodies over 64 KiB', () => {
         // At the limit the body is read (and refused for what it says, not for its size).
         const atLimit = `{"name":"${'x'.repeat(MAX_BODY_BYTES - 11)}"}`;
         expect(Buffer.byteLength(atLimit)).toBe(MAX_BODY_BYTES);
-        const res = await tusk[api].fetch(new Request(`http://tusk${path}`, { method: op.method.toUpperCase(), headers: { authorization: auth, 'content-type': 'application/json' }, body: atLimit }));
+        const res = await tusk[api].fetch(
+          new Request(`http://tusk${path}`, {
+            method: op.method.toUpperCase(),
+            headers: { authorization: auth, 'content-type': 'application/json' },
+            body: atLimit,
+          }),
+        );
         expect(res.status).not.toBe(413);
       });
     }
   }
 
   it('without a valid key the answer is 401, whatever the size', async () => {
-    const res = await tusk.instance.fetch(new Request('http://tusk/api/alarms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(MAX_BODY_BYTES * 2) }));
+    const res = await tusk.instance.fetch(
+      new Request('http://tusk/api/alarms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(MAX_BODY_BYTES * 2) }),
+    );
     expect(res.status).toBe(401);
   });
 
@@ -71,7 +89,13 @@ describe('request bodies over 64 KiB', () => {
     const { key } = firstInstance(tusk);
     const nested = (levels: number) => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
     const send = (options: string) =>
-      tusk.instance.fetch(new Request('http://tusk/api/alarms/recipients', { method: 'POST', headers: { authorization: basic(key), 'content-type': 'application/json' }, body: `{"type":"email","value":"deep@example.com","options":${options}}` }));
+      tusk.instance.fetch(
+        new Request('http://tusk/api/alarms/recipients', {
+          method: 'POST',
+          headers: { authorization: basic(key), 'content-type': 'application/json' },
+          body: `{"type":"email","value":"deep@example.com","options":${options}}`,
+        }),
+      );
     // The body is level 1, options level 2: options may nest 31 levels.
     expect((await send(nested(MAX_BODY_DEPTH - 1))).status).toBe(200);
     const deep = await send(nested(MAX_BODY_DEPTH));
@@ -100,7 +124,12 @@ describe('a chunked body (no Content-Length) over HTTP', () => {
         controller.enqueue(new Uint8Array(16 * 1024).fill(0x61));
       },
     });
-    const res = await fetch(`${tusk.instanceUrl}/api/alarms`, { method: 'POST', headers: { authorization: basic(key), 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${tusk.instanceUrl}/api/alarms`, {
+      method: 'POST',
+      headers: { authorization: basic(key), 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(res.status).toBe(413);
     expect(sent).toBeLessThan(4 * 1024 * 1024);
     const ok = await fetch(`${tusk.instanceUrl}/api/alarms`, { headers: { authorization: basic(key) } });
@@ -151,7 +180,9 @@ describe('a slow client cannot hold the server', () => {
     const [slow, fast] = await Promise.all([
       rawClient(port(), { lines, everyMs: 200 }),
       // Meanwhile the server answers others.
-      new Promise<void>((r) => setTimeout(r, 300)).then(() => fetch(`${tusk.customerUrl}/api/plans`, { headers: { authorization: basic(tusk.registry.adminKey) } }).then((res) => res.status)),
+      new Promise<void>((r) => setTimeout(r, 300)).then(() =>
+        fetch(`${tusk.customerUrl}/api/plans`, { headers: { authorization: basic(tusk.registry.adminKey) } }).then((res) => res.status),
+      ),
     ]);
     expect(fast).toBe(200);
     expect(slow.sentLines).toBeLessThan(lines.length);
@@ -162,13 +193,19 @@ describe('a slow client cannot hold the server', () => {
   it('a body dripped one byte every 100 ms is cut off once the request timeout passes', async () => {
     const key = firstInstance(tusk).key;
     const head = `POST /api/alarms/recipients HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic(key)}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`;
-    const slow = await rawClient(Number(new URL(tusk.instanceUrl).port), { lines: [head, ...'{"type":"email","value":"slow@example.com"'.split(''), ...Array(200).fill(' ')], everyMs: 100 });
+    const slow = await rawClient(Number(new URL(tusk.instanceUrl).port), {
+      lines: [head, ...'{"type":"email","value":"slow@example.com"'.split(''), ...Array(200).fill(' ')],
+      everyMs: 100,
+    });
     expect(slow.closedAfterMs).toBeLessThan(timeouts.requestMs + 1000);
     expect(slow.sentLines).toBeLessThan(100);
   });
 
   it('an idle keep-alive connection is closed after the keep-alive timeout', async () => {
-    const idle = await rawClient(port(), { lines: [`GET /api/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic(tusk.registry.adminKey)}\r\n\r\n`], everyMs: 10 });
+    const idle = await rawClient(port(), {
+      lines: [`GET /api/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic(tusk.registry.adminKey)}\r\n\r\n`],
+      everyMs: 10,
+    });
     expect(idle.received).toMatch(/^HTTP\/1\.1 200/);
     // node adds a buffer of up to a second to the keep-alive timeout.
     expect(idle.closedAfterMs).toBeLessThan(timeouts.keepAliveMs + 2000);
@@ -181,7 +218,13 @@ describe('long lists stay bounded', () => {
     tusk = await createTusk({ log: 'off', rateLimit: '1000000/1', provisionDelayMs: 0 });
   });
   const post = async (api: 'customer' | 'instance', path: string, key: string, body: unknown) => {
-    const res = await tusk[api].fetch(new Request(`http://tusk${path}`, { method: 'POST', headers: { authorization: basic(key), 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+    const res = await tusk[api].fetch(
+      new Request(`http://tusk${path}`, {
+        method: 'POST',
+        headers: { authorization: basic(key), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as { error: string } };
   };
@@ -189,17 +232,47 @@ describe('long lists stay bounded', () => {
   it('recipients, alarms, log and metrics integrations of an instance: the create beyond the cap is a 400 naming the list, nothing is added', async () => {
     const { store, key } = firstInstance(tusk);
     const cases = [
-      { list: 'recipients', path: '/api/alarms/recipients', body: { type: 'email', value: 'cap@example.com' }, cap: LIST_CAPS.recipientsPerInstance, count: () => store.listRecipients().length },
+      {
+        list: 'recipients',
+        path: '/api/alarms/recipients',
+        body: { type: 'email', value: 'cap@example.com' },
+        cap: LIST_CAPS.recipientsPerInstance,
+        count: () => store.listRecipients().length,
+      },
       { list: 'alarms', path: '/api/alarms', body: { type: 'notice' }, cap: LIST_CAPS.alarmsPerInstance, count: () => store.listAlarms().length },
-      { list: 'logs integrations', path: '/api/integrations/logs/logs_d', body: { api_key: 'k', region: 'eu' }, cap: LIST_CAPS.integrationsPerInstance, count: () => store.listIntegrations('logs').length },
-      { list: 'metrics integrations', path: '/api/integrations/metrics/metrics_c_v3', body: { api_key: 'k', region: 'eu' }, cap: LIST_CAPS.integrationsPerInstance, count: () => store.listIntegrations('metrics').length },
+      {
+        list: 'logs integrations',
+        path: '/api/integrations/logs/logs_d',
+        body: { api_key: 'k', region: 'eu' },
+        cap: LIST_CAPS.integrationsPerInstance,
+        count: () => store.listIntegrations('logs').length,
+      },
+      {
+        list: 'metrics integrations',
+        path: '/api/integrations/metrics/metrics_c_v3',
+        body: { api_key: 'k', region: 'eu' },
+        cap: LIST_CAPS.integrationsPerInstance,
+        count: () => store.listIntegrations('metrics').length,
+      },
     ];
     for (const c of cases) {
       while (c.count() < c.cap) expect((await post('instance', c.path, key, c.body)).status).toBe(200);
       const refused = await post('instance', c.path, key, c.body);
       expect(refused.status, c.list).toBe(400);
       expect(refused.body.error.startsWith(`${c.list}: `), refused.body.error).toBe(true);
-      expect(contract.violations('instance', c.list === 'recipients' ? 'createRecipient' : c.list === 'alarms' ? 'createAlarm' : c.list.startsWith('logs') ? 'createLogIntegration' : 'createMetricsIntegration', { status: 400, headers: { 'content-type': 'application/json' }, text: JSON.stringify(refused.body) })).toEqual([]);
+      expect(
+        contract.violations(
+          'instance',
+          c.list === 'recipients'
+            ? 'createRecipient'
+            : c.list === 'alarms'
+              ? 'createAlarm'
+              : c.list.startsWith('logs')
+                ? 'createLogIntegration'
+                : 'createMetricsIntegration',
+          { status: 400, headers: { 'content-type': 'application/json' }, text: JSON.stringify(refused.body) },
+        ),
+      ).toEqual([]);
       expect(c.count()).toBe(c.cap);
     }
   });

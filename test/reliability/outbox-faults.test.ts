@@ -25,7 +25,10 @@ interface Target {
   server?: Server;
 }
 
-async function target(name: string, handler: (t: Target, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<Target> {
+async function target(
+  name: string,
+  handler: (t: Target, req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void,
+): Promise<Target> {
   const t: Target = { name, url: '', hits: 0, open: 0 };
   const server = createServer((req, res) => {
     t.hits++;
@@ -80,12 +83,20 @@ describe('failing callback and notification targets', () => {
       log: 'off',
       provisionDelayMs: 0,
       rateLimit: '1000000/1',
-      registry: { backupDelayMs: 0, restoreDelayMs: 0, outbox: { timeoutMs: TIMEOUT_MS, retryDelayMs: 50, maxAttempts: MAX_ATTEMPTS, concurrency: CONCURRENCY, maxEntries: MAX_ENTRIES } },
+      registry: {
+        backupDelayMs: 0,
+        restoreDelayMs: 0,
+        outbox: { timeoutMs: TIMEOUT_MS, retryDelayMs: 50, maxAttempts: MAX_ATTEMPTS, concurrency: CONCURRENCY, maxEntries: MAX_ENTRIES },
+      },
     });
     const admin = tusk.registry.adminKey;
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const r = tusk.registry.catalogue.regions[0]!;
-    const created = await fetch(`${tusk.customerUrl}/api/instances`, { method: 'POST', headers: { authorization: basic(admin), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'faults', plan, region: `${r.provider}::${r.region}` }) });
+    const created = await fetch(`${tusk.customerUrl}/api/instances`, {
+      method: 'POST',
+      headers: { authorization: basic(admin), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'faults', plan, region: `${r.provider}::${r.region}` }),
+    });
     key = ((await created.json()) as { apikey: string }).apikey;
   });
 
@@ -98,7 +109,11 @@ describe('failing callback and notification targets', () => {
   });
 
   const api = (method: string, path: string, body?: unknown) =>
-    fetch(`${tusk.instanceUrl}${path}`, { method, headers: { authorization: basic(key), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    fetch(`${tusk.instanceUrl}${path}`, {
+      method,
+      headers: { authorization: basic(key), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
 
   /** `n` GET calls, 20 at a time; their latencies in ms. */
   async function load(n: number): Promise<number[]> {
@@ -168,7 +183,12 @@ describe('failing callback and notification targets', () => {
       // The target that answers its headers and hangs in the body counts as delivered; on a busy
       // machine its headers may come after the 300 ms timeout, and then a retry delivers it.
       const hangBody = e.target.startsWith(targets.hangBody!.url);
-      expect([e.target, e.status, hangBody ? Math.min(e.attempts, 1) : e.attempts, e.result]).toEqual([e.target, hangBody ? 'delivered' : 'failed', hangBody ? 1 : MAX_ATTEMPTS, expect.any(String)]);
+      expect([e.target, e.status, hangBody ? Math.min(e.attempts, 1) : e.attempts, e.result]).toEqual([
+        e.target,
+        hangBody ? 'delivered' : 'failed',
+        hangBody ? 1 : MAX_ATTEMPTS,
+        expect.any(String),
+      ]);
       expect(e.attempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
     }
     expect(entries.filter((e) => e.target.startsWith(targets.hang!.url)).every((e) => /timeout/.test(e.result!))).toBe(true);

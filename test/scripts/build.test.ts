@@ -17,7 +17,8 @@ function tree(): string {
   writeFileSync(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
   writeFileSync(join(dir, 'openapi', 'customer.yaml'), 'openapi: 3.1.0\n');
   writeFileSync(join(dir, 'package.json'), '{}\n');
-  for (const f of ['dist/src/cli.js', 'dist/tusk.cjs', 'dist/tusk.cjs.cache', 'dist/openapi/customer.json', 'dist/openapi/instance.json']) writeFileSync(join(dir, f), '');
+  for (const f of ['dist/src/cli.js', 'dist/tusk.cjs', 'dist/tusk.cjs.cache', 'dist/openapi/customer.json', 'dist/openapi/instance.json'])
+    writeFileSync(join(dir, f), '');
   return dir;
 }
 

@@ -42,7 +42,10 @@ function inNewProcess(body: string, env: NodeJS.ProcessEnv = process.env): unkno
 /** Runs `body` as inNewProcess does, with Node's compile cache in `dir`; returns its result and what Node said of the cache. */
 function withCompileCache(dir: string, body: string): { out: unknown; log: string } {
   const code = `import { loadBundle } from ${JSON.stringify(LOADER)};\nconst out = await (async () => { ${body} })();\nconsole.log(JSON.stringify(out));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, NODE_COMPILE_CACHE: dir, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_COMPILE_CACHE: dir, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   const lines = r.stdout.trim().split('\n');
   return { out: JSON.parse(lines.filter((l) => !l.startsWith('[compile cache]')).at(-1) as string), log: r.stdout + r.stderr };
@@ -53,12 +56,17 @@ describe.runIf(NODE_COMPILE_CACHE)('the bundle loader on Node 22 and later', () 
     const file = bundle('first');
     const cache = mkdtempSync(join(tmpdir(), 'tusk-compile-cache-'));
     dirs.push(cache);
-    const first = withCompileCache(cache, `const b = loadBundle(${JSON.stringify(file)}); b.saveCache(); return [b.exports.answer(), b.exports.where(), await b.exports.yamlOf({ a: 1 })];`);
+    const first = withCompileCache(
+      cache,
+      `const b = loadBundle(${JSON.stringify(file)}); b.saveCache(); return [b.exports.answer(), b.exports.where(), await b.exports.yamlOf({ a: 1 })];`,
+    );
     expect(first.out).toEqual(['first', file, 'a: 1']);
     const second = withCompileCache(cache, `const b = loadBundle(${JSON.stringify(file)}); return b.exports.answer();`);
     expect(second.out).toBe('first');
     // Node 22: "cache for FILE was accepted"; Node 24: "V8 code cache for CommonJS FILE was accepted".
-    expect(second.log.split('\n').some((l) => l.includes(`cache for ${file} was accepted`) || l.includes(`cache for CommonJS ${file} was accepted`))).toBe(true);
+    expect(second.log.split('\n').some((l) => l.includes(`cache for ${file} was accepted`) || l.includes(`cache for CommonJS ${file} was accepted`))).toBe(
+      true,
+    );
   });
 
   it('leaves no hand-made cache beside the bundle of npm run build (that one is for Node 20)', () => {
@@ -69,7 +77,11 @@ describe.runIf(NODE_COMPILE_CACHE)('the bundle loader on Node 22 and later', () 
 describe.skipIf(NODE_COMPILE_CACHE)('the bundle loader on Node 20', () => {
   it('runs a bundle without a cache, then with the cache it saved, and gives it its own file name', () => {
     const file = bundle('first');
-    expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); b.saveCache(); return [b.cached, b.exports.answer(), b.exports.where()];`)).toEqual([false, 'first', file]);
+    expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); b.saveCache(); return [b.cached, b.exports.answer(), b.exports.where()];`)).toEqual([
+      false,
+      'first',
+      file,
+    ]);
     expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); return [b.cached, b.exports.answer()];`)).toEqual([true, 'first']);
   });
 

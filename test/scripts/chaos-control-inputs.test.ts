@@ -43,7 +43,7 @@ function run(args: string[], onLine: (line: string, child: ChildProcess) => void
 
 /** Waits (real time) until `pid` is gone; false after `ms`. */
 async function gone(pid: number, ms = 20_000): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
     if (!alive(pid)) return true;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -67,7 +67,10 @@ describe('scripts/chaos/control-inputs.js on its own', () => {
     expect(server, out).toBeGreaterThan(0);
     const lines = out.split('\n').filter((l) => /^(PASS|FAIL) /.test(l));
     expect(lines.length, out).toBeGreaterThanOrEqual(16);
-    expect(lines.filter((l) => l.startsWith('FAIL')), out).toEqual([]);
+    expect(
+      lines.filter((l) => l.startsWith('FAIL')),
+      out,
+    ).toEqual([]);
     expect(out).toMatch(/control inputs: (\d+) of \1 scenarios held/);
     expect(code, out).toBe(0);
     expect(await gone(server)).toBe(true);

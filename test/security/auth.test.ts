@@ -40,12 +40,24 @@ interface Sent {
   json: unknown;
 }
 
-async function send(tusk: Tusk, api: InterfaceName, op: OperationInfo, authorization: string | undefined, options: { path?: string; body?: unknown } = {}): Promise<Sent> {
+async function send(
+  tusk: Tusk,
+  api: InterfaceName,
+  op: OperationInfo,
+  authorization: string | undefined,
+  options: { path?: string; body?: unknown } = {},
+): Promise<Sent> {
   const headers: Record<string, string> = {};
   if (authorization !== undefined) headers.authorization = authorization;
   const hasBody = op.body !== undefined;
   if (hasBody) headers['content-type'] = 'application/json';
-  const res = await tusk[api].fetch(new Request(`http://tusk${options.path ?? probePath(op)}`, { method: op.method.toUpperCase(), headers, ...(hasBody ? { body: JSON.stringify(options.body ?? {}) } : {}) }));
+  const res = await tusk[api].fetch(
+    new Request(`http://tusk${options.path ?? probePath(op)}`, {
+      method: op.method.toUpperCase(),
+      headers,
+      ...(hasBody ? { body: JSON.stringify(options.body ?? {}) } : {}),
+    }),
+  );
   const text = await res.text();
   let json: unknown;
   try {
@@ -57,7 +69,13 @@ async function send(tusk: Tusk, api: InterfaceName, op: OperationInfo, authoriza
 }
 
 async function call(tusk: Tusk, api: InterfaceName, method: string, path: string, key: string, body?: unknown): Promise<Sent> {
-  const res = await tusk[api].fetch(new Request(`http://tusk${path}`, { method, headers: { authorization: basic(key), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }));
+  const res = await tusk[api].fetch(
+    new Request(`http://tusk${path}`, {
+      method,
+      headers: { authorization: basic(key), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    }),
+  );
   const text = await res.text();
   return { status: res.status, headers: Object.fromEntries(res.headers), text, json: text ? (JSON.parse(text) as unknown) : undefined };
 }
@@ -81,7 +99,11 @@ describe('authentication of every operation', () => {
     expect((await call(tusk, 'customer', 'POST', '/api/apikeys/rotate-apikey', monitor)).status).toBe(200);
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const r = tusk.registry.catalogue.regions[0]!;
-    const create = async () => (await call(tusk, 'customer', 'POST', '/api/instances', admin, { name: 'auth', plan, region: `${r.provider}::${r.region}` })).json as { id: number; apikey: string };
+    const create = async () =>
+      (await call(tusk, 'customer', 'POST', '/api/instances', admin, { name: 'auth', plan, region: `${r.provider}::${r.region}` })).json as {
+        id: number;
+        apikey: string;
+      };
     // An instance key rotated away, and the key of a deleted instance.
     const rotated = await create();
     expect((await call(tusk, 'instance', 'POST', '/api/account/rotate-apikey', rotated.apikey)).status).toBe(200);
@@ -142,7 +164,8 @@ describe('authentication of every operation', () => {
       for (const k of a.apiKeys()) keys.add(k.key);
       for (const i of a.listInstances()) keys.add(a.instanceStore(i.id)!.apikey);
     }
-    for (const list of Object.values(bad)) for (const [, h] of list) if (h?.startsWith('Basic ')) keys.add(Buffer.from(h.slice(6), 'base64').toString().replace(/^:/, ''));
+    for (const list of Object.values(bad))
+      for (const [, h] of list) if (h?.startsWith('Basic ')) keys.add(Buffer.from(h.slice(6), 'base64').toString().replace(/^:/, ''));
     keys.delete('');
     expect(logged.length).toBeGreaterThan(100);
     const journal = await tusk.customer.fetch(new Request('http://tusk/__tusk/requests?limit=1000'));
@@ -150,16 +173,22 @@ describe('authentication of every operation', () => {
     if (journal.status === 200) expect((JSON.parse(journalText) as { entries: unknown[] }).entries.length).toBeGreaterThan(100);
     for (const key of keys) {
       if (key.length < 8) continue;
-      expect(logged.find((l) => l.includes(key)), 'request log').toBeUndefined();
+      expect(
+        logged.find((l) => l.includes(key)),
+        'request log',
+      ).toBeUndefined();
       expect(journalText.includes(key), 'request journal').toBe(false);
       // Nor their base64 (the Authorization header as sent).
-      expect(logged.find((l) => l.includes(b64(`:${key}`))), 'request log').toBeUndefined();
+      expect(
+        logged.find((l) => l.includes(b64(`:${key}`))),
+        'request log',
+      ).toBeUndefined();
       expect(journalText.includes(b64(`:${key}`)), 'request journal').toBe(false);
     }
   });
 });
 
-describe('another instance\'s key and another account\'s key: valid, but only for their own data', () => {
+describe("another instance's key and another account's key: valid, but only for their own data", () => {
   let tusk: Tusk;
   /** Instance A (the one whose data must stay hidden) and B (whose key probes for it). */
   let a: { id: number; apikey: string };
@@ -174,21 +203,45 @@ describe('another instance\'s key and another account\'s key: valid, but only fo
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const r = tusk.registry.catalogue.regions[0]!;
     const region = `${r.provider}::${r.region}`;
-    const create = async (key: string, name: string) => (await call(tusk, 'customer', 'POST', '/api/instances', key, { name, plan, region })).json as { id: number; apikey: string };
+    const create = async (key: string, name: string) =>
+      (await call(tusk, 'customer', 'POST', '/api/instances', key, { name, plan, region })).json as { id: number; apikey: string };
     a = await create(admin, `${marker}-instance`);
     b = await create(admin, 'probe-b');
     // A gets more of everything than B has, so that A's ids name nothing in B.
     for (let i = 0; i < 6; i++) {
-      expect((await call(tusk, 'instance', 'POST', '/api/alarms/recipients', a.apikey, { type: 'email', value: `${marker}-${i}@example.com`, name: `${marker}-${i}`, options: { note: marker } })).status).toBe(200);
-      expect((await call(tusk, 'instance', 'POST', '/api/alarms', a.apikey, { type: 'cpu', value_threshold: 50 + i, time_threshold: 60, recipients: [2] })).status).toBe(200);
-      expect((await call(tusk, 'instance', 'POST', '/api/integrations/logs/logs_d', a.apikey, { api_key: `${marker}-logs-${i}`, region: 'eu', tags: `owner=${marker}` })).status).toBe(200);
-      expect((await call(tusk, 'instance', 'POST', '/api/integrations/metrics/metrics_c_v3', a.apikey, { api_key: `${marker}-metrics-${i}`, region: 'eu' })).status).toBe(200);
+      expect(
+        (
+          await call(tusk, 'instance', 'POST', '/api/alarms/recipients', a.apikey, {
+            type: 'email',
+            value: `${marker}-${i}@example.com`,
+            name: `${marker}-${i}`,
+            options: { note: marker },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await call(tusk, 'instance', 'POST', '/api/alarms', a.apikey, { type: 'cpu', value_threshold: 50 + i, time_threshold: 60, recipients: [2] })).status,
+      ).toBe(200);
+      expect(
+        (
+          await call(tusk, 'instance', 'POST', '/api/integrations/logs/logs_d', a.apikey, {
+            api_key: `${marker}-logs-${i}`,
+            region: 'eu',
+            tags: `owner=${marker}`,
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await call(tusk, 'instance', 'POST', '/api/integrations/metrics/metrics_c_v3', a.apikey, { api_key: `${marker}-metrics-${i}`, region: 'eu' })).status,
+      ).toBe(200);
       expect((await call(tusk, 'instance', 'POST', '/api/backup', a.apikey, {})).status).toBeLessThan(300);
     }
     const record = (await call(tusk, 'customer', 'GET', `/api/instances/${a.id}`, admin)).json as { url: string; providerid: string };
     secretsOfA = [marker, a.apikey, record.url, record.providerid, new URL(record.url).password];
     // A second account (POST /__tusk/accounts), with an instance of its own.
-    const made = await tusk.customer.fetch(new Request('http://tusk/__tusk/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+    const made = await tusk.customer.fetch(
+      new Request('http://tusk/__tusk/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+    );
     expect(made.status).toBe(201);
     const otherAdmin = ((await made.json()) as { admin_key: string }).admin_key;
     otherAccount = { admin: otherAdmin, instance: await create(otherAdmin, 'other-account') };
@@ -205,11 +258,17 @@ describe('another instance\'s key and another account\'s key: valid, but only fo
    * Every operation, called with the key on every id `idsOf` gives (the other's ids), with the
    * document's example body; returns the responses. A rotated key is followed.
    */
-  async function sweep(api: InterfaceName, holder: { key: string }, idsOf: (op: OperationInfo) => Promise<string[]>): Promise<{ op: OperationInfo; path: string; res: Sent }[]> {
+  async function sweep(
+    api: InterfaceName,
+    holder: { key: string },
+    idsOf: (op: OperationInfo) => Promise<string[]>,
+  ): Promise<{ op: OperationInfo; path: string; res: Sent }[]> {
     const out: { op: OperationInfo; path: string; res: Sent }[] = [];
     for (const op of ops(api)) {
       const idParam = op.parameters.find((p) => p.in === 'path' && (p.schema.type === 'integer' || (p.name.includes('id') && !Array.isArray(p.schema.enum))));
-      const paths = idParam ? (await idsOf(op)).map((id) => probePath(op, { [idParam.name]: id, system: op.path.includes('metrics') ? 'metrics_c_v3' : 'logs_d' })) : [probePath(op)];
+      const paths = idParam
+        ? (await idsOf(op)).map((id) => probePath(op, { [idParam.name]: id, system: op.path.includes('metrics') ? 'metrics_c_v3' : 'logs_d' }))
+        : [probePath(op)];
       for (const path of paths) {
         const res = await send(tusk, api, op, basic(holder.key), { path, body: exampleBody(op) });
         out.push({ op, path, res });
@@ -228,7 +287,7 @@ describe('another instance\'s key and another account\'s key: valid, but only fo
     return Array.isArray(res.json) ? (res.json as Obj[]).map((x) => String(x.id)) : [];
   }
 
-  it('with instance B\'s key, every operation on A\'s ids is a 404, no response carries A\'s data, and A is unchanged', async () => {
+  it("with instance B's key, every operation on A's ids is a 404, no response carries A's data, and A is unchanged", async () => {
     const dumpA = () => JSON.stringify([...tusk.registry.allAccounts()][0]!.instanceStore(a.id)!.toJSON?.() ?? '');
     const before = dumpA();
     const probe = { key: b.apikey };
@@ -256,7 +315,7 @@ describe('another instance\'s key and another account\'s key: valid, but only fo
     expect((await call(tusk, 'instance', 'POST', '/api/backup/restore', probe.key, { backup_id: onlyA.id })).status).toBe(400);
   });
 
-  it('with another account\'s keys (its admin key and its instance\'s key), no response carries this account\'s data, and its instance ids are 404', async () => {
+  it("with another account's keys (its admin key and its instance's key), no response carries this account's data, and its instance ids are 404", async () => {
     const mine = [...tusk.registry.allAccounts()][0]!;
     const before = JSON.stringify(mine.toJSON?.() ?? mine.listInstances());
     const ownIds = new Set((await listed(contract.operation('customer', 'getInstance'), otherAccount.admin, 'customer')).map(String));
@@ -265,7 +324,10 @@ describe('another instance\'s key and another account\'s key: valid, but only fo
     const theirAdmin = { key: otherAccount.admin };
     const customer = await sweep('customer', theirAdmin, async (op) => {
       if (op.path !== '/api/instances/{id}') return (await listed(op, theirAdmin.key, 'customer')).slice(0, 3);
-      return mine.listInstances().map((i) => String(i.id)).filter((id) => !ownIds.has(id));
+      return mine
+        .listInstances()
+        .map((i) => String(i.id))
+        .filter((id) => !ownIds.has(id));
     });
     const secrets = [...secretsOfA, mine.name, mine.teamEmail, ...mine.apiKeys().map((k) => k.key), ...mine.listTeamMembers().map((m) => m.email)];
     for (const { op, path, res } of [...customer, ...instance]) {

@@ -42,7 +42,12 @@ const snapshot = () => ({
   keys: account.apiKeys(),
 });
 
-const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody => ({ name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1', ...over });
+const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody => ({
+  name: 'orders-db',
+  plan: 'hippo',
+  region: 'amazon-web-services::us-east-1',
+  ...over,
+});
 const lastAudit = () => account.auditEvents().at(-1)!;
 /** A store of another account built from the seeded fixture with `over` (none of the seeded keys or instances). */
 const otherAccount = (over: Partial<AccountFixture>) =>
@@ -72,7 +77,14 @@ describe('AccountStore: instances', () => {
     expect(store.backend.name).toBe('postgresql');
     expect(store.createdAt).toBe(NOW);
     expect(registry.authenticateInstance(created.apikey)?.instance).toBe(store);
-    expect(account.getInstance(created.id)).toMatchObject({ id: created.id, name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1', url: created.url, apikey: created.apikey });
+    expect(account.getInstance(created.id)).toMatchObject({
+      id: created.id,
+      name: 'orders-db',
+      plan: 'hippo',
+      region: 'amazon-web-services::us-east-1',
+      url: created.url,
+      apikey: created.apikey,
+    });
     expect(account.listInstances().at(-1)!.id).toBe(created.id);
   });
 
@@ -130,7 +142,8 @@ describe('AccountStore: instances', () => {
     const source = account.createInstance(dedicated(), admin).id; // created at NOW
     clock.advance(60_000);
     const before = snapshot();
-    const pit = (p: string | undefined) => () => account.createInstance(dedicated({ action: 'pit', instance_id: source, ...(p === undefined ? {} : { pit: p }) }), admin);
+    const pit = (p: string | undefined) => () =>
+      account.createInstance(dedicated({ action: 'pit', instance_id: source, ...(p === undefined ? {} : { pit: p }) }), admin);
     refused(pit(undefined), 400, 'pit');
     refused(pit('2026-11-21 13:31:01'), 400, 'pit'); // in the future
     refused(pit('2026-11-21 13:29:59'), 400, 'pit'); // before the source was created
@@ -161,7 +174,13 @@ describe('AccountStore: instances', () => {
     expect(account.getInstance(id)).toEqual(changed);
     expect(account.instanceStore(id)!.backend.name).toBe('pgcompat');
     expect(account.updateInstance(id, { plan: 'elephant' }, admin).name).toBe('renamed');
-    expect(lastAudit()).toMatchObject({ event: 'instance.update', extras: [['instance_id', id], ['plan', 'elephant']] });
+    expect(lastAudit()).toMatchObject({
+      event: 'instance.update',
+      extras: [
+        ['instance_id', id],
+        ['plan', 'elephant'],
+      ],
+    });
   });
 
   it('refuses an unknown plan, an empty change and a shared plan the region does not offer, changing nothing', () => {
@@ -205,11 +224,19 @@ describe('AccountStore: instances', () => {
     const create = (over: Partial<CreateInstanceBody>) => () => account.createInstance(dedicated(over), admin);
     const before = snapshot();
     expect(refused(create({ action: 'fork' }), 400, 'instance_id', 'required').message).toBe('instance_id: is required with action fork');
-    expect(refused(create({ action: 'pit', pit: '2026-11-21 13:30:30' }), 400, 'instance_id', 'required').message).toBe('instance_id: is required with action pit');
-    expect(refused(create({ action: 'fork', instance_id: 999 }), 400, 'instance_id', 'exists').message).toBe('instance_id: no instance of this account has id 999');
+    expect(refused(create({ action: 'pit', pit: '2026-11-21 13:30:30' }), 400, 'instance_id', 'required').message).toBe(
+      'instance_id: is required with action pit',
+    );
+    expect(refused(create({ action: 'fork', instance_id: 999 }), 400, 'instance_id', 'exists').message).toBe(
+      'instance_id: no instance of this account has id 999',
+    );
     expect(refused(create({ action: 'pit', instance_id: source }), 400, 'pit', 'required').message).toBe('pit: is required with action pit');
-    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-02-30 10:00:00' }), 400, 'pit', 'format').message).toBe('pit: 2026-02-30 10:00:00 is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)');
-    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:01' }), 400, 'pit', 'not-in-future').message).toBe('pit: 2026-11-21 13:31:01 lies in the future');
+    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-02-30 10:00:00' }), 400, 'pit', 'format').message).toBe(
+      'pit: 2026-02-30 10:00:00 is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)',
+    );
+    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:01' }), 400, 'pit', 'not-in-future').message).toBe(
+      'pit: 2026-11-21 13:31:01 lies in the future',
+    );
     expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:29:59' }), 400, 'pit', 'not-before-source').message).toBe(
       `pit: 2026-11-21 13:29:59 lies before instance ${source} was created (2026-11-21 13:30:00 UTC)`,
     );
@@ -217,13 +244,16 @@ describe('AccountStore: instances', () => {
   });
 
   it('names the rule and the reason of a refused plan, region or shared plan', () => {
-    expect(refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan', 'exists').message).toBe('plan: gold is not a plan (see listPlans)');
+    expect(refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan', 'exists').message).toBe(
+      'plan: gold is not a plan (see listPlans)',
+    );
     expect(refused(() => account.createInstance(dedicated({ region: 'amazon-web-services::mars-1' }), admin), 400, 'region', 'exists').message).toBe(
       'region: amazon-web-services::mars-1 is not a region (see listRegions; form <provider>::<region>)',
     );
-    expect(refused(() => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin), 400, 'region', 'shared-plans').message).toBe(
-      'region: the shared plan panda is not offered in amazon-web-services::us-east-2, which has no shared plans',
-    );
+    expect(
+      refused(() => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin), 400, 'region', 'shared-plans')
+        .message,
+    ).toBe('region: the shared plan panda is not offered in amazon-web-services::us-east-2, which has no shared plans');
     const { id } = account.createInstance(dedicated({ region: 'amazon-web-services::us-east-2' }), admin);
     expect(refused(() => account.updateInstance(id, { plan: 'turtle' }, admin), 400, 'plan', 'shared-plans').message).toBe(
       'plan: the shared plan turtle is not offered in amazon-web-services::us-east-2, which has no shared plans',
@@ -240,7 +270,11 @@ describe('AccountStore: instances', () => {
       expect(first).toStrictEqual(['instance_id', id]);
       return rest;
     };
-    const common = [['name', 'orders-db'], ['plan', 'hippo'], ['region', 'amazon-web-services::us-east-1']];
+    const common = [
+      ['name', 'orders-db'],
+      ['plan', 'hippo'],
+      ['region', 'amazon-web-services::us-east-1'],
+    ];
     expect(extrasOf({ action: 'standalone', instance_id: source, pit })).toStrictEqual([...common, ['action', 'standalone']]);
     expect(extrasOf({ action: 'fork', instance_id: source, pit })).toStrictEqual([...common, ['action', 'fork'], ['source_id', source]]);
     expect(extrasOf({ action: 'pit', instance_id: source, pit })).toStrictEqual([...common, ['action', 'pit'], ['source_id', source], ['pit', pit]]);
@@ -284,8 +318,15 @@ describe('AccountStore: invoices', () => {
   });
 
   it('views.invoices() is the JSON of listInvoices() for every range, asked once or again', () => {
-    for (const [from, to] of [[undefined, undefined], ['2026-03', '2026-05'], ['2026-09', undefined], [undefined, '2025-10'], ['2030-01', '2030-12']] as const) {
-      for (let again = 0; again < 2; again++) expect(Buffer.from(account.views.invoices(from, to)).toString()).toBe(JSON.stringify(account.listInvoices(from, to)));
+    for (const [from, to] of [
+      [undefined, undefined],
+      ['2026-03', '2026-05'],
+      ['2026-09', undefined],
+      [undefined, '2025-10'],
+      ['2030-01', '2030-12'],
+    ] as const) {
+      for (let again = 0; again < 2; again++)
+        expect(Buffer.from(account.views.invoices(from, to)).toString()).toBe(JSON.stringify(account.listInvoices(from, to)));
     }
   });
 
@@ -319,7 +360,9 @@ describe('AccountStore: invoices', () => {
   it('names the rule and the reason of a refused range or period, and the id of an unknown invoice', () => {
     expect(refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to', 'not-before-from').message).toBe('to: 2026-04 lies before from 2026-05');
     expect(refused(() => account.getInvoice(1), 404).message).toBe('Not found: no invoice with id 1');
-    expect(refused(() => account.getInvoiceForPeriod(2025, '2026-06'), 400, 'month', 'year-matches').message).toBe('month: the year of 2026-06 must equal year 2025');
+    expect(refused(() => account.getInvoiceForPeriod(2025, '2026-06'), 400, 'month', 'year-matches').message).toBe(
+      'month: the year of 2026-06 must equal year 2025',
+    );
   });
 
   it('lists invoices by period, then by id, whatever the order it was given them in', () => {
@@ -471,7 +514,13 @@ describe('AccountStore: audit log', () => {
   });
   it('keeps the latest events only: beyond the cap the oldest are dropped', () => {
     const cap = LIST_CAPS.auditEventsPerAccount;
-    const old = Array.from({ length: cap - 1 }, (_, i): AuditEvent => ({ at: NOW - cap + i, event: 'instance.update', source: 'api', user: admin.email, extras: [['n', i]] }));
+    const old = Array.from({ length: cap - 1 }, (_, i): AuditEvent => ({
+      at: NOW - cap + i,
+      event: 'instance.update',
+      source: 'api',
+      user: admin.email,
+      extras: [['n', i]],
+    }));
     const store = otherAccount({ audit: old });
     store.inviteTeamMember({ email: 'x1@example.com' }, admin);
     expect(store.auditEvents()).toHaveLength(cap);
@@ -480,7 +529,16 @@ describe('AccountStore: audit log', () => {
     store.inviteTeamMember({ email: 'x3@example.com' }, admin);
     expect(store.auditEvents()).toHaveLength(cap);
     expect(store.auditEvents()[0]!.extras).toStrictEqual([['n', 2]]);
-    expect(store.auditEvents().at(-1)).toStrictEqual({ at: NOW, event: 'team.invite', source: 'api', user: admin.email, extras: [['email', 'x3@example.com'], ['role', 'member']] });
+    expect(store.auditEvents().at(-1)).toStrictEqual({
+      at: NOW,
+      event: 'team.invite',
+      source: 'api',
+      user: admin.email,
+      extras: [
+        ['email', 'x3@example.com'],
+        ['role', 'member'],
+      ],
+    });
   });
 });
 
@@ -564,7 +622,9 @@ describe('AccountStore: team', () => {
   });
   it('names the rule and the reason of each refused invitation', () => {
     const existing = account.listTeamMembers()[1]!.email;
-    expect(refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email', 'not-a-member').message).toBe(`email: ${existing} is already a member of the team`);
+    expect(refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email', 'not-a-member').message).toBe(
+      `email: ${existing} is already a member of the team`,
+    );
     expect(refused(() => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
       'tags: tags are only allowed with role member or monitor, not devops',
     );
@@ -574,7 +634,11 @@ describe('AccountStore: team', () => {
     account.inviteTeamMember({ email: 'i@example.com', role: 'monitor', tags: ' production , ,staging,' }, admin);
     const id = account.listTeamMembers().find((m) => m.email === 'i@example.com')!.id;
     expect(account.memberTags(id)).toStrictEqual(['production', 'staging']);
-    expect(lastAudit().extras).toStrictEqual([['email', 'i@example.com'], ['role', 'monitor'], ['tags', 'production,staging']]);
+    expect(lastAudit().extras).toStrictEqual([
+      ['email', 'i@example.com'],
+      ['role', 'monitor'],
+      ['tags', 'production,staging'],
+    ]);
     account.updateTeamMember(id, { tags: 'reporting, ' }, admin);
     expect(account.memberTags(id)).toStrictEqual(['reporting']);
   });
@@ -595,14 +659,18 @@ describe('AccountStore: team', () => {
     const [first] = account.listTeamMembers();
     account.removeTeamMember(first!.email, admin);
     expect(account.listTeamMembers().map((m) => m.id)).not.toContain(first!.id);
-    expect(refused(() => account.removeTeamMember('nobody@example.com', admin), 404).message).toBe('Not found: no team member with the e-mail nobody@example.com');
+    expect(refused(() => account.removeTeamMember('nobody@example.com', admin), 404).message).toBe(
+      'Not found: no team member with the e-mail nobody@example.com',
+    );
   });
 
   it('names the rule and the reason of each refused change', () => {
     account.inviteTeamMember({ email: 'h@example.com', role: 'devops' }, admin);
     const id = account.listTeamMembers().find((m) => m.email === 'h@example.com')!.id;
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect(refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe('tags: tags are only allowed for role member or monitor, not devops');
+    expect(refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
+      'tags: tags are only allowed for role member or monitor, not devops',
+    );
     expect(refused(() => account.updateTeamMember(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of role and tags');
     expect(refused(() => account.updateTeamMember(unknown, { role: 'member' }, admin), 404).message).toBe(`Not found: no team member with id ${unknown}`);
   });
@@ -611,14 +679,24 @@ describe('AccountStore: team', () => {
     account.inviteTeamMember({ email: 'j@example.com', tags: 'production' }, admin);
     const id = account.listTeamMembers().find((m) => m.email === 'j@example.com')!.id;
     account.updateTeamMember(id, { role: 'monitor' }, admin);
-    expect(lastAudit().extras).toStrictEqual([['user_id', id], ['email', 'j@example.com'], ['role', 'monitor']]);
+    expect(lastAudit().extras).toStrictEqual([
+      ['user_id', id],
+      ['email', 'j@example.com'],
+      ['role', 'monitor'],
+    ]);
     account.updateTeamMember(id, { tags: 'staging, reporting' }, admin);
-    expect(lastAudit().extras).toStrictEqual([['user_id', id], ['email', 'j@example.com'], ['tags', 'staging,reporting']]);
+    expect(lastAudit().extras).toStrictEqual([
+      ['user_id', id],
+      ['email', 'j@example.com'],
+      ['tags', 'staging,reporting'],
+    ]);
   });
 
   it('allows tags only when every role of the member takes them', () => {
     const id = '5a0e8f3c-1d2b-4c6a-9e7f-0b1c2d3e4f5a';
-    const store = otherAccount({ team: [{ id, email: 'both@example.com', tfa_auth_enabled: false, roles: ['member', 'billing manager'], tags: [], joinedAt: 0 }] });
+    const store = otherAccount({
+      team: [{ id, email: 'both@example.com', tfa_auth_enabled: false, roles: ['member', 'billing manager'], tags: [], joinedAt: 0 }],
+    });
     expect(refused(() => store.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
       'tags: tags are only allowed for role member or monitor, not member, billing manager',
     );
@@ -666,7 +744,12 @@ describe('AccountStore: API keys', () => {
   });
 
   it('numbers a new key above the highest key id it was built with (ids without a number count as 0)', () => {
-    const store = otherAccount({ keys: [{ ...admin, id: 'key-12', key: 'other-account-admin-key' }, { ...devops, id: 'legacy', key: 'other-account-devops-key' }] });
+    const store = otherAccount({
+      keys: [
+        { ...admin, id: 'key-12', key: 'other-account-admin-key' },
+        { ...devops, id: 'legacy', key: 'other-account-devops-key' },
+      ],
+    });
     store.rotateApiKey('legacy');
     expect(store.apiKeys().map((k) => k.id)).toEqual(['key-12', 'key-13']);
   });
@@ -684,7 +767,8 @@ describe('AccountStore: regions and plans', () => {
   it('gives the same JSON as bytes (views.regions, views.plans) for every filter, asked once or again', () => {
     const text = (bytes: Uint8Array) => Buffer.from(bytes).toString();
     for (let again = 0; again < 2; again++) {
-      for (const provider of [undefined, 'azure-arm', 'azure']) expect(text(account.views.regions(provider))).toBe(JSON.stringify(account.listRegions(provider)));
+      for (const provider of [undefined, 'azure-arm', 'azure'])
+        expect(text(account.views.regions(provider))).toBe(JSON.stringify(account.listRegions(provider)));
       for (const backend of [undefined, 'pgcompat', 'nosuch']) expect(text(account.views.plans(backend))).toBe(JSON.stringify(account.listPlans(backend)));
     }
   });
@@ -692,11 +776,18 @@ describe('AccountStore: regions and plans', () => {
 
 describe('AccountStore: seeded state', () => {
   it('is rebuilt the same by a registry reset', () => {
-    const before = { instances: account.listInstances(), invoices: account.listInvoices(), csv: account.auditLogCsv('2026-06'), team: account.listTeamMembers() };
+    const before = {
+      instances: account.listInstances(),
+      invoices: account.listInvoices(),
+      csv: account.auditLogCsv('2026-06'),
+      team: account.listTeamMembers(),
+    };
     account.createInstance(dedicated(), admin);
     registry.reset();
     const fresh = registry.authenticateCustomer(ADMIN_KEY)!.account;
-    expect({ instances: fresh.listInstances(), invoices: fresh.listInvoices(), csv: fresh.auditLogCsv('2026-06'), team: fresh.listTeamMembers() }).toEqual(before);
+    expect({ instances: fresh.listInstances(), invoices: fresh.listInvoices(), csv: fresh.auditLogCsv('2026-06'), team: fresh.listTeamMembers() }).toEqual(
+      before,
+    );
   });
   it('writes the team with its tags and the instances in id order, and is rebuilt the same from that', () => {
     account.inviteTeamMember({ email: 'l@example.com', role: 'monitor', tags: 'a,b' }, admin);

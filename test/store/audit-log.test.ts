@@ -21,7 +21,7 @@ function model(cap: number, initial: AuditEvent[]) {
 describe('AuditLog', () => {
   it('keeps the last cap rows, oldest first, with their latest time, whatever the clock does', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const initial = Array.from({ length: 8 }, (_, i) => row(1000 + i, i));
     const log = new AuditLog(5, initial);
     const m = model(5, initial);

@@ -139,10 +139,12 @@ describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
   it('names the field of each problem of a clock state', () => {
     expect(clockStateProblems({ offset_ms: 1e308, pinned_ms: -1 }).map((p) => p.field)).toEqual(['pinned_ms', 'offset_ms']);
     expect(clockStateProblems({ offset_ms: END, pinned_ms: END })).toEqual([]);
-    expect(clockStateProblems({ offset_ms: END + 1, pinned_ms: null })).toEqual([{ field: 'offset_ms', message: expect.stringMatching(/is more than the width of the clock's range/) }]);
+    expect(clockStateProblems({ offset_ms: END + 1, pinned_ms: null })).toEqual([
+      { field: 'offset_ms', message: expect.stringMatching(/is more than the width of the clock's range/) },
+    ]);
   });
 
-  it('an account clock that refuses a state keeps following the server\'s', () => {
+  it("an account clock that refuses a state keeps following the server's", () => {
     const account = new AccountClock(clock);
     expect(() => account.restore({ offset_ms: 1e308, pinned_ms: null })).toThrow(ClockRangeError);
     expect(account.follows).toBe(true);

@@ -33,7 +33,14 @@ describe('parsePitSecond', () => {
   });
 
   it('refuses anything before or after the form, other forms and times not on the calendar', () => {
-    for (const text of ['x2026-11-21 13:30:15', '2026-11-21 13:30:15x', '2026-11-21 13:30:15 +0000', '2026-11-21 13:30', '2026-11-21 13:30:60', '2026-04-31 00:00:00']) {
+    for (const text of [
+      'x2026-11-21 13:30:15',
+      '2026-11-21 13:30:15x',
+      '2026-11-21 13:30:15 +0000',
+      '2026-11-21 13:30',
+      '2026-11-21 13:30:60',
+      '2026-04-31 00:00:00',
+    ]) {
       expect(parsePitSecond(text), text).toBeUndefined();
     }
   });

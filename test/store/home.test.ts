@@ -52,7 +52,7 @@ describe('AccountHome: one lookup from a key', () => {
 });
 
 describe('AccountHome: what it holds', () => {
-  it('holds its own clock, which its stores read and which moves without the server\'s', () => {
+  it("holds its own clock, which its stores read and which moves without the server's", () => {
     const { home } = account();
     home.clock.advance(3_600_000);
     expect(home.clock.now()).toBe(NOW + 3_600_000);
@@ -61,7 +61,7 @@ describe('AccountHome: what it holds', () => {
     expect(registry.home(registry.homeOfKey(ADMIN_KEY)!.id)!.clock.now()).toBe(NOW);
   });
 
-  it('holds its fault rules apart from the server\'s and from every other account\'s', () => {
+  it("holds its fault rules apart from the server's and from every other account's", () => {
     const a = account().home;
     const b = account().home;
     expect(a.faults).toBeUndefined();
@@ -76,7 +76,7 @@ describe('AccountHome: what it holds', () => {
     expect(registry.accountFaultsActive).toBe(false);
   });
 
-  it('reads its own outbox entries, requests and coverage, never another account\'s', () => {
+  it("reads its own outbox entries, requests and coverage, never another account's", () => {
     const a = account().home;
     const b = account().home;
     a.context.outbox.schedule({ event: 'backup', target: 'http://a.example/cb', body: {} });
@@ -131,7 +131,7 @@ describe('AccountHome: reset, dump and load as one', () => {
     expect(registry.homeOfKey(created.apikey)).toBe(home);
   });
 
-  it('a server reset or load makes new homes: the accounts\' own faults and clocks go with the old ones', () => {
+  it("a server reset or load makes new homes: the accounts' own faults and clocks go with the old ones", () => {
     const { home } = account();
     home.faultsToSet().set(['*:latency=1ms']);
     const seeded = registry.homeOfKey(ADMIN_KEY)!;

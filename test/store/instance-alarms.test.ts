@@ -69,7 +69,10 @@ describe('recipients', () => {
   it('update with options replaces the stored options with a copy of them', () => {
     const r = i.createRecipient({ type: 'chat_a', value: 'https://chat.example.com/hook', options: { channel: '#ops' } });
     const options = { channel: '#alerts', nested: { a: [1] } };
-    expect(i.updateRecipient(r.id, { type: 'chat_a', value: 'https://chat.example.com/hook', options })).toStrictEqual({ ...r, options: { channel: '#alerts', nested: { a: [1] } } });
+    expect(i.updateRecipient(r.id, { type: 'chat_a', value: 'https://chat.example.com/hook', options })).toStrictEqual({
+      ...r,
+      options: { channel: '#alerts', nested: { a: [1] } },
+    });
     options.nested.a.push(2);
     expect(i.getRecipient(r.id).options).toStrictEqual({ channel: '#alerts', nested: { a: [1] } });
   });
@@ -90,7 +93,13 @@ describe('recipients', () => {
   });
 
   it('the default recipient can be updated', () => {
-    expect(i.updateRecipient(1, { type: 'email', value: 'new-team@example.com' })).toEqual({ id: 1, type: 'email', value: 'new-team@example.com', name: 'Default', options: null });
+    expect(i.updateRecipient(1, { type: 'email', value: 'new-team@example.com' })).toEqual({
+      id: 1,
+      type: 'email',
+      value: 'new-team@example.com',
+      name: 'Default',
+      options: null,
+    });
   });
 
   it('the default recipient cannot be deleted (400), and nothing changes', () => {
@@ -184,12 +193,41 @@ describe('alarms', () => {
 
   it('update is a merge: omitted fields keep their values', () => {
     // toStrictEqual: a field set to undefined by the merge would be missing from the JSON.
-    expect(i.updateAlarm(1, { type: 'cpu', enabled: false })).toStrictEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 90, time_threshold: 600, recipients: [] });
-    expect(i.updateAlarm(1, { type: 'cpu', value_threshold: 75, recipients: [1] })).toStrictEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 75, time_threshold: 600, recipients: [1] });
-    expect(i.updateAlarm(1, { type: 'cpu', time_threshold: 60 })).toStrictEqual({ id: 1, type: 'cpu', enabled: false, value_threshold: 75, time_threshold: 60, recipients: [1] });
+    expect(i.updateAlarm(1, { type: 'cpu', enabled: false })).toStrictEqual({
+      id: 1,
+      type: 'cpu',
+      enabled: false,
+      value_threshold: 90,
+      time_threshold: 600,
+      recipients: [],
+    });
+    expect(i.updateAlarm(1, { type: 'cpu', value_threshold: 75, recipients: [1] })).toStrictEqual({
+      id: 1,
+      type: 'cpu',
+      enabled: false,
+      value_threshold: 75,
+      time_threshold: 600,
+      recipients: [1],
+    });
+    expect(i.updateAlarm(1, { type: 'cpu', time_threshold: 60 })).toStrictEqual({
+      id: 1,
+      type: 'cpu',
+      enabled: false,
+      value_threshold: 75,
+      time_threshold: 60,
+      recipients: [1],
+    });
     expect(i.updateAlarm(1, { type: 'cpu', enabled: true })).toMatchObject({ enabled: true, value_threshold: 75 });
     expect(i.getAlarm(1)).toStrictEqual({ id: 1, type: 'cpu', enabled: true, value_threshold: 75, time_threshold: 60, recipients: [1] });
-    expect(i.updateAlarm(3, { type: 'disk', enabled: false })).toStrictEqual({ id: 3, type: 'disk', enabled: false, value_threshold: 5, value_calculation: 'fixed', time_threshold: 600, recipients: [] });
+    expect(i.updateAlarm(3, { type: 'disk', enabled: false })).toStrictEqual({
+      id: 3,
+      type: 'disk',
+      enabled: false,
+      value_threshold: 5,
+      value_calculation: 'fixed',
+      time_threshold: 600,
+      recipients: [],
+    });
     expect(i.updateAlarm(4, { type: 'notice', recipients: [1] })).toStrictEqual({ id: 4, type: 'notice', enabled: true, recipients: [1] });
   });
 
@@ -211,7 +249,10 @@ describe('alarms', () => {
     refused(() => i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage' }), 400, 'value_calculation', 'maximum');
     expect(snapshot(i)).toEqual(mid);
     expect(before.alarms.find((a) => a.id === disk.id)).toEqual(i.getAlarm(disk.id));
-    expect(i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage', value_threshold: 90 })).toMatchObject({ value_calculation: 'percentage', value_threshold: 90 });
+    expect(i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage', value_threshold: 90 })).toMatchObject({
+      value_calculation: 'percentage',
+      value_threshold: 90,
+    });
     // 100 is the limit itself: accepted; 101 is not.
     expect(i.updateAlarm(3, { type: 'disk', value_threshold: 100 }).value_threshold).toBe(100);
     const e = refused(() => i.updateAlarm(3, { type: 'disk', value_threshold: 101 }), 400, 'value_threshold', 'maximum');

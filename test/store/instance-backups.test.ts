@@ -77,7 +77,7 @@ describe('listing backups', () => {
 });
 
 describe('the list as bytes', () => {
-  it('listBackupsJson() is always the JSON of listBackups(): as time moves the window and the URLs\' expiry, after a backup, a size, per database', () => {
+  it("listBackupsJson() is always the JSON of listBackups(): as time moves the window and the URLs' expiry, after a backup, a size, per database", () => {
     const same = (db?: string) => expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
     same();
     same('analytics');
@@ -182,7 +182,12 @@ describe('restoring a backup', () => {
     const [b] = i.listBackups();
     i.restoreBackup({ backup_id: b!.id, callback: 'http://127.0.0.1:9/restored' });
     expect(outbox()).toEqual([
-      { event: 'restore', target: 'http://127.0.0.1:9/restored', body: { action: 'restore', backup_id: b!.id, account_id: ACCOUNT_ID }, dueAt: NOW + RESTORE_DELAY_MS },
+      {
+        event: 'restore',
+        target: 'http://127.0.0.1:9/restored',
+        body: { action: 'restore', backup_id: b!.id, account_id: ACCOUNT_ID },
+        dueAt: NOW + RESTORE_DELAY_MS,
+      },
     ]);
   });
 
@@ -206,7 +211,9 @@ describe('restoring a backup', () => {
 describe('point-in-time recovery', () => {
   it('accepts a time in the last 30 days and schedules the pitr callback', () => {
     i.recoverToPointInTime({ pit: '2026-11-20 14:30', callback: 'https://hooks.example.com/pitr' });
-    expect(outbox()).toEqual([{ event: 'pitr', target: 'https://hooks.example.com/pitr', body: { action: 'pitr', account_id: ACCOUNT_ID }, dueAt: NOW + RESTORE_DELAY_MS }]);
+    expect(outbox()).toEqual([
+      { event: 'pitr', target: 'https://hooks.example.com/pitr', body: { action: 'pitr', account_id: ACCOUNT_ID }, dueAt: NOW + RESTORE_DELAY_MS },
+    ]);
   });
 
   it('accepts now and exactly 30 days ago (minute precision)', () => {
@@ -265,7 +272,12 @@ describe('backups over time', () => {
     const a = i.createBackup({});
     const b = i.createBackup({});
     s.clock.advance(BACKUP_DELAY_MS);
-    expect(i.listBackups().slice(0, 2).map((x) => x.id)).toEqual([b.id, a.id]);
+    expect(
+      i
+        .listBackups()
+        .slice(0, 2)
+        .map((x) => x.id),
+    ).toEqual([b.id, a.id]);
   });
 
   it('still lists a backup exactly 30 days old', () => {

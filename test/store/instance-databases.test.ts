@@ -55,7 +55,18 @@ function instance(planName = 'hippo'): InstanceStore {
   const plan = s.registry.catalogue.plans.find((p) => p.name === planName)!;
   const backend = s.registry.catalogue.backends.find((b) => b.name === plan.backend)!;
   return new InstanceStore(
-    { id: 5, accountId: ACCOUNT_ID, name: 'orders-db', plan, backend, region: 'amazon-web-services::us-east-1', pgVersion: '17', teamEmail: TEAM_EMAIL, createdAt: NOW, readyAt: NOW },
+    {
+      id: 5,
+      accountId: ACCOUNT_ID,
+      name: 'orders-db',
+      plan,
+      backend,
+      region: 'amazon-web-services::us-east-1',
+      pgVersion: '17',
+      teamEmail: TEAM_EMAIL,
+      createdAt: NOW,
+      readyAt: NOW,
+    },
     { ...s.ctx, databases: dbs },
   );
 }
@@ -131,9 +142,18 @@ describe("the plan's connection limit", () => {
     expect(dbs.asked).toContain('provision limit=5');
     const plans = s.registry.catalogue.plans;
     const backendOf = (name: string) => s.registry.catalogue.backends.find((b) => b.name === plans.find((p) => p.name === name)!.backend)!;
-    turtle.changePlan(plans.find((p) => p.name === 'hippo')!, backendOf('hippo'));
-    turtle.changePlan(plans.find((p) => p.name === 'elephant')!, backendOf('elephant'));
-    turtle.changePlan(plans.find((p) => p.name === 'turtle')!, backendOf('turtle'));
+    turtle.changePlan(
+      plans.find((p) => p.name === 'hippo')!,
+      backendOf('hippo'),
+    );
+    turtle.changePlan(
+      plans.find((p) => p.name === 'elephant')!,
+      backendOf('elephant'),
+    );
+    turtle.changePlan(
+      plans.find((p) => p.name === 'turtle')!,
+      backendOf('turtle'),
+    );
     // A change between plans with the same limit asks nothing.
     expect(dbs.asked.filter((a) => a.startsWith('limit'))).toEqual(['limit=none', 'limit=5']);
   });

@@ -84,7 +84,9 @@ describe('metrics integrations', () => {
     const log = i.createIntegration('logs', 'logs_e', { token: 'a' });
     const metrics = i.createIntegration('metrics', 'metrics_d_v3', { license_key: 'abc' });
     expect(metrics.id).toBe(log.id + 1);
-    expect(i.listIntegrations('metrics')).toEqual([{ id: metrics.id, type: 'metrics_d_v3', config: { license_key: 'abc' }, error: '', account_id: ACCOUNT_ID }]);
+    expect(i.listIntegrations('metrics')).toEqual([
+      { id: metrics.id, type: 'metrics_d_v3', config: { license_key: 'abc' }, error: '', account_id: ACCOUNT_ID },
+    ]);
   });
 
   it('refuse a system the broker kind does not offer, naming the system and the broker kind, and change nothing', () => {
@@ -107,7 +109,18 @@ describe('metrics integrations', () => {
   it('follow the availability table for each broker kind', () => {
     const offered = (planName: string) => {
       const x = s.instance({ planName });
-      return ['metrics_a', 'metrics_a_v2', 'metrics_a_v3', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_c_v3', 'metrics_d_v2', 'metrics_d_v3', 'metrics_e'].filter((system) => {
+      return [
+        'metrics_a',
+        'metrics_a_v2',
+        'metrics_a_v3',
+        'metrics_b',
+        'metrics_c',
+        'metrics_c_v2',
+        'metrics_c_v3',
+        'metrics_d_v2',
+        'metrics_d_v3',
+        'metrics_e',
+      ].filter((system) => {
         try {
           x.createIntegration('metrics', system, {});
           return true;
@@ -123,7 +136,10 @@ describe('metrics integrations', () => {
 
   it('availability follows the plan after a plan change', () => {
     const legacy = s.registry.catalogue.plans.find((p) => p.name === 'legacy-1')!;
-    i.changePlan(legacy, s.registry.catalogue.backends.find((b) => b.name === 'postgres-legacy')!);
+    i.changePlan(
+      legacy,
+      s.registry.catalogue.backends.find((b) => b.name === 'postgres-legacy')!,
+    );
     expect(i.createIntegration('metrics', 'metrics_c', { api_key: 'k', region: 'us1' }).type).toBe('metrics_c');
   });
 

@@ -43,7 +43,8 @@ describe('metrics', () => {
   });
 
   it('refuse a body that is not an object, and an unknown field with the list of the metrics', () => {
-    for (const body of [null, 5, 'cpu', [1]]) expect(refused(() => i.setMetrics(body), 400, 'body', 'type').message).toBe('body: must be a JSON object of metrics');
+    for (const body of [null, 5, 'cpu', [1]])
+      expect(refused(() => i.setMetrics(body), 400, 'body', 'type').message).toBe('body: must be a JSON object of metrics');
     expect(refused(() => i.setMetrics({ cpus: 1 }), 400, 'cpus', 'additionalProperties').message).toBe(
       'cpus: is not a metric; the metrics are cpu, memory, disk_used_gb, disk_total_gb',
     );
@@ -123,7 +124,11 @@ describe('level alarms', () => {
     i.setMetrics({ memory: 95 });
     s.clock.advance(3 * DAY);
     i.evaluateAlarms();
-    expect(bodies().filter((b) => b.reason === 'threshold').map((b) => [b.alarm.type, b.triggered_at])).toEqual([['memory', iso(NOW + 600_000)]]);
+    expect(
+      bodies()
+        .filter((b) => b.reason === 'threshold')
+        .map((b) => [b.alarm.type, b.triggered_at]),
+    ).toEqual([['memory', iso(NOW + 600_000)]]);
   });
 
   it('notify the default recipient (recorded, not sent) when the alarm has no recipients', () => {
@@ -201,7 +206,11 @@ describe('level alarms', () => {
     i.setMetrics({ disk_used_gb: 95 });
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
-    expect(bodies()[0]).toMatchObject({ alarm: { type: 'disk', value_threshold: 5, value_calculation: 'fixed' }, value: 5, message: 'disk has 5 GB free (threshold 5 GB or less) for 600 s' });
+    expect(bodies()[0]).toMatchObject({
+      alarm: { type: 'disk', value_threshold: 5, value_calculation: 'fixed' },
+      value: 5,
+      message: 'disk has 5 GB free (threshold 5 GB or less) for 600 s',
+    });
   });
 
   it('a disk percentage alarm reads the used share', () => {
@@ -264,7 +273,10 @@ describe('level alarms', () => {
   });
 
   it('the state keeps the level alarms only, and no episode for a disabled one', () => {
-    const levelIds = i.listAlarms().filter((a) => a.type === 'cpu' || a.type === 'memory' || a.type === 'disk').map((a) => a.id);
+    const levelIds = i
+      .listAlarms()
+      .filter((a) => a.type === 'cpu' || a.type === 'memory' || a.type === 'disk')
+      .map((a) => a.id);
     expect(i.evaluateAlarms()).toBe(0);
     i.createAlarm({ type: 'netsplit' });
     expect(i.toJSON().monitor!.alarms.map((a) => a.id)).toEqual(levelIds);
@@ -338,7 +350,11 @@ describe('level alarms', () => {
     i.runMaintenance(m!.id);
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
-    expect(bodies().filter((b) => b.reason === 'threshold').map((b) => [b.alarm.type, b.triggered_at])).toEqual([
+    expect(
+      bodies()
+        .filter((b) => b.reason === 'threshold')
+        .map((b) => [b.alarm.type, b.triggered_at]),
+    ).toEqual([
       ['cpu', iso(NOW + 10 * MINUTE)],
       ['memory', iso(NOW + 20 * MINUTE)],
     ]);
@@ -426,7 +442,12 @@ describe('event alarms', () => {
     const scheduled = i.rescheduleMaintenance(m!.id, text);
     s.clock.advance(MINUTE);
     const started = i.runMaintenance(m!.id);
-    const common = { event: 'alarm', alarm: { id: 4, type: 'notice' }, instance: { id: i.id, name: 'orders-db' }, recipient: { id: 1, type: 'email', name: 'Default' } };
+    const common = {
+      event: 'alarm',
+      alarm: { id: 4, type: 'notice' },
+      instance: { id: i.id, name: 'orders-db' },
+      recipient: { id: 1, type: 'email', name: 'Default' },
+    };
     expect(bodies()).toStrictEqual([
       {
         ...common,

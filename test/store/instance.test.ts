@@ -197,7 +197,18 @@ describe('rotation of the instance key and password', () => {
   it('rotating the API key revokes the old key and registers the new one', () => {
     const keys = recordingKeys();
     const i = new InstanceStore(
-      { id: 1, accountId: ACCOUNT_ID, name: 'x', plan: s.registry.catalogue.plans[2]!, backend: s.registry.catalogue.backends[0]!, region: 'amazon-web-services::us-east-1', pgVersion: '17', teamEmail: TEAM_EMAIL, createdAt: NOW, readyAt: NOW },
+      {
+        id: 1,
+        accountId: ACCOUNT_ID,
+        name: 'x',
+        plan: s.registry.catalogue.plans[2]!,
+        backend: s.registry.catalogue.backends[0]!,
+        region: 'amazon-web-services::us-east-1',
+        pgVersion: '17',
+        teamEmail: TEAM_EMAIL,
+        createdAt: NOW,
+        readyAt: NOW,
+      },
       { ...s.ctx, keys },
     );
     const old = i.apikey;
@@ -211,7 +222,18 @@ describe('rotation of the instance key and password', () => {
   it('destroying the instance revokes its key', () => {
     const keys = recordingKeys();
     const i = new InstanceStore(
-      { id: 1, accountId: ACCOUNT_ID, name: 'x', plan: s.registry.catalogue.plans[2]!, backend: s.registry.catalogue.backends[0]!, region: 'amazon-web-services::us-east-1', pgVersion: '17', teamEmail: TEAM_EMAIL, createdAt: NOW, readyAt: NOW },
+      {
+        id: 1,
+        accountId: ACCOUNT_ID,
+        name: 'x',
+        plan: s.registry.catalogue.plans[2]!,
+        backend: s.registry.catalogue.backends[0]!,
+        region: 'amazon-web-services::us-east-1',
+        pgVersion: '17',
+        teamEmail: TEAM_EMAIL,
+        createdAt: NOW,
+        readyAt: NOW,
+      },
       { ...s.ctx, keys },
     );
     i.destroy();

@@ -78,7 +78,14 @@ describe('entries', () => {
 
   it('restore() takes over a dump of 300,000 entries (no spread of the ids onto the stack), keeping the newest', () => {
     const { outbox } = harness();
-    const many: OutboxEntry[] = Array.from({ length: 300_000 }, (_, i) => ({ id: i + 1, kind: 'callback', ...entry(i), dueAt: NOW, attempts: 1, status: 'delivered' }));
+    const many: OutboxEntry[] = Array.from({ length: 300_000 }, (_, i) => ({
+      id: i + 1,
+      kind: 'callback',
+      ...entry(i),
+      dueAt: NOW,
+      attempts: 1,
+      status: 'delivered',
+    }));
     outbox.restore({ last_id: 0, entries: many });
     expect(outbox.list()).toHaveLength(1000);
     expect(outbox.list()[999]!.id).toBe(300_000);

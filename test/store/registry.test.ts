@@ -109,7 +109,9 @@ describe('Registry: addAccount', () => {
     const { account } = seeded();
     const { fixture, keys } = freshAccount();
     expect(() => registry.addAccount({ ...fixture, id: account.id })).toThrow(`an account with id ${account.id} exists`);
-    expect(() => registry.addAccount({ ...fixture, keys: [{ ...fixture.keys[0]!, key: ADMIN_KEY }] })).toThrow('the new account reuses API keys of another account');
+    expect(() => registry.addAccount({ ...fixture, keys: [{ ...fixture.keys[0]!, key: ADMIN_KEY }] })).toThrow(
+      'the new account reuses API keys of another account',
+    );
     expect(() => registry.addAccount({ ...fixture, instances: [account.fixture.instances[0]!] })).toThrow('the new account reuses API keys of another account');
     expect([...registry.allAccounts()]).toEqual([account]);
     expect(registry.authenticateCustomer(ADMIN_KEY)?.account).toBe(account);
@@ -200,9 +202,15 @@ describe('Registry: restore', () => {
   it('names the ids an account, its keys, team members or invoices share', () => {
     const a = good.accounts[0]!;
     expect(problemsOf((s) => (s.accounts[1]!.id = a.id))).toStrictEqual([`accounts.1.id: account id "${a.id}" appears twice (also at accounts.0.id)`]);
-    expect(problemsOf((s) => (s.accounts[0]!.keys[1]!.id = 'key-1'))).toStrictEqual(['accounts.0.keys.1.id: key id "key-1" appears twice (also at accounts.0.keys.0.id)']);
-    expect(problemsOf((s) => (s.accounts[0]!.team[1]!.id = a.team[0]!.id))).toStrictEqual([`accounts.0.team.1.id: id "${a.team[0]!.id}" appears twice (also at accounts.0.team.0.id)`]);
-    expect(problemsOf((s) => (s.accounts[0]!.invoices[1]!.id = a.invoices[0]!.id))).toStrictEqual([`accounts.0.invoices.1.id: id ${a.invoices[0]!.id} appears twice (also at accounts.0.invoices.0.id)`]);
+    expect(problemsOf((s) => (s.accounts[0]!.keys[1]!.id = 'key-1'))).toStrictEqual([
+      'accounts.0.keys.1.id: key id "key-1" appears twice (also at accounts.0.keys.0.id)',
+    ]);
+    expect(problemsOf((s) => (s.accounts[0]!.team[1]!.id = a.team[0]!.id))).toStrictEqual([
+      `accounts.0.team.1.id: id "${a.team[0]!.id}" appears twice (also at accounts.0.team.0.id)`,
+    ]);
+    expect(problemsOf((s) => (s.accounts[0]!.invoices[1]!.id = a.invoices[0]!.id))).toStrictEqual([
+      `accounts.0.invoices.1.id: id ${a.invoices[0]!.id} appears twice (also at accounts.0.invoices.0.id)`,
+    ]);
   });
 
   it('names a team e-mail twice in any case, and a key id above last_key_id', () => {
@@ -218,17 +226,24 @@ describe('Registry: restore', () => {
     expect(problemsOf((s) => (s.accounts[0]!.last_instance_id = 0))).toStrictEqual(above('accounts.0.instances', good.accounts[0]!.instances));
     const [, ops, spare] = instance(good).recipients.items;
     expect(spare!.value).toBe('spare@example.com');
-    expect(problemsOf((s) => (instance(s).recipients.items[2]!.id = ops!.id))).toStrictEqual([`${at()}.recipients.items.2.id: id ${ops!.id} appears twice (also at ${at()}.recipients.items.1.id)`]);
+    expect(problemsOf((s) => (instance(s).recipients.items[2]!.id = ops!.id))).toStrictEqual([
+      `${at()}.recipients.items.2.id: id ${ops!.id} appears twice (also at ${at()}.recipients.items.1.id)`,
+    ]);
   });
 
   it('names the recipients, alarms, integrations, backups and maintenance above their last_id', () => {
     const x = instance(good);
-    for (const list of [x.recipients.items, x.alarms.items, x.integrations.logs, x.integrations.metrics, x.backups.items, x.maintenance.items]) expect(list.length).toBeGreaterThan(0);
+    for (const list of [x.recipients.items, x.alarms.items, x.integrations.logs, x.integrations.metrics, x.backups.items, x.maintenance.items])
+      expect(list.length).toBeGreaterThan(0);
     expect(problemsOf((s) => (instance(s).recipients.last_id = 0))).toStrictEqual(above(`${at()}.recipients.items`, x.recipients.items));
     expect(problemsOf((s) => (instance(s).alarms.last_id = 0))).toStrictEqual(above(`${at()}.alarms.items`, x.alarms.items));
     const logs = x.integrations.logs.length;
     expect(problemsOf((s) => (instance(s).integrations.last_id = 0))).toStrictEqual(
-      above(`${at()}.integrations`, [...x.integrations.logs, ...x.integrations.metrics], (i) => `${at()}.integrations.${i < logs ? `logs.${i}` : `metrics.${i - logs}`}`),
+      above(
+        `${at()}.integrations`,
+        [...x.integrations.logs, ...x.integrations.metrics],
+        (i) => `${at()}.integrations.${i < logs ? `logs.${i}` : `metrics.${i - logs}`}`,
+      ),
     );
     expect(problemsOf((s) => (instance(s).backups.last_id = 0))).toStrictEqual(above(`${at()}.backups.items`, x.backups.items));
     expect(problemsOf((s) => (instance(s).maintenance.last_id = 0))).toStrictEqual(above(`${at()}.maintenance.items`, x.maintenance.items));

@@ -56,7 +56,7 @@ describe('a refused load tells the database engine nothing', () => {
     calls.length = 0;
   });
 
-  it('an account\'s load naming another account\'s providerid: a StateError, and no step for the engine', () => {
+  it("an account's load naming another account's providerid: a StateError, and no step for the engine", () => {
     const dump = registry.home(x)!.dump();
     dump.account.instances[0]!.providerid = registry.home(y)!.dump().account.instances[0]!.providerid;
     dump.account.instances[0]!.password = 'chosen-by-x';
@@ -76,7 +76,7 @@ describe('a refused load tells the database engine nothing', () => {
     expect(calls).toEqual([]);
   });
 
-  it('an account\'s own dump loads, and the engine is told (the recorder sees the stores\' steps)', () => {
+  it("an account's own dump loads, and the engine is told (the recorder sees the stores' steps)", () => {
     registry.restoreAccount(x, registry.home(x)!.dump());
     expect(calls).toContain('provision');
   });
@@ -100,7 +100,7 @@ describe('an accepted load drops the databases of the instances it leaves out', 
   });
   const databaseOf = (providerid: string) => `d_${providerid}`;
 
-  it('an account\'s load without one of its instances drops that one\'s database, and keeps the other\'s', () => {
+  it("an account's load without one of its instances drops that one's database, and keeps the other's", () => {
     const dump = registry.home(x)!.dump();
     const [gone, kept] = dump.account.instances;
     dump.account.instances = [kept!];
@@ -108,7 +108,7 @@ describe('an accepted load drops the databases of the instances it leaves out', 
     expect(dropped).toEqual([databaseOf(gone!.providerid)]);
   });
 
-  it('an account\'s load of its own dump drops nothing', () => {
+  it("an account's load of its own dump drops nothing", () => {
     registry.restoreAccount(x, registry.home(x)!.dump());
     expect(dropped).toEqual([]);
   });

@@ -77,14 +77,19 @@ export async function brokenDeployment(target: { customerUrl: string; instanceUr
             body = JSON.stringify(rewritten);
             headers['content-type'] = 'application/json';
           }
-          const answer = await fetch(base(api) + url.pathname + url.search, { method: x.method, headers, ...(body !== undefined && x.method !== 'GET' && x.method !== 'HEAD' ? { body } : {}) });
+          const answer = await fetch(base(api) + url.pathname + url.search, {
+            method: x.method,
+            headers,
+            ...(body !== undefined && x.method !== 'GET' && x.method !== 'HEAD' ? { body } : {}),
+          });
           const out: Record<string, string> = {};
           answer.headers.forEach((v, k) => {
             if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)) out[k] = v;
           });
           let answerText = await answer.text();
           if (/json/.test(answer.headers.get('content-type') ?? '') && answerText) {
-            const call = async (other: Api, path: string) => (await fetch(base(other) + path, { headers: { authorization: headers.authorization ?? '' } })).json();
+            const call = async (other: Api, path: string) =>
+              (await fetch(base(other) + path, { headers: { authorization: headers.authorization ?? '' } })).json();
             let value: unknown = JSON.parse(answerText);
             for (const b of breakages) if (b.response) value = await b.response(x, value, call);
             answerText = JSON.stringify(value);
@@ -120,5 +125,8 @@ export async function brokenDeployment(target: { customerUrl: string; instanceUr
 /** POSTs `body` as JSON to `url` after `ms` (a callback the broken deployment sends itself). */
 export function callBackLater(url: unknown, body: unknown, ms = 300): void {
   if (typeof url !== 'string') return;
-  setTimeout(() => void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined), ms).unref();
+  setTimeout(
+    () => void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined),
+    ms,
+  ).unref();
 }

@@ -38,10 +38,14 @@ describe('a process started by a test', () => {
     expect(pids.failing).toEqual([]);
   });
 
-  it.fails('running out of time', async () => {
-    pids.timeout = await family();
-    await new Promise((r) => setTimeout(r, 5_000));
-  }, 1_000);
+  it.fails(
+    'running out of time',
+    async () => {
+      pids.timeout = await family();
+      await new Promise((r) => setTimeout(r, 5_000));
+    },
+    1_000,
+  );
 
   it('is gone after each of them, with the process it started', async () => {
     expect(Object.keys(pids).sort()).toEqual(['failing', 'passing', 'timeout']);
@@ -51,7 +55,10 @@ describe('a process started by a test', () => {
 
 describe('stop', () => {
   it('sends SIGTERM first (a clean exit keeps its exit code), and is safe to repeat', async () => {
-    const p = start(process.execPath, ['-e', 'process.on("SIGTERM", () => { console.log("bye"); process.exit(3); }); console.log("up"); setInterval(() => {}, 1000);']);
+    const p = start(process.execPath, [
+      '-e',
+      'process.on("SIGTERM", () => { console.log("bye"); process.exit(3); }); console.log("up"); setInterval(() => {}, 1000);',
+    ]);
     await p.until(/up/);
     expect(await p.stop()).toBe(3);
     expect(p.output()).toContain('bye');

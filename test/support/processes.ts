@@ -145,7 +145,11 @@ export function start(command: string, args: string[], options: StartOptions = {
 }
 
 /** Runs `command args` to its end: its exit code and output (stopped with the test if it outlives it). */
-export async function run(command: string, args: string[], options: StartOptions = {}): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
+export async function run(
+  command: string,
+  args: string[],
+  options: StartOptions = {},
+): Promise<{ code: number | null; out: string; stdout: string; stderr: string }> {
   const s = start(command, args, options);
   const code = await s.exit;
   return { code, out: s.output(), stdout: s.stdout(), stderr: s.stderr() };
