@@ -356,6 +356,11 @@ export interface paths {
          *     declare 401, 405, 429 and 500). Each rule draws from its own PRNG seeded from `seed` (default:
          *     the server's `--seed`) and its position; the sequences restart on every PUT, so the same
          *     requests see the same faults. A bare array is accepted as `rules`.
+         *
+         *     Scoped to an account (`?account=ID` or its admin key), the rules are the account's own, met
+         *     only by requests made with its keys (before the server's). They are kept when the account is
+         *     reset or loads its own state, and go with the account when the whole server is reset or a
+         *     whole state is loaded.
          */
         put: operations["setFaults"];
         post?: never;
