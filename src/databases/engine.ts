@@ -5,7 +5,7 @@
 // second), starts it again on the same data when it dies (reconnects, with backoff, to an external
 // one that went away), and cleans up always. Its state (`off`, `starting`, `ready`, `restarting`,
 // `failed`) is what the control plane reports and what an instance's `ready` waits on. It runs SQL
-// for admin.ts; which database belongs to which instance is decided by databases.ts.
+// for admin.ts; which database belongs to which instance is decided by instance-databases.ts.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { EmbeddedServer, freePort } from './embedded.js';

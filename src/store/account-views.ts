@@ -1,4 +1,4 @@
-// The customer interface's lists as the bytes of their answers, next to the rules in account.ts
+// The customer interface's lists as the bytes of their answers, next to the rules in account-store.ts
 // that decide what they show: each view is made from the account's own list (listInstances,
 // listRegions, ...) and kept until what it shows changes, so an unchanged list is answered with the
 // bytes made last time. Each is tested to equal JSON.stringify of its list (or the CSV of the audit
