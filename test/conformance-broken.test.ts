@@ -122,22 +122,18 @@ describe.concurrent('the suite against deployments that break the databases behi
       const broken = closeWithTest(await brokenDeployment(tusk, [restoreNothing, recoverNothing, emptyCopy('fork'), emptyCopy('pit')]));
       const { code, out } = await suiteAgainst(broken, '--check-databases', 'customer/databases');
       const found = departuresIn(out);
-      expect(
-        found.find((d) => d.startsWith('instance restoreBackup  POST /api/backup/restore')),
-        out,
-      ).toMatch(/restores the backup into its database .*: the database holds \["written after the backup"\], not \["kept by the backup"\]/);
-      expect(
-        found.find((d) => d.startsWith('instance recoverToPointInTime  POST /api/backup/pitr')),
-        out,
-      ).toMatch(/recovers the database to the time pit .*: the database holds \["after the point in time"\], not \["at the point in time"\]/);
-      expect(
-        found.find((d) => /action fork is a copy/.test(d)),
-        out,
-      ).toMatch(/^customer createInstance {2}POST \/api\/instances[\s\S]*the database holds no table, not \["in the source before the fork"\]/);
-      expect(
-        found.find((d) => /action pit is a copy/.test(d)),
-        out,
-      ).toMatch(/^customer createInstance {2}POST \/api\/instances[\s\S]*the database holds no table, not \["at the point in time"\]/);
+      expect(found.find((d) => d.startsWith('instance restoreBackup  POST /api/backup/restore')) ?? `no such departure in:\n${out}`, out).toMatch(
+        /restores the backup into its database .*: the database holds \["written after the backup"\], not \["kept by the backup"\]/,
+      );
+      expect(found.find((d) => d.startsWith('instance recoverToPointInTime  POST /api/backup/pitr')) ?? `no such departure in:\n${out}`, out).toMatch(
+        /recovers the database to the time pit .*: the database holds \["after the point in time"\], not \["at the point in time"\]/,
+      );
+      expect(found.find((d) => /action fork is a copy/.test(d)) ?? `no such departure in:\n${out}`, out).toMatch(
+        /^customer createInstance {2}POST \/api\/instances[\s\S]*the database holds no table, not \["in the source before the fork"\]/,
+      );
+      expect(found.find((d) => /action pit is a copy/.test(d)) ?? `no such departure in:\n${out}`, out).toMatch(
+        /^customer createInstance {2}POST \/api\/instances[\s\S]*the database holds no table, not \["at the point in time"\]/,
+      );
       expect(code).toBe(1);
     },
     RUN_TIMEOUT,

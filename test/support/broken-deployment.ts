@@ -125,8 +125,15 @@ export async function brokenDeployment(target: { customerUrl: string; instanceUr
 /** POSTs `body` as JSON to `url` after `ms` (a callback the broken deployment sends itself). */
 export function callBackLater(url: unknown, body: unknown, ms = 300): void {
   if (typeof url !== 'string') return;
-  setTimeout(
-    () => void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch(() => undefined),
-    ms,
-  ).unref();
+  // As a deployment's outbox does: a failed attempt (a kept-alive connection the receiver closed
+  // meanwhile, a busy machine) is tried again, up to three times.
+  const attempt = (left: number) =>
+    void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      .then((res) => {
+        if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      })
+      .catch(() => {
+        if (left > 1) setTimeout(() => attempt(left - 1), 1000).unref();
+      });
+  setTimeout(() => attempt(3), ms).unref();
 }
