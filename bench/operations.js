@@ -139,7 +139,8 @@ async function api(base, method, path, key, body) {
   return r.text ? JSON.parse(r.text) : undefined;
 }
 
-async function pool(n, width, fn) {
+/** Runs `fn(i)` for i in [0, n) with at most `width` in flight. */
+export async function pool(n, width, fn) {
   let next = 0;
   const out = new Array(n);
   await Promise.all(

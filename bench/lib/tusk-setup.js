@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { log } from './options.js';
 import { BENCH } from './paths.js';
 import { ADMIN_KEY, basic } from './starters.js';
+import { pool } from '../operations.js';
 
 const ALARMS_JSON = readFileSync(join(BENCH, 'servers', 'alarms.json'), 'utf8').trim();
 const NEW_INSTANCE = { plan: 'hippo', region: 'amazon-web-services::us-east-1' };
@@ -19,21 +20,6 @@ export async function api(base, method, path, key, body) {
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
   return { status: res.status, text, json: () => JSON.parse(text) };
-}
-
-/** Runs `fn(i)` for i in [0, n) with at most `width` in flight. */
-async function pool(n, width, fn) {
-  let next = 0;
-  const out = new Array(n);
-  await Promise.all(
-    Array.from({ length: Math.min(width, n) }, async () => {
-      while (next < n) {
-        const i = next++;
-        out[i] = await fn(i);
-      }
-    }),
-  );
-  return out;
 }
 
 /** Creates instances until the account (of `key`, the admin's by default) has `total`; resolves the created ones ({id, apikey}). */
