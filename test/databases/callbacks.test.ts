@@ -5,8 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTusk, type RunningTusk } from '../../src/server.js';
-import { ADMIN, json, keyAuth, query } from './support.js';
+import type { RunningTusk } from '../../src/server.js';
+import { ADMIN, json, keyAuth, query, startDatabaseTusk } from './support.js';
 
 let tusk: RunningTusk;
 let receiver: Server;
@@ -15,15 +15,7 @@ let receiverUrl: string;
 const onCallback = new Map<string, (body: unknown) => Promise<void>>();
 
 beforeAll(async () => {
-  tusk = await startTusk({
-    customerPort: 0,
-    instancePort: 0,
-    log: 'off',
-    provisionDelayMs: 0,
-    rateLimit: '100000/1',
-    databases: 'embedded',
-    registry: { backupDelayMs: 0, restoreDelayMs: 0 },
-  });
+  tusk = await startDatabaseTusk();
   receiver = createServer((req, res) => {
     let text = '';
     req.on('data', (d) => (text += d));

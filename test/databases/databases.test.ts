@@ -7,21 +7,13 @@ import { tmpdir } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
-import { ADMIN, json, keyAuth, query } from './support.js';
+import { ADMIN, json, keyAuth, query, startDatabaseTusk } from './support.js';
 import { freePort } from '../../src/core/net.js';
 import { closeWithTest } from '../support/processes.js';
 
 let tusk: RunningTusk;
 beforeAll(async () => {
-  tusk = await startTusk({
-    customerPort: 0,
-    instancePort: 0,
-    log: 'off',
-    provisionDelayMs: 0,
-    rateLimit: '100000/1',
-    databases: 'embedded',
-    registry: { backupDelayMs: 0, restoreDelayMs: 0 },
-  });
+  tusk = await startDatabaseTusk();
 }, 60_000);
 afterAll(async () => {
   await tusk?.close();

@@ -4,20 +4,12 @@
 // keeps working after fork, restore and rotate-password. The plan's connection limit is real.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTusk, type RunningTusk } from '../../src/server.js';
-import { ADMIN, json, keyAuth, query } from './support.js';
+import type { RunningTusk } from '../../src/server.js';
+import { ADMIN, json, keyAuth, query, startDatabaseTusk } from './support.js';
 
 let tusk: RunningTusk;
 beforeAll(async () => {
-  tusk = await startTusk({
-    customerPort: 0,
-    instancePort: 0,
-    log: 'off',
-    provisionDelayMs: 0,
-    rateLimit: '100000/1',
-    databases: 'embedded',
-    registry: { backupDelayMs: 0, restoreDelayMs: 0 },
-  });
+  tusk = await startDatabaseTusk();
 }, 60_000);
 afterAll(async () => {
   await tusk?.close();
