@@ -33,6 +33,27 @@ const ROLE_KEYS = 'devops=tusk-devops-key,member=tusk-member-key,monitor=tusk-mo
 
 /** Every process this script starts, each in a group of its own: stopped on every way out. */
 const started = new Set();
+/**
+ * SIGKILL to the group a child leads, and to what is left of it once the child has exited, unless
+ * its pid names another process by then (pids wrap around: that process's group is not ours).
+ */
+function killGroup(child) {
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  if (exited && pidInUse(child.pid)) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    /* the group is empty */
+  }
+}
+function pidInUse(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 function start(command, args, name) {
   const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
@@ -57,11 +78,7 @@ function start(command, args, name) {
         child.kill('SIGTERM');
         await Promise.race([exit, new Promise((r) => setTimeout(r, 15_000))]);
       }
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        /* the group is empty */
-      }
+      killGroup(child);
       started.delete(p);
     },
   };
@@ -71,13 +88,7 @@ function start(command, args, name) {
 const stopAll = () => Promise.all([...started].map((p) => p.stop()));
 for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void stopAll().then(() => process.exit(130)));
 process.once('exit', () => {
-  for (const p of started) {
-    try {
-      process.kill(-p.child.pid, 'SIGKILL');
-    } catch {
-      /* gone */
-    }
-  }
+  for (const p of started) killGroup(p.child);
 });
 
 const urls = (out) => ({ customer: /customer API\s+(http:\/\/\S+)/.exec(out)[1], instance: /instance API\s+(http:\/\/\S+)/.exec(out)[1] });

@@ -134,7 +134,7 @@ describe.concurrent('the suite against deployments that break the databases behi
       expect(found.find((d) => /action pit is a copy/.test(d)) ?? `no such departure in:\n${out}`, out).toMatch(
         /^customer createInstance {2}POST \/api\/instances[\s\S]*the database holds no table, not \["at the point in time"\]/,
       );
-      expect(code).toBe(1);
+      expect(code, out).toBe(1);
     },
     RUN_TIMEOUT,
   );
@@ -149,7 +149,7 @@ describe.concurrent('the suite against deployments that break the databases behi
       expect(found[0]).toMatch(
         /^customer createInstance {2}POST \/api\/instances[\s\S]*a fork is a copy: a write to the fork is not seen in the source: the database holds \["in the fork only"\]/,
       );
-      expect(code).toBe(1);
+      expect(code, out).toBe(1);
     },
     RUN_TIMEOUT,
   );
@@ -201,7 +201,7 @@ describe('the suite against deployments that leave out what production always an
             found.some((d) => departure.test(d)),
             `${departure}\n${out.slice(-6000)}`,
           ).toBe(true);
-        expect(code).toBe(1);
+        expect(code, out).toBe(1);
       },
       RUN_TIMEOUT,
     );

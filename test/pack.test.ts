@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 // @ts-expect-error -- a plain JavaScript module without types
 import { NODE_COMPILE_CACHE } from '../bin/bundle-loader.js';
-import { exec, stopStarted } from './support/processes.js';
+import { exec, groupAlive, signalGroup, stopStarted } from './support/processes.js';
 
 const work = mkdtempSync(join(tmpdir(), 'tusk-pack-'));
 const project = join(work, 'client');
@@ -31,25 +31,17 @@ beforeAll(async () => {
   await exec('npm', ['install', tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
 }, 240_000);
 
-/** Whether any process of the group `pid` leads is left. */
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /**
  * Stops a process started here and its children (npx starts tusk as a child: the group, as a
  * terminal's Ctrl-C or a CI job's end would), on every path: SIGTERM, then SIGKILL after 10 s.
  */
 async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child?.pid || !groupAlive(child.pid)) return;
-  process.kill(-child.pid, 'SIGTERM');
-  for (let i = 0; i < 100 && groupAlive(child.pid); i++) await new Promise((r) => setTimeout(r, 100));
-  if (groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
+  if (!child?.pid || !groupAlive(child.pid, exited(child))) return;
+  signalGroup(child.pid, 'SIGTERM', exited(child));
+  for (let i = 0; i < 100 && groupAlive(child.pid, exited(child)); i++) await new Promise((r) => setTimeout(r, 100));
+  signalGroup(child.pid, 'SIGKILL', exited(child));
 }
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
+import { signalGroup } from '../support/processes.js';
 
 const SCRIPT = join(PROJECT_ROOT, 'scripts', 'chaos', 'control-inputs.js');
 const started: ChildProcess[] = [];
@@ -52,13 +53,7 @@ async function gone(pid: number, ms = 20_000): Promise<boolean> {
 
 afterEach(() => {
   // The whole group, also when the script has exited: a failing test may leave its server behind.
-  for (const child of started.splice(0)) {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      /* nothing left */
-    }
-  }
+  for (const child of started.splice(0)) signalGroup(child.pid, 'SIGKILL', child.exitCode !== null || child.signalCode !== null);
 });
 
 describe('scripts/chaos/control-inputs.js on its own', () => {

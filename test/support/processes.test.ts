@@ -3,7 +3,7 @@
 // started in turn (a shell's background job standing for tusk serve's embedded Postgres).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { closeWithTest, exec, ExecError, start } from './processes.js';
+import { closeWithTest, exec, ExecError, groupAlive, signalGroup, start } from './processes.js';
 
 /** Whether a process runs: it exists and is not a zombie waiting to be reaped (Linux's /proc). */
 const alive = (pid: number) => !/^$|^\d+ \(.*\) Z/.test(statOf(pid));
@@ -69,6 +69,20 @@ describe('stop', () => {
     const p = start(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); console.log("up"); setInterval(() => {}, 1000);']);
     await p.until(/up/);
     expect(await p.stop('SIGTERM', 200)).toBe(null);
+    expect(p.output()).toMatch(/ended by SIGKILL\]$/);
+  });
+
+  it("leaves alone a group whose exited leader's pid names a running process again (pids wrap around)", async () => {
+    // A running group leader stands for a process that got the pid of one of ours that has exited.
+    const other = start('sleep', ['600']);
+    signalGroup(other.child.pid, 'SIGKILL', true);
+    expect(groupAlive(other.child.pid, true)).toBe(false);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(alive(other.child.pid!)).toBe(true);
+    // Its own leader running, the group is signalled.
+    expect(groupAlive(other.child.pid, false)).toBe(true);
+    signalGroup(other.child.pid, 'SIGKILL', false);
+    expect(await other.exit).toBe(null);
   });
 });
 

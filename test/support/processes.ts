@@ -8,7 +8,8 @@
 //   (onTestFinished); started in a hook, the file stops it in its afterAll (`stop()`, or
 //   `stopStarted()` for all). Stopping sends SIGTERM (or the signal asked for) to the process, then
 //   SIGKILL to its whole group once it has exited or after a grace period; and whatever is still
-//   running when the test worker exits is killed with SIGKILL.
+//   running when the test worker exits is killed with SIGKILL. A group whose leader has exited is
+//   signalled only while no other process has the leader's pid (signalGroup: pids are reused).
 // - `closeWithTest(thing)` closes an in-process server (a Tusk, which may run an embedded Postgres,
 //   a receiver, a proxy) when the current test finishes; its own `close()` may run before that, and
 //   it runs once in all. Made in a hook, the file's afterAll closes it.
@@ -46,18 +47,45 @@ export interface StartOptions {
 
 const live = new Set<Started>();
 
-const killGroup = (pid: number | undefined, signal: NodeJS.Signals) => {
-  if (pid === undefined) return;
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Sends `signal` to the process group that `pid` leads (nothing if it is empty). Once the leader
+ * has exited, only while no process has its pid again: the kernel frees a group's id once the group
+ * is empty, pids wrap around (at 32,768 on these machines, which a busy test run goes through in
+ * minutes), and a detached process started later with that pid leads a group that is not ours
+ * (a `tusk test` of another test, SIGKILLed with no reason shown, once).
+ */
+export function signalGroup(pid: number | undefined, signal: NodeJS.Signals, leaderExited: boolean): void {
+  if (pid === undefined || (leaderExited && alive(pid))) return;
   try {
     process.kill(-pid, signal);
   } catch {
     /* the group is empty */
   }
-};
+}
+
+/** Whether any process is left of the group that `pid` leads (or led: as signalGroup, never a later group with that pid). */
+export function groupAlive(pid: number | undefined, leaderExited: boolean): boolean {
+  if (pid === undefined || (leaderExited && alive(pid))) return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // The last resort: a worker that exits (its file done, or ended by vitest) takes its processes along.
 process.once('exit', () => {
-  for (const s of live) killGroup(s.child.pid, 'SIGKILL');
+  for (const s of live) signalGroup(s.child.pid, 'SIGKILL', s.exited());
 });
 
 /** Spawns `command args` in a process group of its own; stopped when the current test finishes (see above). */
@@ -81,7 +109,9 @@ export function start(command: string, args: string[], options: StartOptions = {
       hasExited = true;
       resolve(null);
     });
-    child.once('exit', (code) => {
+    child.once('exit', (code, signal) => {
+      // A signal leaves no exit code: say which one, so that a failing test's output shows it.
+      if (signal) out += `\n[${command} ended by ${signal}]`;
       hasExited = true;
       resolve(code);
     });
@@ -124,11 +154,11 @@ export function start(command: string, args: string[], options: StartOptions = {
           } catch {
             /* gone already */
           }
-          const timer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), graceMs);
+          const timer = setTimeout(() => signalGroup(child.pid, 'SIGKILL', hasExited), graceMs);
           await exit;
           clearTimeout(timer);
         }
-        killGroup(child.pid, 'SIGKILL');
+        signalGroup(child.pid, 'SIGKILL', true);
         live.delete(started);
         return exit;
       })();
