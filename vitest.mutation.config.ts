@@ -17,6 +17,7 @@ export default defineConfig({
       'test/example.test.ts',
       'test/conformance-runner.test.ts',
       'test/conformance-broken.test.ts',
+      'test/conformance-supervise.test.ts',
       'test/contract-coverage.test.ts',
       'test/readme.test.ts',
       'test/proxy/proxy-cli.test.ts',

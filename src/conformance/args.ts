@@ -45,7 +45,8 @@ Environment (a flag wins over its variable; secrets stay off the command line):
 Test files are grouped by what they do to the target: *.readonly.test.ts only read;
 *.test.ts create their own resources and remove them afterwards; *.destructive.test.ts change
 what they did not create. File filters select test files whose path contains one of them.
-Exit code: 0 when every test passed, 1 when one failed or departed from the contract, 2 on usage errors.
+Exit code: 0 when every test passed, 1 when one failed or departed from the contract, 2 on usage errors,
+128 plus the signal's number when SIGINT, SIGTERM or SIGHUP stopped the run.
 `;
 
 export interface TestOptions {

@@ -2,7 +2,8 @@
 // reference implementation started in-process when no URLs are given. The suite is run with
 // vitest's Node API; a reporter of our own prints one progress line per test file and a summary
 // that names every departure from the contract. Exit code 0 when everything passed, 1 otherwise.
-// The arguments are read in args.ts, the files chosen in suite.ts, the report written by report.ts.
+// The arguments are read in args.ts, the files chosen in suite.ts, the report written by report.ts;
+// the suite runs in a child process whose summary's code `tusk test` exits with (supervise.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import { PROJECT_ROOT } from '../openapi/documents.js';
 import { parseTestArgs, targetEnv, TEST_HELP, UsageError, type TestOptions } from './args.js';
 import { failedRun, formatSummary, rotationNote, SuiteReporter } from './report.js';
 import { groupOf, SUITE_DIR, suiteFiles } from './suite.js';
+import { isSuiteProcess, reportCode, superviseSuite } from './supervise.js';
 
 /** Runs the suite; returns the exit code. */
 export async function runSuite(o: TestOptions, print: (line: string) => void = (l) => console.log(l)): Promise<number> {
@@ -100,7 +102,13 @@ export async function testCommand(args: string[]): Promise<void> {
     process.stdout.write(TEST_HELP);
     return;
   }
+  if (!isSuiteProcess()) {
+    // The suite runs in a process of its own (supervise.ts says why); this one exits with its summary's code.
+    process.exitCode = await superviseSuite(process.argv[1]!, ['test', ...args]);
+    return;
+  }
   const code = await runSuite(options);
+  await reportCode(code);
   process.exitCode = code;
   // vitest may leave handles (workers, sockets of the target) open: exit explicitly.
   setTimeout(() => process.exit(code), 200).unref();
