@@ -7,18 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
-import { signalGroup } from '../support/processes.js';
+import { alive, signalGroup } from '../support/processes.js';
 
 const SCRIPT = join(PROJECT_ROOT, 'scripts', 'chaos', 'control-inputs.js');
 const started: ChildProcess[] = [];
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Runs the script; resolves with its output and exit code, and the pid of the server it said it started. */
 function run(args: string[], onLine: (line: string, child: ChildProcess) => void = () => {}): Promise<{ code: number | null; out: string; server: number }> {

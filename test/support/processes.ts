@@ -47,7 +47,8 @@ export interface StartOptions {
 
 const live = new Set<Started>();
 
-const alive = (pid: number) => {
+/** Whether a process with this pid exists (a zombie included). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;
