@@ -60,9 +60,8 @@ export const alive = (pid: number) => {
 /**
  * Sends `signal` to the process group that `pid` leads (nothing if it is empty). Once the leader
  * has exited, only while no process has its pid again: the kernel frees a group's id once the group
- * is empty, pids wrap around (at 32,768 on these machines, which a busy test run goes through in
- * minutes), and a detached process started later with that pid leads a group that is not ours
- * (a `tusk test` of another test, SIGKILLed with no reason shown, once).
+ * is empty, pids wrap around (at 32,768 on these machines), and a detached process started later
+ * with that pid leads a group that is not ours.
  */
 export function signalGroup(pid: number | undefined, signal: NodeJS.Signals, leaderExited: boolean): void {
   if (pid === undefined || (leaderExited && alive(pid))) return;
