@@ -194,9 +194,9 @@ describe('rotation of the instance key and password', () => {
     };
   }
 
-  it('rotating the API key revokes the old key and registers the new one', () => {
-    const keys = recordingKeys();
-    const i = new InstanceStore(
+  /** An instance whose key changes are recorded by `keys`. */
+  const withKeys = (keys: ReturnType<typeof recordingKeys>) =>
+    new InstanceStore(
       {
         id: 1,
         accountId: ACCOUNT_ID,
@@ -211,6 +211,10 @@ describe('rotation of the instance key and password', () => {
       },
       { ...s.ctx, keys },
     );
+
+  it('rotating the API key revokes the old key and registers the new one', () => {
+    const keys = recordingKeys();
+    const i = withKeys(keys);
     const old = i.apikey;
     const fresh = i.rotateApiKey();
     expect(fresh).not.toBe(old);
@@ -221,21 +225,7 @@ describe('rotation of the instance key and password', () => {
 
   it('destroying the instance revokes its key', () => {
     const keys = recordingKeys();
-    const i = new InstanceStore(
-      {
-        id: 1,
-        accountId: ACCOUNT_ID,
-        name: 'x',
-        plan: s.registry.catalogue.plans[2]!,
-        backend: s.registry.catalogue.backends[0]!,
-        region: 'amazon-web-services::us-east-1',
-        pgVersion: '17',
-        teamEmail: TEAM_EMAIL,
-        createdAt: NOW,
-        readyAt: NOW,
-      },
-      { ...s.ctx, keys },
-    );
+    const i = withKeys(keys);
     i.destroy();
     expect(keys.revoked).toEqual([i.apikey]);
   });
