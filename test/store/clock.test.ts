@@ -155,3 +155,41 @@ describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
     expect(account.now()).toBe(clock.now());
   });
 });
+
+describe('VirtualClock: the words of its refusals', () => {
+  it('names the time it would stand at, in ISO 8601 where a date can say it and in ms beyond', () => {
+    const refusal = (move: () => void) => {
+      try {
+        move();
+      } catch (err) {
+        return { name: (err as Error).name, message: (err as Error).message };
+      }
+      throw new Error('no refusal');
+    };
+    expect(refusal(() => clock.set(-1))).toEqual({
+      name: 'ClockRangeError',
+      message: 'the clock would stand at 1969-12-31T23:59:59.999Z, outside its range (1970-01-01T00:00:00.000Z to 9998-12-31T23:59:59.999Z)',
+    });
+    expect(refusal(() => clock.pin(8.64e15))).toMatchObject({ message: expect.stringMatching(/^the clock would stand at \+275760-09-13T00:00:00\.000Z, /) });
+    expect(refusal(() => clock.pin(1e20))).toMatchObject({ message: expect.stringMatching(/^the clock would stand at 100000000000000000000 ms, /) });
+    expect(refusal(() => clock.set(T0 + 0.5))).toMatchObject({ message: `${T0 + 0.5} is not a whole number of ms` });
+  });
+
+  it('names the field and the rule of a state it refuses', () => {
+    expect(clockStateProblems({ offset_ms: 0.5, pinned_ms: null })).toEqual([{ field: 'offset_ms', message: '0.5 is not a whole number of ms' }]);
+    expect(() => clock.restore({ offset_ms: 0.5, pinned_ms: null })).toThrow('offset_ms: 0.5 is not a whole number of ms');
+    expect(() => clock.restore({ offset_ms: 0, pinned_ms: -1 })).toThrow(/^pinned_ms: the clock would stand at 1969-12-31T23:59:59\.999Z, outside its range/);
+  });
+});
+
+describe('AccountClock: its offset', () => {
+  it("is the server clock's while the account follows it, and its own once the account moves it", () => {
+    const account = new AccountClock(clock);
+    clock.advance(1_000);
+    expect(account.offsetMs).toBe(1_000);
+    account.advance(5_000);
+    expect(account.offsetMs).toBe(6_000);
+    clock.advance(1_000);
+    expect(account.offsetMs).toBe(6_000);
+  });
+});

@@ -214,3 +214,114 @@ describe('history', () => {
     }
   });
 });
+
+describe('retries', () => {
+  it('waits retryDelayMs times the attempt number: 1 s after the first failure, 2 s after the second', async () => {
+    const { clock, outbox, calls } = harness({ maxAttempts: 3, retryDelayMs: 1000 });
+    const e = outbox.schedule(entry(1));
+    outbox.tick();
+    calls[0]!.answer({ status: 500, body: body() });
+    await outbox.settle();
+    expect(e).toMatchObject({ status: 'pending', attempts: 1, dueAt: NOW + 1000 });
+    clock.advance(1000);
+    outbox.tick();
+    calls[1]!.answer({ status: 503, body: body() });
+    await outbox.settle();
+    expect(e).toMatchObject({ status: 'pending', attempts: 2, dueAt: NOW + 1000 + 2000 });
+  });
+});
+
+describe('accounts', () => {
+  /** An outbox whose account `a` has a clock of its own, `ahead` ms ahead of the server's; other accounts follow the server. */
+  function withAccountClock(ahead: number, options: Partial<OutboxOptions> = {}) {
+    const own = new VirtualClock();
+    own.pin(NOW + ahead);
+    let reads = 0;
+    const counted = { now: () => (reads++, own.now()) };
+    const h = harness({ clockOf: (id) => (id === 'a' ? counted : undefined), ...options });
+    return { ...h, own, reads: () => reads };
+  }
+
+  it("forAccount() marks each entry with the account and dates it on the account's clock; kinds default as outside", () => {
+    const { outbox } = withAccountClock(5000);
+    const a = outbox.forAccount('a');
+    expect(a.schedule(entry(1))).toStrictEqual({ id: 1, kind: 'callback', ...entry(1), dueAt: NOW + 5000, attempts: 0, status: 'pending', account: 'a' });
+    expect(a.record(entry(2))).toStrictEqual({ id: 2, kind: 'notification', ...entry(2), dueAt: NOW + 5000, attempts: 0, status: 'recorded', account: 'a' });
+    expect(a.record({ kind: 'callback', ...entry(3), at: NOW - 1 })).toMatchObject({ kind: 'callback', dueAt: NOW - 1, account: 'a' });
+    expect(a.schedule({ kind: 'notification', ...entry(4), dueAt: NOW + 1 })).toMatchObject({ kind: 'notification', dueAt: NOW + 1 });
+    expect(outbox.forAccount('b').schedule(entry(5))).toMatchObject({ dueAt: NOW, account: 'b' });
+  });
+
+  it("tick() sends an account's entry when it is due on the account's clock, not the server's, reading that clock once", () => {
+    const { outbox, calls, reads } = withAccountClock(60_000);
+    outbox.schedule({ ...entry(1), dueAt: NOW + 30_000 });
+    outbox.forAccount('a').schedule({ ...entry(2), dueAt: NOW + 30_000 });
+    outbox.forAccount('a').schedule({ ...entry(3), dueAt: NOW + 30_000 });
+    outbox.forAccount('b').schedule({ ...entry(4), dueAt: NOW + 30_000 });
+    const before = reads();
+    outbox.tick();
+    expect(calls.map((c) => c.url)).toEqual([2, 3].map((n) => `https://hooks.example.com/${n}`));
+    expect(reads() - before).toBe(1);
+  });
+
+  it("a retry of an account's entry is due on the account's clock", async () => {
+    const { outbox, calls } = withAccountClock(60_000, { retryDelayMs: 1000 });
+    const e = outbox.forAccount('a').schedule(entry(1));
+    outbox.tick();
+    calls[0]!.answer({ status: 500, body: body() });
+    await outbox.settle();
+    expect(e).toMatchObject({ status: 'pending', dueAt: NOW + 60_000 + 1000 });
+  });
+
+  it("clear(account) forgets that account's entries only; clear() forgets all", () => {
+    const { outbox } = withAccountClock(0);
+    outbox.forAccount('a').record(entry(1));
+    outbox.record(entry(2));
+    outbox.forAccount('b').record(entry(3));
+    outbox.forAccount('a').record(entry(4));
+    outbox.clear('a');
+    expect(outbox.list().map((e) => e.id)).toEqual([2, 3]);
+    expect(outbox.list('b').map((e) => e.id)).toEqual([3]);
+    outbox.forAccount('a').record(entry(5));
+    outbox.clear();
+    expect(outbox.list()).toEqual([]);
+  });
+
+  it("adopt() takes over an account's dumped entries under fresh ids, keeping attempts; one being sent is pending again", () => {
+    const { outbox } = withAccountClock(0);
+    outbox.record(entry(1));
+    const dumped: OutboxEntry[] = [
+      { id: 40, kind: 'callback', ...entry(40), dueAt: NOW, attempts: 2, status: 'sending', account: 'x' },
+      { id: 41, kind: 'notification', ...entry(41), dueAt: NOW, attempts: 0, status: 'recorded', account: 'x' },
+      { id: 42, kind: 'callback', ...entry(42), dueAt: NOW, attempts: 1, status: 'failed', result: 'HTTP 500', account: 'x' },
+    ];
+    outbox.adopt('c', dumped);
+    expect(outbox.list('c')).toStrictEqual([
+      { ...dumped[0], id: 2, status: 'pending', account: 'c' },
+      { ...dumped[1], id: 3, account: 'c' },
+      { ...dumped[2], id: 4, account: 'c' },
+    ]);
+    expect(dumped[0]!.status).toBe('sending');
+    expect(outbox.schedule(entry(5)).id).toBe(5);
+  });
+});
+
+describe('history, read', () => {
+  it('toJSON() writes exactly maxEntries entries, however many were added since the last read', () => {
+    const { outbox } = harness({ maxEntries: 3 });
+    for (let n = 1; n <= 5; n++) outbox.record(entry(n));
+    expect(outbox.toJSON().entries.map((e) => e.id)).toEqual([3, 4, 5]);
+  });
+
+  it('is cut back when read: an entry that finished meanwhile goes before an older one still pending', async () => {
+    const { outbox, calls } = harness({ maxEntries: 2 });
+    for (const n of [1, 2, 3]) outbox.schedule(entry(n));
+    outbox.tick();
+    calls.forEach((c, n) => c.answer({ status: n === 1 ? 200 : 500, body: body() }));
+    await outbox.settle();
+    expect(statuses(outbox)).toEqual([
+      [1, 'pending'],
+      [3, 'pending'],
+    ]);
+  });
+});
