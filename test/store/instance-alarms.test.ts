@@ -333,3 +333,13 @@ describe('alarms', () => {
     expect(i.getAlarm(1)).toMatchObject({ enabled: true, recipients: [] });
   });
 });
+
+describe('alarms on a shared plan', () => {
+  it('the 400 for a type a shared plan lacks lists every type it accepts, separated by commas', () => {
+    // The documents give shared plans notice alone; the store words a wider shared plan on its own.
+    const shared = new Alarms({ allowedTypes: () => ({ types: ['notice', 'netsplit'], shared: true }), recipientExists: () => true });
+    expect(refused(() => shared.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 }), 400, 'type', 'plan').message).toBe(
+      'type: alarm type cpu is not available on shared plans; a shared instance accepts only notice, netsplit',
+    );
+  });
+});
