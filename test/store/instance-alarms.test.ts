@@ -14,7 +14,7 @@ beforeEach(async () => {
 });
 
 describe('recipients', () => {
-  it('are created with the name capitalised and options null when absent', () => {
+  it('are created with the name capitalised and options {} when absent', () => {
     const r = i.createRecipient({ type: 'email', value: 'oncall@example.com', name: 'on-call' });
     expect(r).toStrictEqual({ id: 2, type: 'email', value: 'oncall@example.com', name: 'On-call', options: {} });
     expect(i.getRecipient(2)).toEqual(r);
