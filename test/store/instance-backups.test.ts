@@ -1,8 +1,8 @@
 // InstanceStore: backups, restore and point-in-time recovery, driven by the registry's clock.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/store/instance-store.js';
+import { InstanceStore } from '../../src/store/instance-store.js';
 import { formatBackupDate } from '../../src/store/dates.js';
-import { SEEDED_BACKUP_DAYS } from '../../src/store/instance-backups.js';
+import { SEEDED_BACKUP_DAYS, type Backups } from '../../src/store/instance-backups.js';
 import { ACCOUNT_ID, BACKUP_DELAY_MS, DAY, HOUR, MINUTE, NOW, RESTORE_DELAY_MS, refused, setup, snapshot, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -342,5 +342,178 @@ describe('refusal messages', () => {
     expect(refused(() => i.recoverToPointInTime({ pit: '2026-10-22 13:29' }), 400, 'pit', 'retention').message).toBe(
       'pit: 2026-10-22 13:29 lies outside the retention window of 30 days (the earliest is 2026-10-22 13:30)',
     );
+  });
+});
+
+describe('the list as bytes is never stale', () => {
+  const TODAY = Date.UTC(2026, 10, 21); // the day of NOW, 00:00 UTC
+  /** 2026-11-22 03:35:00.000: the daily backup of db5 is taken, and the one of 2026-10-23 is exactly 30 days old. */
+  const DAILY = TODAY + DAY + 3 * HOUR + 35 * MINUTE;
+  const json = (db?: string) => Buffer.from(i.listBackupsJson(db)).toString();
+  const same = (db?: string) => expect(json(db)).toBe(JSON.stringify(i.listBackups(db)));
+  const ids = (db?: string) => (JSON.parse(json(db)) as { id: number }[]).map((b) => b.id);
+  const backups = () => (i as unknown as { apiState: { backups: Backups } }).apiState.backups;
+
+  it('lists a backup from the millisecond it becomes ready, though the list was read earlier in that second', () => {
+    s.clock.set(NOW + 500);
+    const { id } = i.createBackup({});
+    s.clock.set(NOW + 500 + BACKUP_DELAY_MS - 300);
+    expect(ids()).not.toContain(id);
+    s.clock.set(NOW + 500 + BACKUP_DELAY_MS);
+    expect(ids()).toContain(id);
+    same();
+  });
+
+  it('drops the oldest backup the millisecond after it is 30 days old, though the list was read a millisecond before', () => {
+    s.clock.set(DAILY);
+    const oldest = i.listBackups('db5').at(-1)!;
+    expect(oldest.backup_date).toBe('2026-10-23 03:35:00+0000');
+    expect(ids('db5')).toContain(oldest.id);
+    s.clock.set(DAILY + 1);
+    expect(ids('db5')).not.toContain(oldest.id);
+    same('db5');
+  });
+
+  it('after the clock is set back, lists what that moment shows: a backup not ready yet, one back inside the window', () => {
+    const { id } = i.createBackup({});
+    s.clock.set(NOW + BACKUP_DELAY_MS);
+    expect(ids()).toContain(id);
+    s.clock.set(NOW + BACKUP_DELAY_MS - 1);
+    expect(ids()).not.toContain(id);
+    same();
+    // Back by a millisecond within the same second: the oldest backup is listed again.
+    s.clock.set(DAILY + 1);
+    ids('db5');
+    const shown = ids('db5'); // read again: the list as kept after the daily backup was added
+    s.clock.set(DAILY);
+    expect(ids('db5')).toHaveLength(shown.length + 1);
+    same('db5');
+  });
+
+  it('shows a backup that becomes ready the very millisecond another leaves the window (the list as long as before)', () => {
+    // Taken before the daily backup of DAILY, ready just after it: listed second.
+    s.clock.set(DAILY + 1 - BACKUP_DELAY_MS);
+    const { id } = i.createBackup({ db: 'db5' });
+    s.clock.set(DAILY);
+    ids('db5');
+    const before = ids('db5'); // read again: the list as kept after the daily backup was added
+    s.clock.set(DAILY + 1);
+    const after = ids('db5');
+    expect(after).toHaveLength(before.length);
+    expect(after[1]).toBe(id);
+    same('db5');
+  });
+
+  it('shows a backup that becomes ready the very millisecond the oldest leaves the window, every other position moved by one', () => {
+    const first = i.createBackup({});
+    const leaves = NOW + 30 * DAY + 1;
+    s.clock.set(leaves - BACKUP_DELAY_MS);
+    const second = i.createBackup({});
+    s.clock.set(leaves - 1);
+    const before = ids();
+    expect(before.at(-1)).toBe(first.id);
+    s.clock.set(leaves);
+    const after = ids();
+    expect(after).toHaveLength(before.length);
+    expect(after[0]).toBe(second.id);
+    expect(after).not.toContain(first.id);
+    same();
+  });
+
+  it('with no backup delay, lists a created backup at once, though the list was read the same millisecond', () => {
+    const plan = s.registry.catalogue.plans.find((p) => p.name === 'hippo')!;
+    const backend = s.registry.catalogue.backends.find((b) => b.name === plan.backend)!;
+    const quick = new InstanceStore(
+      {
+        id: 5,
+        accountId: ACCOUNT_ID,
+        name: 'quick',
+        plan,
+        backend,
+        region: 'amazon-web-services::us-east-1',
+        pgVersion: '17',
+        teamEmail: 'team@example.com',
+        createdAt: NOW,
+        readyAt: NOW,
+      },
+      { ...s.ctx, backupDelayMs: 0 },
+    );
+    quick.listBackupsJson();
+    const before = Buffer.from(quick.listBackupsJson()).toString(); // read again: the list as kept after the seeded history was made
+    const { id } = quick.createBackup({});
+    const after = Buffer.from(quick.listBackupsJson()).toString();
+    expect(after).not.toBe(before);
+    expect((JSON.parse(after) as { id: number }[])[0]!.id).toBe(id);
+    expect(after).toBe(JSON.stringify(quick.listBackups()));
+  });
+
+  it('shows a size set after the list was read, also after a backup was created in between', () => {
+    const [b] = i.listBackups();
+    json();
+    i.createBackup({});
+    backups().setSize(b!.id, 1);
+    backups().setSize(b!.id, 2);
+    expect((JSON.parse(json()) as { id: number; size: number }[]).find((x) => x.id === b!.id)!.size).toBe(2);
+    same();
+  });
+});
+
+describe('backup sizes', () => {
+  const backups = () => (i as unknown as { apiState: { backups: Backups } }).apiState.backups;
+  const sizeOf = (id: number) => i.listBackups().find((b) => b.id === id)!.size;
+
+  it('takes the real size of a snapshot, zero included; ignores a negative, fractional or unsafe size and an unknown id', () => {
+    const [b] = i.listBackups();
+    const seeded = b!.size;
+    for (const bad of [-1, 1.5, 2 ** 53, Number.NaN]) {
+      backups().setSize(b!.id, bad);
+      expect(sizeOf(b!.id)).toBe(seeded);
+    }
+    expect(() => backups().setSize(99999, 5)).not.toThrow();
+    backups().setSize(b!.id, 0);
+    expect(sizeOf(b!.id)).toBe(0);
+    backups().setSize(b!.id, 123456);
+    expect(sizeOf(b!.id)).toBe(123456);
+  });
+
+  it('gives the seeded backups plausible sizes that differ from backup to backup and stay the same in every listing', () => {
+    const sizes = i.listBackups().map((b) => b.size);
+    expect(new Set(sizes).size).toBeGreaterThan(sizes.length / 2);
+    expect(i.listBackups().map((b) => b.size)).toEqual(sizes);
+  });
+});
+
+describe('when a backup was taken', () => {
+  it('takenAt(id) is the time each listed backup was taken, its backup_date; NaN for an id the instance does not have', () => {
+    const backups = (i as unknown as { apiState: { backups: Backups } }).apiState.backups;
+    const { id } = i.createBackup({ db: 'analytics' });
+    s.clock.advance(BACKUP_DELAY_MS);
+    const list = i.listBackups();
+    expect(list[0]!.id).toBe(id);
+    for (const b of list) expect(backups.takenAt(b.id)).toBe(dateOf(b.backup_date));
+    expect(backups.takenAt(99999)).toBeNaN();
+  });
+});
+
+describe('the daily backups of two databases', () => {
+  it('are both taken when the list was last read between their two minutes', () => {
+    const TODAY = Date.UTC(2026, 10, 21);
+    s.clock.set(TODAY + DAY + 3 * HOUR + 40 * MINUTE); // 03:40: db5 (03:35) taken, analytics (03:55) not yet
+    expect(i.listBackups()[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
+    s.clock.set(TODAY + DAY + 4 * HOUR);
+    expect(i.listBackups('analytics')[0]!.backup_date).toBe('2026-11-22 03:55:00+0000');
+    expect(i.listBackups('db5')[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
+  });
+});
+
+describe('download links of two instances', () => {
+  it('are signed with each instance its own key, even where the file names are the same', () => {
+    const a = s.instance({ id: 5, providerid: '11111111-2222-4333-8444-555555555555' });
+    const b = s.instance({ id: 5, providerid: '11111111-2222-4333-8444-666666666666' });
+    const [x] = a.listBackups();
+    const [y] = b.listBackups();
+    expect(y!.file_name).toBe(x!.file_name);
+    expect(new URL(y!.url).searchParams.get('expires')).toBe(new URL(x!.url).searchParams.get('expires'));
+    expect(new URL(y!.url).searchParams.get('signature')).not.toBe(new URL(x!.url).searchParams.get('signature'));
   });
 });

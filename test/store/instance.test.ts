@@ -239,3 +239,38 @@ describe('rotation of the instance key and password', () => {
     expect({ alarms: i.listAlarms(), recipients: i.listRecipients() }).toEqual({ alarms: before.alarms, recipients: before.recipients });
   });
 });
+
+describe('tags', () => {
+  it('an instance created without tags has none; the tags given are copied, not shared with the caller', () => {
+    expect(s.instance().tags).toEqual([]);
+    const given = ['prod'];
+    const i = s.instance({ tags: given });
+    given.push('eu');
+    expect(i.tags).toEqual(['prod']);
+  });
+
+  it('setting tags replaces them with a copy of the ones given', () => {
+    const i = s.instance({ tags: ['old'] });
+    const next = ['prod', 'eu'];
+    i.tags = next;
+    next.push('later');
+    expect(i.tags).toEqual(['prod', 'eu']);
+  });
+});
+
+describe('a state dump round trip', () => {
+  const restore = (i: InstanceStore, state = i.toJSON()) =>
+    InstanceStore.fromJSON(state, { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend }, s.ctx);
+
+  it('keeps the tags', () => {
+    const i = s.instance({ tags: ['prod', 'eu'] });
+    expect(i.toJSON().tags).toEqual(['prod', 'eu']);
+    expect(restore(i).tags).toEqual(['prod', 'eu']);
+  });
+
+  it('reads a dump written before tags were kept as an instance without tags', () => {
+    const i = s.instance();
+    const { tags: _dropped, ...state } = i.toJSON();
+    expect(restore(i, state).tags).toEqual([]);
+  });
+});
