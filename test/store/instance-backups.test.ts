@@ -1,6 +1,6 @@
 // InstanceStore: backups, restore and point-in-time recovery, driven by the registry's clock.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InstanceStore } from '../../src/store/instance-store.js';
+import type { InstanceStore } from '../../src/store/instance-store.js';
 import { formatBackupDate } from '../../src/store/dates.js';
 import { SEEDED_BACKUP_DAYS, type Backups } from '../../src/store/instance-backups.js';
 import { ACCOUNT_ID, BACKUP_DELAY_MS, DAY, HOUR, MINUTE, NOW, RESTORE_DELAY_MS, refused, setup, snapshot, type Setup } from './instance-setup.js';
@@ -421,23 +421,7 @@ describe('the list as bytes is never stale', () => {
   });
 
   it('with no backup delay, lists a created backup at once, though the list was read the same millisecond', () => {
-    const plan = s.registry.catalogue.plans.find((p) => p.name === 'hippo')!;
-    const backend = s.registry.catalogue.backends.find((b) => b.name === plan.backend)!;
-    const quick = new InstanceStore(
-      {
-        id: 5,
-        accountId: ACCOUNT_ID,
-        name: 'quick',
-        plan,
-        backend,
-        region: 'amazon-web-services::us-east-1',
-        pgVersion: '17',
-        teamEmail: 'team@example.com',
-        createdAt: NOW,
-        readyAt: NOW,
-      },
-      { ...s.ctx, backupDelayMs: 0 },
-    );
+    const quick = s.instance({ name: 'quick' }, { ...s.ctx, backupDelayMs: 0 });
     quick.listBackupsJson();
     const before = Buffer.from(quick.listBackupsJson()).toString(); // read again: the list as kept after the seeded history was made
     const { id } = quick.createBackup({});

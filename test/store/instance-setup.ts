@@ -22,8 +22,11 @@ export interface Setup {
   registry: Registry;
   clock: VirtualClock;
   ctx: StoreContext;
-  /** A new InstanceStore on the plan `planName` (default: a dedicated plan on the >= 4.2 backend). */
-  instance(over?: Partial<InstanceInit> & { planName?: string }): InstanceStore;
+  /**
+   * A new InstanceStore on the plan `planName` (default: a dedicated plan on the >= 4.2 backend),
+   * in the registry's context or in `ctx` (the registry's with some options changed).
+   */
+  instance(over?: Partial<InstanceInit> & { planName?: string }, ctx?: StoreContext): InstanceStore;
   /** The document's per-system body validators of the update operations. */
   validate: { logs: SystemBodyValidator; metrics: SystemBodyValidator };
 }
@@ -50,7 +53,7 @@ export async function setup(): Promise<Setup> {
     clock,
     ctx: registry.context,
     validate: { logs: validator('updateLogIntegration'), metrics: validator('updateMetricsIntegration') },
-    instance(over = {}) {
+    instance(over = {}, ctx = registry.context) {
       const { planName = 'hippo', ...init } = over;
       const plan = registry.catalogue.plans.find((p) => p.name === planName)!;
       const backend = registry.catalogue.backends.find((b) => b.name === plan.backend)!;
@@ -69,7 +72,7 @@ export async function setup(): Promise<Setup> {
           readyAt: now,
           ...init,
         },
-        registry.context,
+        ctx,
       );
     },
   };
