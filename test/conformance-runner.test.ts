@@ -2,10 +2,10 @@
 // the built CLI: the generated authentication checks pass against the reference implementation
 // in-process, and against a broken deployment (a server that answers 200 to everything) they
 // fail with exit code 1 and a summary that names each departure, with a JUnit report.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
@@ -14,6 +14,7 @@ import { startTusk, type RunningTusk } from '../src/server.js';
 import { parseTestArgs, targetEnv, TEST_HELP, UsageError } from '../src/conformance/args.js';
 import { formatSummary, type RunSummary } from '../src/conformance/report.js';
 import { groupOf, suiteFiles } from '../src/conformance/suite.js';
+import { tempDir } from './support/temp.js';
 
 describe('tusk test: arguments', () => {
   it('runs in-process without URLs', () => {
@@ -216,7 +217,7 @@ describe('tusk test: end to end', () => {
   }, 120_000);
 
   it('fails against a broken deployment with exit code 1, naming the departures, and writes JUnit', async () => {
-    const junit = join(mkdtempSync(join(tmpdir(), 'tusk-junit-')), 'contract.xml');
+    const junit = join(tempDir('tusk-junit-'), 'contract.xml');
     const { code, out } = await runCli(['--customer-url', url, '--instance-url', url, '--api-key', 'whatever-key', '--junit', junit, 'derived/auth']);
     expect(code).toBe(1);
     expect(out).toMatch(/^FAIL {2}\[read-only\] +derived\/auth\.readonly\.test\.ts/m);

@@ -1,10 +1,11 @@
 // Tusk's lint rules (openapi/lint/tusk-rules.js) fire on a document that breaks them.
-import { mkdtempSync, writeFileSync, cpSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, cpSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { exec as run } from './support/processes.js';
+import { tempDir } from './support/temp.js';
 
 const BROKEN = `openapi: 3.1.0
 info: {title: Broken, version: 1.0.0, description: A document that breaks each house rule once.}
@@ -54,7 +55,7 @@ components:
 
 describe('the lint ruleset', () => {
   it('reports each broken house rule at error level', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tusk-lint-'));
+    const dir = tempDir('tusk-lint-');
     cpSync(join(PROJECT_ROOT, 'openapi', 'lint'), join(dir, 'lint'), { recursive: true });
     writeFileSync(
       join(dir, 'redocly.yaml'),

@@ -3,16 +3,15 @@
 // and every script, flag and CI step the README names exists. The two commands themselves
 // (npm ci && npm start / npm test) are what .ci/run runs.
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { freePort } from '../src/core/net.js';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { TEST_ENV } from '../src/conformance/args.js';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { startTusk, type RunningTusk } from '../src/server.js';
+import { freePort } from '../src/core/net.js';
 import { exec, run, start } from './support/processes.js';
+import { tempDir } from './support/temp.js';
 
 const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
 const pkg = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -47,7 +46,7 @@ function localise(script: string): string {
  * script that hangs (`limitS`, generous: it is a guard, not a measure of speed).
  */
 async function bash(script: string, limitS = 120): Promise<string> {
-  const cwd = mkdtempSync(join(tmpdir(), 'tusk-readme-'));
+  const cwd = tempDir('tusk-readme-');
   const { code, stdout, stderr } = await run('timeout', ['-k', '5', String(limitS), 'bash', '-e', '-o', 'pipefail', '-c', script], { cwd });
   if (code !== 0) throw new Error(`the block exited with ${code}${code === 124 ? ` (still running after ${limitS} s)` : ''}:\n${stdout}\n${stderr}`);
   return stdout;

@@ -1,18 +1,19 @@
 // The dependency check of `npm run lint` (.dependency-cruiser.cjs) fails on an import cycle and on
 // an import that points up the layers (store -> http, http -> a resource app, ...), and passes on
 // this tree. Checked on a small tree of its own, so the rules are seen to bite.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { exec as run } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const CRUISE = join(PROJECT_ROOT, 'node_modules', '.bin', 'depcruise');
 const CONFIG = join(PROJECT_ROOT, '.dependency-cruiser.cjs');
 
 async function cruise(files: Record<string, string>): Promise<{ code: number; out: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'tusk-layers-'));
+  const dir = tempDir('tusk-layers-');
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });

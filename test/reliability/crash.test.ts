@@ -2,15 +2,16 @@
 // a short run of scripts/crash.js (npm run crash runs ten rounds). After every kill the file is
 // JSON, the next start loads it, and it holds every write acknowledged before the last completed
 // save. Needs `npm run build` (npm test builds first).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { exec as run } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 it('three SIGKILLs during writes: every state file loads and holds every write acknowledged before the last completed save', async () => {
-  const out = join(mkdtempSync(join(tmpdir(), 'tusk-crash-test-')), 'crash.json');
+  const out = join(tempDir('tusk-crash-test-'), 'crash.json');
   const result = await run(process.execPath, [join(PROJECT_ROOT, 'scripts', 'crash.js'), '--rounds', '3', '--clients', '4', '--seed', '9', '--out', out], {
     cwd: PROJECT_ROOT,
   }).catch((err: { stdout: string; stderr: string }) => {

@@ -1,19 +1,18 @@
 // `npm start` builds only when an input of the build changed (scripts/build.js --if-changed): the
 // stamp is a hash of the inputs' content, so an edit always rebuilds and an unchanged tree never does.
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 // @ts-expect-error -- a plain JavaScript script without types
 import { inputsHash, upToDate } from '../../scripts/build.js';
 import { exec as run } from '../support/processes.js';
+import { tempDir } from '../support/temp.js';
 
 const SCRIPT = join(PROJECT_ROOT, 'scripts', 'build.js');
 
 function tree(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tusk-build-stamp-'));
-  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir('tusk-build-stamp-');
   for (const d of ['src', 'openapi', 'fixtures', 'contract-tests', 'dist/src', 'dist/openapi', 'dist/vendor']) mkdirSync(join(dir, d), { recursive: true });
   writeFileSync(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
   writeFileSync(join(dir, 'openapi', 'customer.yaml'), 'openapi: 3.1.0\n');

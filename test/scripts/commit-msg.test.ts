@@ -1,12 +1,13 @@
 // The commit-message habit (scripts/commit-msg.js, run by .githooks/commit-msg): a subject under 72
 // characters, one line, then a blank line and the why.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error -- a plain JavaScript script without declarations
 import { MAX_SUBJECT, messageProblems } from '../../scripts/commit-msg.js';
+import { tempDir } from '../support/temp.js';
 
 const problems = messageProblems as (text: string) => string[];
 const SCRIPT = join(__dirname, '..', '..', 'scripts', 'commit-msg.js');
@@ -31,7 +32,7 @@ describe('the commit-message check', () => {
   });
 
   it('exits 1 with the problems as the hook, 0 when the message is fine', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tusk-commit-msg-'));
+    const dir = tempDir('tusk-commit-msg-');
     writeFileSync(join(dir, 'good'), 'Add x\n\nBecause.\n');
     writeFileSync(join(dir, 'bad'), `${'y'.repeat(90)}\n`);
     expect(execFileSync(process.execPath, [SCRIPT, join(dir, 'good')], { encoding: 'utf8' })).toBe('');
