@@ -34,6 +34,16 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
   }
   print(`tusk test: ${toRun.length} test files against ${target}${notRun.length ? `; ${notRun.length} destructive files left out (--allow-destructive)` : ''}`);
 
+  try {
+    return await runFiles(o, toRun, notRun, target, stateDir, print);
+  } finally {
+    // Also when the run throws; a run killed from outside leaves it to the system's cleaning.
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the suite's files in vitest and prints the summary; the exit code. */
+async function runFiles(o: TestOptions, toRun: string[], notRun: string[], target: string, stateDir: string, print: (line: string) => void): Promise<number> {
   const { startVitest, BaseSequencer } = await import('vitest/node');
   // Read-only files first, destructive ones last (one after the other against a deployment).
   const rank = (id: string) => ['read-only', 'creates and removes', 'destructive'].indexOf(groupOf(id));
@@ -68,7 +78,7 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
       // Against a live deployment the files run one after another: tests of one file cannot see
       // another file's resources in shared lists, and the rate limit is not shared. In-process,
       // every file has its own reference implementation and they run in parallel.
-      fileParallelism: !external,
+      fileParallelism: !o.customerUrl,
       sequence: { sequencer: GroupSequencer },
       passWithNoTests: false,
       // Installed as a package, the suite's TypeScript sources sit under node_modules/, which vitest
@@ -81,7 +91,6 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
   print(formatSummary(reporter.summary, notRun, target));
   const note = rotationNote(o, stateDir);
   if (note) print(note);
-  rmSync(stateDir, { recursive: true, force: true });
   if (o.junit) print(`JUnit report: ${resolve(o.junit)}`);
   if (reporter.summary.files.length === 0) return 1;
   return failedRun(reporter.summary) ? 1 : 0;
