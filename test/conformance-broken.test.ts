@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { startTusk, type RunningTusk } from '../src/server.js';
 import { brokenDeployment, callBackLater, type Breakage, type BrokenDeployment } from './support/broken-deployment.js';
-import { closeWithTest, run } from './support/processes.js';
+import { closeWithTest, run, type Finished } from './support/processes.js';
 
 let tusk: RunningTusk;
 beforeAll(async () => {
@@ -88,7 +88,7 @@ const alarmsWithout =
   };
 
 /** The built `tusk test` against a broken deployment: its exit code and output. */
-async function suiteAgainst(deployment: BrokenDeployment, ...args: string[]): Promise<{ code: number | null; out: string }> {
+async function suiteAgainst(deployment: BrokenDeployment, onFinished: Finished, ...args: string[]): Promise<{ code: number | null; out: string }> {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
   const { code, out } = await run(
@@ -104,7 +104,7 @@ async function suiteAgainst(deployment: BrokenDeployment, ...args: string[]): Pr
       tusk.registry.adminKey,
       ...args,
     ],
-    { cwd: PROJECT_ROOT, env },
+    { cwd: PROJECT_ROOT, env, onFinished },
   );
   return { code, out };
 }
@@ -118,9 +118,9 @@ const RUN_TIMEOUT = 600_000;
 describe.concurrent('the suite against deployments that break the databases behind the instances (point 1)', () => {
   it(
     'a restore, a fork, a point-in-time copy and a recovery that leave the data as it was: four departures, each naming the operation and the rule',
-    async () => {
-      const broken = closeWithTest(await brokenDeployment(tusk, [restoreNothing, recoverNothing, emptyCopy('fork'), emptyCopy('pit')]));
-      const { code, out } = await suiteAgainst(broken, '--check-databases', 'customer/databases');
+    async ({ onTestFinished }) => {
+      const broken = closeWithTest(await brokenDeployment(tusk, [restoreNothing, recoverNothing, emptyCopy('fork'), emptyCopy('pit')]), onTestFinished);
+      const { code, out } = await suiteAgainst(broken, onTestFinished, '--check-databases', 'customer/databases');
       const found = departuresIn(out);
       expect(found.find((d) => d.startsWith('instance restoreBackup  POST /api/backup/restore')) ?? `no such departure in:\n${out}`, out).toMatch(
         /restores the backup into its database .*: the database holds \["written after the backup"\], not \["kept by the backup"\]/,
@@ -141,9 +141,9 @@ describe.concurrent('the suite against deployments that break the databases behi
 
   it(
     "a fork that opens the source's own database: a departure naming createInstance and independence",
-    async () => {
-      const broken = closeWithTest(await brokenDeployment(tusk, [sharedFork()]));
-      const { code, out } = await suiteAgainst(broken, '--check-databases', 'customer/databases');
+    async ({ onTestFinished }) => {
+      const broken = closeWithTest(await brokenDeployment(tusk, [sharedFork()]), onTestFinished);
+      const { code, out } = await suiteAgainst(broken, onTestFinished, '--check-databases', 'customer/databases');
       const found = departuresIn(out);
       expect(found, out).toHaveLength(1);
       expect(found[0]).toMatch(
@@ -192,9 +192,9 @@ describe('the suite against deployments that leave out what production always an
   for (const [what, breakages, file, expected] of runs) {
     it(
       `${what}: a departure naming the operation and the field, for each`,
-      async () => {
-        const broken = closeWithTest(await brokenDeployment(tusk, breakages));
-        const { code, out } = await suiteAgainst(broken, file);
+      async ({ onTestFinished }) => {
+        const broken = closeWithTest(await brokenDeployment(tusk, breakages), onTestFinished);
+        const { code, out } = await suiteAgainst(broken, onTestFinished, file);
         const found = departuresIn(out);
         for (const departure of expected)
           expect(

@@ -43,7 +43,15 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** `pipe` keeps stdin open (`child.stdin`); default `ignore`. */
   stdin?: 'ignore' | 'pipe';
+  /**
+   * In a concurrent test: the test context's onTestFinished. Vitest's global one cannot tell
+   * concurrent tests apart and may stop the process when another test finishes.
+   */
+  onFinished?: Finished;
 }
+
+/** The onTestFinished that registers for the test at hand (the global one, or a test context's). */
+export type Finished = typeof onTestFinished;
 
 const live = new Set<Started>();
 
@@ -167,7 +175,7 @@ export function start(command: string, args: string[], options: StartOptions = {
   };
   live.add(started);
   try {
-    onTestFinished(() => started.stop().then(() => undefined));
+    (options.onFinished ?? onTestFinished)(() => started.stop().then(() => undefined));
   } catch {
     /* started in a hook: the file's afterAll stops it (stop() or stopStarted()) */
   }
@@ -211,15 +219,15 @@ export async function stopStarted(): Promise<void> {
 
 /**
  * Closes `thing` (an in-process Tusk, a receiver, a proxy) when the current test finishes, passed
- * or failed. Its `close()` may also be called by the test; it runs once in all. Outside a test (a
+ * or failed (in a concurrent test, pass the test context's `onTestFinished`). Its `close()` may also be called by the test; it runs once in all. Outside a test (a
  * hook), nothing is registered: the file's afterAll closes it.
  */
-export function closeWithTest<T extends { close(): unknown }>(thing: T): T {
+export function closeWithTest<T extends { close(): unknown }>(thing: T, onFinished: Finished = onTestFinished): T {
   const close = thing.close.bind(thing);
   let closing: Promise<unknown> | undefined;
   thing.close = (() => (closing ??= Promise.resolve().then(close))) as T['close'];
   try {
-    onTestFinished(async () => {
+    onFinished(async () => {
       await thing.close();
     });
   } catch {
