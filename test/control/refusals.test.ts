@@ -329,3 +329,14 @@ describe("the control document's request bodies", () => {
     expect(doc.requestBody('opt')).toEqual({ schema: 'Opt', required: false });
   });
 });
+
+describe('GET /__tusk/runtime', () => {
+  it("tells the process's resident memory in MiB", async () => {
+    const { control } = await server();
+    const res = await control('/runtime');
+    expect(res.status).toBe(200);
+    const rss = process.memoryUsage.rss() / 2 ** 20;
+    expect(res.body.rss_mb).toBeGreaterThan(rss / 2);
+    expect(res.body.rss_mb).toBeLessThan(rss * 2);
+  });
+});
