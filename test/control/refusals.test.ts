@@ -208,6 +208,15 @@ describe('the refusals of the state controls', () => {
   });
 });
 
+describe('the clock of the whole server', () => {
+  it("refuses follow_server without an account, saying that only an account follows the server's clock", async () => {
+    const { control } = await server();
+    const res = await control('/clock', { method: 'POST', body: { follow_server: true } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toBe("follow_server: only an account follows the server's clock: scope the request to an account (?account=ID or its admin key)");
+  });
+});
+
 describe('the fault and coverage controls of an account', () => {
   it('clearing the faults of an account that has none is a 204, and reading them shows the server seed and no rules', async () => {
     const { control, newJob } = await server({ seed: 7 });
