@@ -13,6 +13,9 @@
 // - `closeWithTest(thing)` closes an in-process server (a Tusk, which may run an embedded Postgres,
 //   a receiver, a proxy) when the current test finishes; its own `close()` may run before that, and
 //   it runs once in all. Made in a hook, the file's afterAll closes it.
+// - In a concurrent test (`describe.concurrent`, `it.concurrent`) both take the test context's
+//   onTestFinished: vitest's global one cannot tell concurrent tests apart, and would stop a
+//   test's process when another test finishes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { onTestFinished } from 'vitest';
 
@@ -219,8 +222,9 @@ export async function stopStarted(): Promise<void> {
 
 /**
  * Closes `thing` (an in-process Tusk, a receiver, a proxy) when the current test finishes, passed
- * or failed (in a concurrent test, pass the test context's `onTestFinished`). Its `close()` may also be called by the test; it runs once in all. Outside a test (a
- * hook), nothing is registered: the file's afterAll closes it.
+ * or failed (in a concurrent test, pass the test context's `onTestFinished`). Its `close()` may
+ * also be called by the test; it runs once in all. Outside a test (a hook), nothing is registered:
+ * the file's afterAll closes it.
  */
 export function closeWithTest<T extends { close(): unknown }>(thing: T, onFinished: Finished = onTestFinished): T {
   const close = thing.close.bind(thing);
