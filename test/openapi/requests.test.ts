@@ -524,3 +524,37 @@ describe('OperationValidator over the documents', () => {
     expect(refusal(() => v.body(json({})))).toMatchObject({ status: 400, error: expect.stringContaining('role or tags'), rule: expect.any(String) });
   });
 });
+
+describe('departures: every way a request departs from the document, as the proxy lists them', () => {
+  const doc = testDocument();
+  // postThing's path parameter and required query parameter, as a request that conforms sends them.
+  const P = { id: '1' };
+  const Q = () => new URLSearchParams('q=ab');
+
+  it('names a path parameter that does not read, and conforms with none', () => {
+    const v = validatorOf(doc, 'deletePlain');
+    expect(v.departures({ id: 'abc' }, new URLSearchParams(), { kind: 'none' })).toEqual([expect.objectContaining({ field: 'id', rule: 'type' })]);
+    expect(v.departures({ id: '7' }, new URLSearchParams(), { kind: 'none' })).toEqual([]);
+  });
+
+  it('reports the 400 that reading the body gave, and a body that is too deep or no object', () => {
+    const v = validatorOf(doc, 'postThing');
+    const unreadable = new ApiError(400, 'body: malformed JSON', { field: 'body', rule: 'json' });
+    expect(v.departures(P, Q(), unreadable)).toEqual([{ field: 'body', rule: 'json', message: 'body: malformed JSON' }]);
+    expect(v.departures(P, Q(), json([1]))).toEqual([{ field: 'body', rule: 'type', message: 'body: must be a JSON object' }]);
+    expect(v.departures(P, Q(), json({ list: nested(MAX_BODY_DEPTH + 2) }))).toEqual([expect.objectContaining({ field: 'body', rule: 'maxDepth' })]);
+  });
+
+  it('reads no body as an empty object, and names the value as the body where no field applies', () => {
+    const v = validatorOf(doc, 'postThing');
+    expect(v.departures(P, Q(), { kind: 'none' })).toEqual([{ field: 'body', rule: 'minProperties', message: 'body: must NOT have fewer than 1 properties' }]);
+    const both = v.departures(P, Q(), json({ count: 'x', name: 1 }));
+    expect(both.map((d) => d.field).sort()).toEqual(['count', 'name']);
+  });
+
+  it('lists nothing for an integration body whose system the path does not name, and checks it against the named one', () => {
+    const v = validatorOf(doc, 'postIntegration');
+    expect(v.departures({}, new URLSearchParams(), json({ unnamed: 5 }))).toEqual([]);
+    expect(v.departures({}, new URLSearchParams(), json({ url: 'not a uri' }), 'b')).toEqual([expect.objectContaining({ field: 'url', rule: 'format' })]);
+  });
+});
