@@ -2,9 +2,9 @@
 // summary, whatever ends that process afterwards. The suite process holds vitest, vite and their
 // native parts, and a process that ends by a signal on its way out leaves no exit code: a caller
 // that stops it just after its summary (in Tusk's own tests, a concurrent test's clean-up that
-// stopped the other test's run) would see no failure code at all. The suite process sends its code over the IPC channel before it exits;
-// SIGINT, SIGTERM and SIGHUP sent to `tusk test` are passed on to it, and a suite process whose
-// `tusk test` is gone stops.
+// stopped the other test's run) would see no failure code at all. The suite process sends its
+// code over the IPC channel before it exits; SIGINT, SIGTERM and SIGHUP sent to `tusk test` are
+// passed on to it, and a suite process whose `tusk test` is gone stops.
 import { fork } from 'node:child_process';
 import { constants } from 'node:os';
 
