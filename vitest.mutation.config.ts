@@ -63,6 +63,8 @@ export default defineConfig({
     // As in vitest.config.ts: files share one module graph (src/ keeps no module state, and the
     // mutants are switched at run time; static ones are ignored), about half the CPU per mutant.
     isolate: false,
+    // Code a test file's hooks run counts as covered by each of its tests, not as static.
+    setupFiles: ['test/support/mutation-hooks.ts'],
     sequence: { sequencer: FastFirst },
     // A mutant that leaves a request unanswered fails its first test after 10 s (the slowest test
     // takes under 2 s) instead of hanging until Stryker's own timeout and a runner restart.
