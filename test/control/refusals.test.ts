@@ -1,18 +1,16 @@
 // What the control plane answers at its edges: who may act on an account (scope.ts, plane.ts), the
 // refusals of the state, clock, fault and coverage controls and the words they use, the index of the
 // controls, the choice of the validation error that explains a bad body, and the control document's
-// request bodies. Every test builds its own server inside the test, so that a mutation of the code
-// that builds it is tried against the test (code run in a beforeAll hook is seen by none).
-import { describe, expect, it, onTestFinished } from 'vitest';
+// request bodies. Every test builds its own server, some with options of their own.
+import { describe, expect, it } from 'vitest';
 import type { ErrorObject } from 'ajv';
-import { createTusk, type Tusk, type TuskOptions } from '../../src/server.js';
+import type { TuskOptions } from '../../src/server.js';
+import { tuskForTest } from '../support/in-process.js';
 import { ControlDocument } from '../../src/control/document.js';
 import { reportedError, tellingErrors } from '../../src/control/body.js';
 import { indexRoute } from '../../src/control/health.js';
 import type { ControlDeps } from '../../src/control/deps.js';
 import type { OpenApiDocument } from '../../src/openapi/documents.js';
-
-const basic = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
 
 interface Job {
   account_id: string;
@@ -22,34 +20,14 @@ interface Job {
 
 /** A Tusk for this test only, closed when it finishes, and a client of its control plane. */
 async function server(options: TuskOptions = {}) {
-  const tusk: Tusk = await createTusk({ log: 'off', provisionDelayMs: 0, ...options });
-  onTestFinished(() => tusk.control.close());
-  const call = async (
-    path: string,
-    init: { method?: string; key?: string; body?: unknown; raw?: string; port?: 'customer' | 'instance'; accept?: string } = {},
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-  ): Promise<{ status: number; body: any; text: string }> => {
-    const body = init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined);
-    const res = await tusk[init.port ?? 'customer'].fetch(
-      new Request(`http://tusk${path}`, {
-        method: init.method ?? 'GET',
-        headers: {
-          ...(init.key ? basic(init.key) : {}),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...(init.accept ? { accept: init.accept } : {}),
-        },
-        ...(body !== undefined ? { body } : {}),
-      }),
-    );
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
-  };
+  const { tusk, send } = await tuskForTest(options);
+  const call = (path: string, init: { method?: string; key?: string; body?: unknown; raw?: string; port?: 'customer' | 'instance'; accept?: string } = {}) =>
+    send(init.port ?? 'customer', init.method ?? 'GET', path, {
+      key: init.key || undefined,
+      json: init.body,
+      raw: init.raw,
+      headers: init.accept ? { accept: init.accept } : {},
+    });
   const control = (path: string, init: Parameters<typeof call>[1] = {}) => call(`/__tusk${path}`, init);
   const newJob = async (name: string, key?: string): Promise<Job> => {
     const res = await control('/accounts', { method: 'POST', body: { name }, ...(key ? { key } : {}) });

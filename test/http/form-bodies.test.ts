@@ -1,28 +1,13 @@
 // Form bodies (application/x-www-form-urlencoded), as production's clients send them: each field read
 // by the type the operation's schema gives it, array fields in brackets or as JSON text, and the
 // fields the form's `encoding` marks as JSON read as JSON. The kinds are taken from the documents
-// when the server is built, so each test builds its own (see test/control/refusals.test.ts).
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createTusk } from '../../src/server.js';
-
-const basic = (key: string) => `Basic ${Buffer.from(`:${key}`).toString('base64')}`;
+// when the server is built, so each test builds its own.
+import { describe, expect, it } from 'vitest';
+import { tuskForTest } from '../support/in-process.js';
 
 async function server() {
-  const tusk = await createTusk({ log: 'off', provisionDelayMs: 0 });
-  onTestFinished(() => tusk.control.close());
-  const send = async (api: 'customer' | 'instance', key: string, method: string, path: string, form?: string) => {
-    const res = await tusk[api].fetch(
-      new Request(`http://tusk${path}`, {
-        method,
-        headers: { authorization: basic(key), ...(form !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-        ...(form !== undefined ? { body: form } : {}),
-      }),
-    );
-    const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-    return { status: res.status, body: (text ? JSON.parse(text) : undefined) as any, text };
-  };
-  return send;
+  const { send } = await tuskForTest();
+  return (api: 'customer' | 'instance', key: string, method: string, path: string, form?: string) => send(api, method, path, { key, form });
 }
 
 describe('form bodies', () => {

@@ -1,17 +1,12 @@
 // Where each interface reads the API key from HTTP Basic: the customer interface from the password
 // field only (a key in the user field is a 401 that says where it goes), the instance interface
-// from either field (production's clients send it in either). The server is built inside each
-// test, so that the mutation run sees these tests cover the code that builds it.
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createTusk } from '../../src/server.js';
+// from either field (production's clients send it in either).
+import { describe, expect, it } from 'vitest';
+import { basic as basicKey, tuskForTest } from '../support/in-process.js';
 
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const basic = (user: string, password: string) => basicKey(password, user);
 
-async function server() {
-  const tusk = await createTusk({ log: 'off', provisionDelayMs: 0 });
-  onTestFinished(() => tusk.control.close());
-  return tusk;
-}
+const server = async () => (await tuskForTest()).tusk;
 
 describe('the field of HTTP Basic that carries the key', () => {
   it('the customer interface reads the password field; a key in the user field is a 401 saying where it goes', async () => {

@@ -1,28 +1,16 @@
 // An integration's update by id: the path names the integration, not its system, so the body is
 // checked against the schema of the system the stored integration has. A field that schema does
 // not name is ignored and named in Tusk-Ignored-Fields, or a 400 naming it under strict fields,
-// as for every other body. Each test builds its own server (see test/control/refusals.test.ts).
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { createTusk, type TuskOptions } from '../../src/server.js';
+// as for every other body.
+import { describe, expect, it } from 'vitest';
+import type { TuskOptions } from '../../src/server.js';
+import { tuskForTest } from '../support/in-process.js';
 
 const KEY = 'tusk-instance-1-key';
-const basic = (key: string) => `Basic ${Buffer.from(`:${key}`).toString('base64')}`;
 
 async function server(options: TuskOptions = {}) {
-  const tusk = await createTusk({ log: 'off', provisionDelayMs: 0, ...options });
-  onTestFinished(() => tusk.control.close());
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await tusk.instance.fetch(
-      new Request(`http://tusk${path}`, {
-        method,
-        headers: { authorization: basic(KEY), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      }),
-    );
-    const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-    return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as any };
-  };
+  const { send } = await tuskForTest(options);
+  return (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => send('instance', method, path, { key: KEY, json, headers });
 }
 
 /** A logs integration of system logs_e; its id. */
