@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { coverageHtml, coverageTable, writeCoverageFiles } from '../../src/openapi/coverage-render.js';
 import type { CoverageReport } from '../../src/openapi/coverage-recorder.js';
 
@@ -95,13 +95,25 @@ describe('coverageTable', () => {
 });
 
 describe('coverageHtml', () => {
-  const html = coverageHtml(REPORT, new Date('2026-11-24T12:00:00Z'));
+  // Rendered in each test, not while the file is collected: the mutation run switches a mutant on
+  // only once the file's hooks start.
+  let html: string;
+  beforeEach(() => {
+    html = coverageHtml(REPORT, new Date('2026-11-24T12:00:00Z'));
+  });
 
   it('is a self-contained page: no script, no external resource', () => {
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).not.toMatch(/<script|<link|src=|href=/i);
     expect(html).toContain('<h1>API coverage of account <code>acc-1</code></h1>');
     expect(html).toContain('<p>7 requests, as of 2026-11-24T12:00:00.000Z.');
+    const { account: _account, ...all } = REPORT;
+    expect(coverageHtml(all)).toContain('<h1>API coverage</h1>');
+  });
+
+  it('shows the interfaces one after the other, each operation a row of its own', () => {
+    expect(html).toContain('</section>\n<section id="instance">');
+    expect(html.match(/<section id="customer">[^]*?<\/section>/)![0]).toContain('</tr>\n<tr class="all"><td><code>getInstance</code>');
   });
 
   it("shows each interface's summary with its percentages", () => {
@@ -129,6 +141,7 @@ describe('coverageHtml', () => {
     expect(html).toContain('<section id="outside"><h2>Outside the contract</h2>');
     expect(html).toContain('<tr><td>customer</td><td><code>GET /api/&lt;nowhere&gt;&amp;</code></td><td>404</td><td>1</td></tr>');
     expect(coverageHtml({ ...REPORT, outside: [] })).not.toContain('id="outside"');
+    expect(coverageHtml({ ...REPORT, outside: [] })).toMatch(/<\/section>\n\n<\/body><\/html>\n$/);
   });
 
   it('escapes what it shows of an account id', () => {
@@ -147,9 +160,11 @@ describe('writeCoverageFiles', () => {
     expect(readFileSync(html, 'utf8')).toContain('data-interface="customer"');
   });
 
-  it('adds .html to a name without .json', () => {
+  it('adds .html to a name without .json at its end, and replaces only the last .json', () => {
     const [json, html] = writeCoverageFiles(join(dir, 'report'), REPORT);
     expect(html).toBe(`${json}.html`);
+    expect(writeCoverageFiles(join(dir, 'report.jsonl'), REPORT)[1]).toBe(join(dir, 'report.jsonl.html'));
+    expect(writeCoverageFiles(join(dir, 'a.json.JSON'), REPORT)[1]).toBe(join(dir, 'a.json.html'));
     expect(readFileSync(json, 'utf8').endsWith('}\n')).toBe(true);
   });
 });
