@@ -185,9 +185,42 @@ describe('ExchangeChecker.responseDepartures', () => {
     expect(checker.responseDepartures(op(), { status: 200, headers: json, text: '' })).toEqual([expect.objectContaining({ rule: 'json' })]);
   });
 
+  it('says each departure in words: what was sent and what the document declares', () => {
+    const plain = { 'content-type': 'text/plain' };
+    expect(checker.responseDepartures(op(), { status: 418, headers: json, text: '{}' })).toStrictEqual([
+      { side: 'response', rule: 'status', message: 'status 418 is not declared (declared: 200, 400, 401, 405, 429, 500)' },
+    ]);
+    expect(checker.responseDepartures(op(), { status: 200, headers: plain, text: 'x' })).toStrictEqual([
+      { side: 'response', rule: 'contentType', message: 'content type "text/plain" is not declared for 200 (declared: application/json)' },
+    ]);
+    expect(checker.responseDepartures(op(), { status: 200, headers: {}, text: '[]' })).toStrictEqual([
+      { side: 'response', rule: 'contentType', message: 'content type "" is not declared for 200 (declared: application/json)' },
+    ]);
+    // A header sent twice is read as its values joined, as HTTP does.
+    expect(checker.responseDepartures(op(), { status: 429, headers: { ...json, 'retry-after': ['1', 'x'] }, text: '{"error":"slow down"}' })).toStrictEqual([
+      { side: 'response', rule: 'header', field: 'Retry-After', message: 'header Retry-After "1, x": must match the form ^[0-9]+$' },
+    ]);
+    const long = `[${'1,'.repeat(60)}`;
+    expect(checker.responseDepartures(op(), { status: 200, headers: json, text: long })).toStrictEqual([
+      { side: 'response', rule: 'json', message: `body is not valid JSON: ${JSON.stringify(long.slice(0, 80))}` },
+    ]);
+  });
+
+  it('reads the content type without its parameters and in any case', () => {
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON'])
+      expect(checker.responseDepartures(op(), { status: 200, headers: { 'content-type': type }, text: '[]' }), type).toStrictEqual([]);
+  });
+
   it('a status that declares no body, answered with one, departs (rule body)', () => {
     const del = checker.match('instance', 'DELETE', '/api/alarms/1')!.op;
     expect(checker.responseDepartures(del, { status: 204, headers: json, text: '{"x":1}' })).toEqual([expect.objectContaining({ rule: 'body' })]);
     expect(checker.responseDepartures(del, { status: 204, headers: {}, text: '' })).toEqual([]);
+    expect(checker.responseDepartures(del, { status: 204, headers: {} })).toEqual([]);
+    expect(checker.responseDepartures(del, { status: 204, headers: json, text: '{"x":1}' })).toStrictEqual([
+      { side: 'response', rule: 'body', message: 'status 204 declares no body, but one was sent (application/json)' },
+    ]);
+    expect(checker.responseDepartures(del, { status: 204, headers: {}, text: 'x' })).toStrictEqual([
+      { side: 'response', rule: 'body', message: 'status 204 declares no body, but one was sent (no content type)' },
+    ]);
   });
 });
