@@ -45,6 +45,7 @@ describe('ExchangeChecker.requestDepartures', () => {
     expect(r.op).toBeUndefined();
     expect(r.departures).toEqual([{ side: 'request', rule: 'operation', message: 'no operation of the customer interface is GET /api/nowhere' }]);
     expect(r.error?.status).toBe(404);
+    expect(r.error?.body).toMatchObject({ error: 'Not found: no operation of the customer interface is GET /api/nowhere' });
   });
 
   it("credentials not in the interface's form: rule auth on Authorization, and a 401 with WWW-Authenticate", async () => {
@@ -59,6 +60,7 @@ describe('ExchangeChecker.requestDepartures', () => {
       const r = await checker.requestDepartures('customer', request('GET', '/api/plans', authorization === undefined ? {} : { authorization }));
       expect(r.departures, String(authorization)).toEqual([{ side: 'request', rule: 'auth', field: 'Authorization', message }]);
       expect(r.error?.status).toBe(401);
+      expect(r.error?.body).toMatchObject({ error: `Unauthorized: ${message}` });
       expect(r.error?.headers['WWW-Authenticate']).toMatch(/^Basic/);
     }
   });
@@ -100,6 +102,12 @@ describe('ExchangeChecker.requestDepartures', () => {
       request('POST', '/api/integrations/logs/logs_e', { authorization, body: '{}', contentType: 'application/json' }),
     );
     expect(system.departures).toEqual([expect.objectContaining({ field: 'token', rule: 'required' })]);
+    // An update by id names no system: its body is not read against one.
+    const byId = await checker.requestDepartures(
+      'instance',
+      request('PUT', '/api/integrations/logs/7', { authorization, body: '{}', contentType: 'application/json' }),
+    );
+    expect(byId.departures).toEqual([]);
   });
 
   it('lists every departure of a request, not only the one the stand-in answers (issue 32)', async () => {
