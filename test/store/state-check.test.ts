@@ -113,6 +113,24 @@ describe('an accepted load drops the databases of the instances it leaves out', 
     expect(dropped).toEqual([]);
   });
 
+  it('a reset of the account drops the databases of all its instances', () => {
+    const instances = registry.home(x)!.dump().account.instances;
+    registry.resetAccount(x);
+    expect(dropped.sort()).toEqual(instances.map((i) => databaseOf(i.providerid)).sort());
+    expect(registry.home(x)!.dump().account.instances).toEqual([]);
+  });
+
+  it("a load its records cannot be built from leaves the account's clock where it was", () => {
+    const home = registry.home(x)!;
+    const clockBefore = home.clock.toJSON();
+    const dump = home.dump();
+    dump.account.clock = { offset_ms: 3_600_000, pinned_ms: null };
+    (dump.account.team[0] as { roles: unknown }).roles = null;
+    expect(() => registry.restoreAccount(x, dump)).toThrow(StateError);
+    expect(home.clock.toJSON()).toEqual(clockBefore);
+    expect(dropped).toEqual([]);
+  });
+
   it('a server-wide load without an account drops the databases of its instances', () => {
     const state = registry.toJSON();
     const gone = state.accounts.find((a) => a.id === x)!;
