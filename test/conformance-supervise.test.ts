@@ -3,7 +3,7 @@
 // code and says so; a process that ends before its summary is a failed run that says how it ended;
 // a signal sent to `tusk test` stops the suite, and the code says which signal. The suite processes
 // of the first tests are small scripts using the built module's side (`npm test` builds first).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { superviseSuite } from '../src/conformance/supervise.js';
 import { groupAlive, start } from './support/processes.js';
+import { tempDir } from './support/temp.js';
 
 const BUILT = pathToFileURL(join(PROJECT_ROOT, 'dist', 'src', 'conformance', 'supervise.js')).href;
 const dir = mkdtempSync(join(tmpdir(), 'tusk-supervise-'));
@@ -58,8 +59,9 @@ describe('tusk test and its suite process', () => {
     expect(thrown.code).toBe(1);
   });
 
-  it('passes SIGTERM on to the suite process: `tusk test` exits with 128 plus its number and leaves no process behind', async () => {
-    const env = { ...process.env };
+  it('passes SIGTERM on to the suite process: `tusk test` exits with 128 plus its number and leaves no process or folder behind', async () => {
+    const tmp = tempDir('tusk-supervise-tmp-');
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
     for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
     const tusk = start(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', 'customer/plans', 'customer/instances'], { cwd: PROJECT_ROOT, env });
     await tusk.until(/tusk test: 2 test files/);
@@ -68,5 +70,7 @@ describe('tusk test and its suite process', () => {
     // The suite process and the workers it started were in its group; none is left.
     for (let i = 0; i < 50 && groupAlive(tusk.child.pid, true); i++) await new Promise((r) => setTimeout(r, 100));
     expect(groupAlive(tusk.child.pid, true)).toBe(false);
+    // The folder of the keys the suite rotates is gone with it.
+    expect(readdirSync(tmp).filter((name) => name.startsWith('tusk-test-'))).toEqual([]);
   });
 });

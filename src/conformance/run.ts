@@ -5,7 +5,7 @@
 // The arguments are read in args.ts, the files chosen in suite.ts, the report written by report.ts;
 // the suite runs in a child process whose summary's code `tusk test` exits with (supervise.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { TestSpecification } from 'vitest/node';
 import { PROJECT_ROOT } from '../openapi/documents.js';
@@ -13,6 +13,9 @@ import { parseTestArgs, targetEnv, TEST_HELP, UsageError, type TestOptions } fro
 import { failedRun, formatSummary, rotationNote, SuiteReporter } from './report.js';
 import { groupOf, SUITE_DIR, suiteFiles } from './suite.js';
 import { isSuiteProcess, reportCode, superviseSuite } from './supervise.js';
+
+/** The signals that stop a run. */
+const STOPPING = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Runs the suite; returns the exit code. */
 export async function runSuite(o: TestOptions, print: (line: string) => void = (l) => console.log(l)): Promise<number> {
@@ -34,10 +37,18 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
   }
   print(`tusk test: ${toRun.length} test files against ${target}${notRun.length ? `; ${notRun.length} destructive files left out (--allow-destructive)` : ''}`);
 
+  // A signal that stops the run (`tusk test` passes SIGINT, SIGTERM and SIGHUP on, supervise.ts)
+  // removes it too, and ends the run as the signal would have: 128 plus its number.
+  const removeAndExit = (signal: NodeJS.Signals) => {
+    rmSync(stateDir, { recursive: true, force: true });
+    process.exit(128 + constants.signals[signal]);
+  };
+  for (const signal of STOPPING) process.once(signal, removeAndExit);
   try {
     return await runFiles(o, toRun, notRun, target, stateDir, print);
   } finally {
-    // Also when the run throws; a run killed from outside leaves it to the system's cleaning.
+    // Also when the run throws; a run killed with SIGKILL leaves it to the system's cleaning.
+    for (const signal of STOPPING) process.off(signal, removeAndExit);
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
