@@ -31,19 +31,19 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
   }
   // Keys the suite rotates (destructive tests) are recorded here, for later files and the summary.
   const stateDir = mkdtempSync(join(tmpdir(), 'tusk-test-'));
-  for (const [k, v] of Object.entries({ ...targetEnv(o), TUSK_STATE_DIR: stateDir })) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  print(`tusk test: ${toRun.length} test files against ${target}${notRun.length ? `; ${notRun.length} destructive files left out (--allow-destructive)` : ''}`);
-
   // A signal that stops the run (`tusk test` passes SIGINT, SIGTERM and SIGHUP on, supervise.ts)
-  // removes it too, and ends the run as the signal would have: 128 plus its number.
+  // removes it too, and ends the run as the signal would have: 128 plus its number. Listened for
+  // at once: until then a signal ends the process where it stands, with nothing removed.
   const removeAndExit = (signal: NodeJS.Signals) => {
     rmSync(stateDir, { recursive: true, force: true });
     process.exit(128 + constants.signals[signal]);
   };
   for (const signal of STOPPING) process.once(signal, removeAndExit);
+  for (const [k, v] of Object.entries({ ...targetEnv(o), TUSK_STATE_DIR: stateDir })) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  print(`tusk test: ${toRun.length} test files against ${target}${notRun.length ? `; ${notRun.length} destructive files left out (--allow-destructive)` : ''}`);
   try {
     return await runFiles(o, toRun, notRun, target, stateDir, print);
   } finally {
