@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT, packageVersion } from '../src/openapi/documents.js';
 import { serveUntilReady } from './support/serve.js';
-import { run as runProcess, start } from './support/processes.js';
+import { run as runProcess, running, start } from './support/processes.js';
 import { tempDir } from './support/temp.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
@@ -162,15 +162,6 @@ describe('stopping tusk serve', () => {
     }
   });
 });
-
-/** Whether a process runs (exists and is not a zombie that no one has reaped yet). */
-function running(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 describe('tusk serve --log json', () => {
   it('prints every line as one JSON object with time, level and msg: start-up, requests, databases, shutdown (SIGTERM, no error)', async () => {

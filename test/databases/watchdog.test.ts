@@ -2,11 +2,11 @@
 // server is killed with SIGKILL, which no handler of its own sees, the watchdog stops the server
 // and removes its data directory; while the owner lives, it leaves both to the owner. Played here
 // by stand-ins: a Node process as the owner and a `sleep` it spawned as its server.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { watchdog } from '../../src/databases/embedded.js';
-import { start } from '../support/processes.js';
+import { running, start } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
 /** An owner process and the pid of its "server", a child that runs until a signal ends it. */
@@ -15,15 +15,6 @@ async function owner(): Promise<{ owner: number; server: number; kill: () => voi
   const started = start(process.execPath, ['-e', script]);
   const server = Number((await started.until(/^\d+\n/m)).trim());
   return { owner: started.child.pid!, server, kill: () => process.kill(started.child.pid!, 'SIGKILL') };
-}
-
-/** Whether a process runs (exists and is not a zombie). */
-function running(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 /** Starts the watchdog, killed when the test finishes if it has not exited by then. */

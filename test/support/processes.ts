@@ -17,6 +17,7 @@
 //   onTestFinished: vitest's global one cannot tell concurrent tests apart, and would stop a
 //   test's process when another test finishes.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { onTestFinished } from 'vitest';
 
 export interface Started {
@@ -57,6 +58,15 @@ export interface StartOptions {
 export type Finished = typeof onTestFinished;
 
 const live = new Set<Started>();
+
+/** Whether a process runs: it exists and is not a zombie that no one has reaped yet (Linux, /proc). */
+export function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** Whether a process with this pid exists (a zombie included). */
 export const alive = (pid: number) => {
