@@ -1,12 +1,12 @@
 // The coverage report for people (src/openapi/coverage-render.ts): the terminal table of
 // `tusk coverage` and the HTML page of `--coverage FILE`, from a report whose figures are known,
 // and where the two files are written.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { coverageHtml, coverageTable, writeCoverageFiles } from '../../src/openapi/coverage-render.js';
 import type { CoverageReport } from '../../src/openapi/coverage-recorder.js';
+import { tempDir } from '../support/temp.js';
 
 const REPORT: CoverageReport = {
   account: 'acc-1',
@@ -150,10 +150,8 @@ describe('coverageHtml', () => {
 });
 
 describe('writeCoverageFiles', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tusk-coverage-files-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
   it('writes FILE.json as JSON and FILE.html beside it, making the folder', () => {
+    const dir = tempDir('tusk-coverage-files-');
     const [json, html] = writeCoverageFiles(join(dir, 'sub', 'coverage.json'), REPORT);
     expect([json, html]).toEqual([join(dir, 'sub', 'coverage.json'), join(dir, 'sub', 'coverage.html')]);
     expect(JSON.parse(readFileSync(json, 'utf8'))).toEqual(REPORT);
@@ -161,6 +159,7 @@ describe('writeCoverageFiles', () => {
   });
 
   it('adds .html to a name without .json at its end, and replaces only the last .json', () => {
+    const dir = tempDir('tusk-coverage-files-');
     const [json, html] = writeCoverageFiles(join(dir, 'report'), REPORT);
     expect(html).toBe(`${json}.html`);
     expect(writeCoverageFiles(join(dir, 'report.jsonl'), REPORT)[1]).toBe(join(dir, 'report.jsonl.html'));
