@@ -79,7 +79,7 @@ export type { AppDependencies } from './http/deps.js';
 export interface Tusk {
   /** Where the server's lines go (options.logger, else text on the console). */
   logger: Logger;
-  /** From now on the databases' messages are the expected end of a stop, not errors (close() calls it first). */
+  /** From now on the databases' messages are the expected end of a stop, not errors, and a server that ends is not started again (close() calls it first). */
   stopping(): void;
   deps: AppDependencies;
   registry: Registry;
@@ -169,6 +169,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     logger,
     stopping: () => {
       stopping = true;
+      databases?.engine.stopping();
     },
     deps,
     registry,

@@ -62,6 +62,8 @@ export class PostgresEngine {
   private embedded?: EmbeddedServer;
   private started?: Promise<void>;
   private closed = false;
+  /** Tusk is stopping: the server's end is expected, not a loss to recover from. */
+  private ending = false;
   private current: EngineState = 'off';
   private readonly listeners = new Set<(state: EngineState) => void>();
   /** Resolved when the server is ready again (made when it is lost). */
@@ -196,9 +198,23 @@ export class PostgresEngine {
     }
   }
 
-  /** The server is gone: instances are not ready until it is back; brings it back. */
+  /** Tusk is stopping (it closes the engine next): an end of the server from now on is no loss. */
+  stopping(): void {
+    this.ending = true;
+  }
+
+  /**
+   * The server seems gone. A Ctrl-C reaches Tusk and its embedded server together, and the server's
+   * end can be seen before Tusk's own signal handler runs: that signal is already waiting in the
+   * event loop, so the loss is judged after one more round of I/O (two turns of the loop).
+   */
   private lost(why: string): void {
-    if (this.closed || this.current !== 'ready') return;
+    setImmediate(() => setImmediate(() => this.gone(why)));
+  }
+
+  /** The server is gone: instances are not ready until it is back; brings it back. */
+  private gone(why: string): void {
+    if (this.closed || this.ending || this.current !== 'ready') return;
     let resolve!: () => void;
     const promise = new Promise<void>((r) => (resolve = r));
     this.back = { promise, resolve };

@@ -82,6 +82,36 @@ describe('the embedded server is killed', () => {
     expect(await query((await get(tusk, during.id)).url, 'select 1 as one')).toEqual([{ one: 1 }]);
     expect(databases.failures).toEqual([]);
   }, 90_000);
+
+  it('when its end is seen just before Tusk handles its own stop signal (one Ctrl-C reaches both), it is no loss: no warning, no restart', async () => {
+    const { tusk, logged, states } = await start('embedded');
+    const engine = tusk.deps.databases!.engine;
+    // The server's exit is seen first and Tusk's signal handler runs right after it, in the same
+    // turn of the event loop: the order a loaded machine can give a Ctrl-C to the process group.
+    const server = (engine as unknown as { embedded: { onExit: (why: string) => void } }).embedded;
+    const seen = server.onExit;
+    server.onExit = (why) => {
+      seen(why);
+      setImmediate(() => tusk.stopping());
+    };
+    const pid = engine.serverPid!;
+    const exited = new Promise<void>((resolve) => {
+      const watch = setInterval(() => {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          clearInterval(watch);
+          resolve();
+        }
+      }, 20);
+    });
+    process.kill(pid, 'SIGKILL');
+    await exited;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(states).not.toContain('restarting');
+    expect(engine.state).toBe('ready');
+    expect(logged.filter((l) => /the Postgres server is gone/.test(l))).toEqual([]);
+  }, 60_000);
 });
 
 /** A Postgres server outside Tusk, on a data directory that survives its stops. */
