@@ -37,5 +37,12 @@ describe('cloneJson', () => {
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
     expect(Object.keys(copy)).toEqual(['__proto__']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // An ordinary own property, as JSON.parse made it: it can be changed, listed and removed.
+    expect(Object.getOwnPropertyDescriptor(copy, '__proto__')).toStrictEqual({
+      value: { polluted: true },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   });
 });
