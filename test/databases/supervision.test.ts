@@ -86,12 +86,13 @@ describe('the embedded server is killed', () => {
   it('when its end is seen just before Tusk handles its own stop signal (one Ctrl-C reaches both), it is no loss: no warning, no restart', async () => {
     const { tusk, logged, states } = await start('embedded');
     const engine = tusk.deps.databases!.engine;
-    // The server's exit is seen first and Tusk's signal handler runs right after it, in the same
-    // turn of the event loop: the order a loaded machine can give a Ctrl-C to the process group.
-    const server = (engine as unknown as { embedded: { onExit: (why: string) => void } }).embedded;
-    const seen = server.onExit;
-    server.onExit = (why) => {
-      seen(why);
+    // The server's end is seen first (its exit, or a probe that fails) and Tusk's signal handler
+    // runs right after, in the same turn of the event loop: the order a loaded machine can give a
+    // Ctrl-C to the process group.
+    const seen = engine as unknown as { lost: (why: string) => void };
+    const lost = seen.lost.bind(engine);
+    seen.lost = (why) => {
+      lost(why);
       setImmediate(() => tusk.stopping());
     };
     const pid = engine.serverPid!;
