@@ -34,32 +34,16 @@ class FastFirst extends BaseSequencer {
   }
 }
 
+/** The test files of the mutation run, except those that mock modules (below). */
+const INCLUDE = ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'];
+/**
+ * Files that mock node:fs or a bundler for their whole file: with isolate: false the mocks could
+ * reach the files that share their worker, so they run in a project of their own, isolated.
+ */
+const MOCKING = ['test/openapi/documents.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'],
-    exclude: [
-      '**/node_modules/**',
-      'test/prism.test.ts',
-      'test/docs*.test.ts',
-      'test/pack*.test.ts',
-      'test/cli.test.ts',
-      'test/example.test.ts',
-      'test/conformance-runner.test.ts',
-      'test/conformance-broken.test.ts',
-      'test/conformance-supervise.test.ts',
-      'test/contract-coverage.test.ts',
-      'test/readme.test.ts',
-      'test/proxy/proxy-cli.test.ts',
-      'test/coverage.browser.test.ts',
-      // Compares the build stamp with the tree, which Stryker's sandbox is not.
-      'test/scripts/**',
-      'test/reliability/**',
-      'test/security/constant-time.test.ts',
-      'test/fuzz/**',
-      // Mocks node:fs and Redocly's bundler for its whole file: with isolate: false (below) the
-      // mocks could reach the files that share its worker.
-      'test/openapi/documents.test.ts',
-    ],
     // As in vitest.config.ts: files share one module graph (src/ keeps no module state, and the
     // mutants are switched at run time; static ones are ignored), about half the CPU per mutant.
     isolate: false,
@@ -70,5 +54,36 @@ export default defineConfig({
     // takes under 2 s) instead of hanging until Stryker's own timeout and a runner restart.
     testTimeout: 10_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: INCLUDE,
+          exclude: [
+            '**/node_modules/**',
+            ...MOCKING,
+            'test/prism.test.ts',
+            'test/docs*.test.ts',
+            'test/pack*.test.ts',
+            'test/cli.test.ts',
+            'test/example.test.ts',
+            'test/conformance-runner.test.ts',
+            'test/conformance-broken.test.ts',
+            'test/conformance-supervise.test.ts',
+            'test/contract-coverage.test.ts',
+            'test/readme.test.ts',
+            'test/proxy/proxy-cli.test.ts',
+            'test/coverage.browser.test.ts',
+            // Compares the build stamp with the tree, which Stryker's sandbox is not.
+            'test/scripts/**',
+            'test/reliability/**',
+            'test/security/constant-time.test.ts',
+            'test/fuzz/**',
+          ],
+        },
+      },
+      { extends: true, test: { name: 'isolated', include: MOCKING, isolate: true } },
+    ],
   },
 });

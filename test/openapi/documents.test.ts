@@ -2,6 +2,7 @@
 // what a document that does not bundle says, and the fall-back when the bundle cannot be written.
 // The project folder is redirected to a temporary copy (node:fs mocked), and Redocly's bundler is
 // replaced by a stub, so the tests are quick and touch neither openapi/ nor dist/.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -113,6 +114,28 @@ describe('loadDocument', () => {
     expect(state.bundled).toEqual([join(OPENAPI_DIR, 'customer.yaml')]);
     expect(readFileSync(join(root, 'dist/openapi/customer.json'), 'utf8')).toBe(JSON.stringify(FRESH, null, 2) + '\n');
     expect(readFileSync(join(root, 'dist/openapi/customer.yaml'), 'utf8')).toContain('title: fresh');
+  });
+
+  it("writes the YAML bundle as Redocly does (YAML 1.1, single quotes, no folded lines) and the sources' hash on one line", async () => {
+    const long = 'a description long enough that a YAML writer with a line width would fold it onto a second line '.repeat(2).trim();
+    state.result.bundle.parsed = { ...structuredClone(FRESH), info: { title: 'fresh', version: '2', description: long }, 'x-example': '2026-10-01T00:00:00Z' };
+    file('openapi/customer.yaml', SOURCES_TIME + 200);
+    await loadDocument('customer');
+    const yaml = readFileSync(join(root, 'dist/openapi/customer.yaml'), 'utf8');
+    // A YAML 1.1 reader (Prism's js-yaml) would read an unquoted timestamp as a date.
+    expect(yaml).toContain("x-example: '2026-10-01T00:00:00Z'");
+    expect(yaml).toContain(`description: ${long}\n`);
+    // The hash of each YAML source's path under openapi/ and its content (a package unpacked in
+    // another folder reads its bundle as fresh), sorted by path.
+    const hash = createHash('sha256');
+    for (const relative of ['/customer.yaml', '/instance.yaml', '/instance/alarms.yaml', '/lint/rules.yml']) {
+      hash
+        .update(relative)
+        .update('\0')
+        .update(readFileSync(join(root, 'openapi', relative)))
+        .update('\0');
+    }
+    expect(readFileSync(join(root, 'dist/openapi/sources.sha256'), 'utf8')).toBe(`${hash.digest('hex')}\n`);
   });
 
   it('bundles again when a source in a subfolder is newer', async () => {
