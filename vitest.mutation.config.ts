@@ -37,10 +37,10 @@ class FastFirst extends BaseSequencer {
 /** The test files of the mutation run, except those that mock modules (below). */
 const INCLUDE = ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'];
 /**
- * Files that mock node:fs or a bundler for their whole file: with isolate: false the mocks could
+ * Files that mock a module (node:fs, a bundler, pg) for their whole file: with isolate: false the mocks could
  * reach the files that share their worker, so they run in a project of their own, isolated.
  */
-const MOCKING = ['test/openapi/documents.test.ts'];
+const MOCKING = ['test/openapi/documents.test.ts', 'test/databases/engine-loss.test.ts'];
 
 export default defineConfig({
   test: {

@@ -177,7 +177,7 @@ export class PostgresEngine {
 
   /** Watches the server: the embedded process's exit at once, any server's silence within a probe. */
   private supervise(): void {
-    if (this.embedded) this.embedded.onExit = (why) => this.lost(why);
+    if (this.embedded) this.embedded.onExit = (why) => void this.lost(why);
     this.probeTimer = setInterval(() => void this.check(), PROBE_EVERY_MS);
     this.probeTimer.unref();
   }
@@ -190,9 +190,9 @@ export class PostgresEngine {
       const answered = await Promise.race([this.pool!.query('select 1').then(() => true), sleep(PROBE_TIMEOUT_MS).then(() => false)]);
       // A busy machine can be slow once: silence counts only three times in a row.
       if (answered) this.silent = 0;
-      else if (++this.silent >= 3) this.lost(`no answer to ${this.silent} probes of ${PROBE_TIMEOUT_MS / 1000} s`);
+      else if (++this.silent >= 3) await this.lost(`no answer to ${this.silent} probes of ${PROBE_TIMEOUT_MS / 1000} s`);
     } catch (err) {
-      if (isUnreachable(err) || (this.embedded && !this.embedded.running)) this.lost((err as Error).message);
+      if (isUnreachable(err) || (this.embedded && !this.embedded.running)) await this.lost((err as Error).message);
     } finally {
       this.probing = false;
     }
@@ -206,10 +206,12 @@ export class PostgresEngine {
   /**
    * The server seems gone. A Ctrl-C reaches Tusk and its embedded server together, and the server's
    * end can be seen before Tusk's own signal handler runs: that signal is already waiting in the
-   * event loop, so the loss is judged after one more round of I/O (two turns of the loop).
+   * event loop, so the loss is judged after one more round of I/O (two turns of the loop). Resolves
+   * once it is judged: a probe (check()) that found the server gone ends with the engine restarting.
    */
-  private lost(why: string): void {
-    setImmediate(() => setImmediate(() => this.gone(why)));
+  private async lost(why: string): Promise<void> {
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    this.gone(why);
   }
 
   /** The server is gone: instances are not ready until it is back; brings it back. */

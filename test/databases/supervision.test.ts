@@ -89,11 +89,12 @@ describe('the embedded server is killed', () => {
     // The server's end is seen first (its exit, or a probe that fails) and Tusk's signal handler
     // runs right after, in the same turn of the event loop: the order a loaded machine can give a
     // Ctrl-C to the process group.
-    const seen = engine as unknown as { lost: (why: string) => void };
+    const seen = engine as unknown as { lost: (why: string) => Promise<void> };
     const lost = seen.lost.bind(engine);
     seen.lost = (why) => {
-      lost(why);
+      const judged = lost(why);
       setImmediate(() => tusk.stopping());
+      return judged;
     };
     const pid = engine.serverPid!;
     const exited = new Promise<void>((resolve) => {
