@@ -10,6 +10,7 @@ import { startTusk, type RunningTusk } from '../../src/server.js';
 import type { EngineState } from '../../src/databases/engine.js';
 import { freePort } from '../../src/databases/embedded.js';
 import { ADMIN, json, query } from './support.js';
+import { running as isRunning } from '../support/processes.js';
 
 const running: RunningTusk[] = [];
 const stops: (() => Promise<unknown>)[] = [];
@@ -97,18 +98,8 @@ describe('the embedded server is killed', () => {
       return judged;
     };
     const pid = engine.serverPid!;
-    const exited = new Promise<void>((resolve) => {
-      const watch = setInterval(() => {
-        try {
-          process.kill(pid, 0);
-        } catch {
-          clearInterval(watch);
-          resolve();
-        }
-      }, 20);
-    });
     process.kill(pid, 'SIGKILL');
-    await exited;
+    await until('the server exited', () => !isRunning(pid), 10_000);
     await new Promise((r) => setTimeout(r, 500));
     expect(states).not.toContain('restarting');
     expect(engine.state).toBe('ready');
