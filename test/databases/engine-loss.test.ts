@@ -4,6 +4,7 @@
 //   restarting, so that step waits for the server instead of counting a failed attempt.
 // - A loss seen just before Tusk's stop is handled (one Ctrl-C reaches Tusk and its server, and the
 //   server's end may be seen first) is no loss: no warning, no restart.
+import { MessageChannel, isMainThread } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresEngine } from '../../src/databases/engine.js';
 
@@ -19,7 +20,7 @@ vi.mock('pg', async () => {
       if (!server.up) {
         // A failure is seen in the poll phase of the event loop, as a socket's would be.
         await new Promise((resolve) => stat('.', resolve));
-        if (server.signal) process.kill(process.pid, server.signal);
+        if (server.signal) raise(server.signal);
         throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5999'), { code: 'ECONNREFUSED' });
       }
       return { rows: text.includes('server_version') ? [{ v: '17.10' }] : [{ '?column?': 1 }] };
@@ -28,6 +29,24 @@ vi.mock('pg', async () => {
   }
   return { default: { Pool } };
 });
+
+/**
+ * Sends `signal` to this process; its handler runs in the next poll phase of the event loop. In a
+ * worker thread (Stryker's vitest runner), which cannot handle a signal and would end the whole
+ * process, a message to this thread stands in for it: its handler also runs in the next poll phase.
+ */
+function raise(signal: NodeJS.Signals): void {
+  if (isMainThread) {
+    process.kill(process.pid, signal);
+    return;
+  }
+  const { port1, port2 } = new MessageChannel();
+  port2.once('message', () => {
+    port2.close();
+    process.emit(signal, signal);
+  });
+  port1.postMessage(null);
+}
 
 const engines: PostgresEngine[] = [];
 afterEach(async () => {
