@@ -47,7 +47,8 @@ export function isUnreachable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
   return Boolean(
     e &&
-    ((e.code && UNREACHABLE.has(e.code)) || /Connection terminated|connection timeout|the database system is (starting|shutting) up/i.test(e.message ?? '')),
+    ((e.code && UNREACHABLE.has(e.code)) ||
+      /Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(e.message ?? '')),
   );
 }
 
