@@ -1,8 +1,9 @@
 // What `--databases` accepts (parseEngineSpec), and which failures of a statement say that the
 // server is out of reach rather than that the statement was wrong (isUnreachable): the first is
-// a loss the engine recovers from, the second an answer to pass on (src/databases/engine.ts).
+// a loss the engine recovers from, the second an answer to pass on (src/databases/engine.ts); and
+// what an engine is before it starts: its state, its names' prefix, its reserved port.
 import { describe, expect, it } from 'vitest';
-import { isUnreachable, parseEngineSpec } from '../../src/databases/engine.js';
+import { PostgresEngine, isUnreachable, parseEngineSpec } from '../../src/databases/engine.js';
 
 describe('--databases (parseEngineSpec)', () => {
   it('off and embedded name themselves', () => {
@@ -71,5 +72,41 @@ describe('a failure that says the server is out of reach (isUnreachable)', () =>
     expect(isUnreachable(null)).toBe(false);
     expect(isUnreachable({})).toBe(false);
     expect(isUnreachable({ code: '' })).toBe(false);
+  });
+});
+
+describe('an engine before it starts (PostgresEngine)', () => {
+  it('is off, with no version, no server process and no listener told anything', () => {
+    const engine = new PostgresEngine({ kind: 'external', url: 'postgres://tusk@localhost/postgres' });
+    const told: string[] = [];
+    engine.onState((s) => void told.push(s));
+    expect(engine.state).toBe('off');
+    expect(engine.version).toBe('');
+    expect(engine.serverPid).toBeUndefined();
+    expect(told).toEqual([]);
+  });
+
+  it("names what it makes with a prefix of this process, or the fixed tusk_ of an embedded server's kept data", () => {
+    const fresh = new PostgresEngine({ kind: 'embedded' });
+    expect(fresh.prefix).toMatch(new RegExp(`^tusk_${process.pid.toString(36)}_[0-9a-f]{6}_$`));
+    expect(new PostgresEngine({ kind: 'embedded' }).prefix).not.toBe(fresh.prefix);
+    const kept = new PostgresEngine({ kind: 'embedded' }, undefined, { dataDir: '/var/lib/tusk/pg' });
+    expect(kept.prefix).toBe('tusk_');
+    expect(kept.keptDataDir).toBe('/var/lib/tusk/pg');
+    // An existing server keeps no data directory of Tusk's: its names are this process's.
+    const external = new PostgresEngine({ kind: 'external', url: 'postgres://tusk@localhost/postgres' }, undefined, { dataDir: '/var/lib/tusk/pg' });
+    expect(external.prefix).toMatch(/^tusk_[0-9a-z]+_[0-9a-f]{6}_$/);
+    expect(external.keptDataDir).toBeUndefined();
+    expect(fresh.keptDataDir).toBeUndefined();
+  });
+
+  it('an embedded server keeps the port it reserved first: URLs handed out before the start stay right', async () => {
+    const engine = new PostgresEngine({ kind: 'embedded' });
+    await engine.reserve();
+    const port = engine.port;
+    expect(port).toBeGreaterThan(0);
+    await engine.reserve();
+    expect(engine.port).toBe(port);
+    expect(engine.host).toBe('127.0.0.1');
   });
 });

@@ -218,6 +218,20 @@ describe('a lost server is brought back', () => {
     expect(logged.at(-1)).toBe('info tusk: databases: the Postgres server is back after 1.8 s');
   });
 
+  it('a server lost again after it came back is brought back again', async () => {
+    const { engine, logged } = await started();
+    const refused = { fail: Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5999'), { code: 'ECONNREFUSED' }) };
+    for (const round of [1, 2]) {
+      server.behaviour = refused;
+      await engine.check();
+      expect(engine.state, `loss ${round}`).toBe('restarting');
+      server.behaviour = 'answer';
+      await engine.whenReady();
+      expect(engine.state, `return ${round}`).toBe('ready');
+    }
+    expect(logged.filter((line) => line.startsWith('info'))).toHaveLength(2);
+  });
+
   it('the waits stop doubling at 5 s', async () => {
     const { engine } = await started();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
@@ -273,6 +287,19 @@ describe('closing', () => {
     const waiting = engine.whenReady();
     await engine.close();
     await expect(waiting).rejects.toThrow('the database engine is closed');
+  });
+
+  it('a listener removed is told nothing more; an engine closed before it started tells no change', async () => {
+    const { engine } = engineOf();
+    const told: string[] = [];
+    engine.onState((s) => void told.push(s))();
+    await engine.start();
+    const other = engineOf().engine;
+    const otherTold: string[] = [];
+    other.onState((s) => void otherTold.push(s));
+    await other.close();
+    expect(told).toEqual([]);
+    expect(otherTold).toEqual([]);
   });
 
   it('a failed first start of a closed engine is not logged', async () => {
