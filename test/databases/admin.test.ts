@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { DatabaseAdmin } from '../../src/databases/admin.js';
 import { PostgresEngine } from '../../src/databases/engine.js';
+import { query as run } from './support.js';
 
 let engine: PostgresEngine;
 let admin: DatabaseAdmin;
@@ -20,16 +21,6 @@ afterAll(async () => {
 
 const name = (what: string) => `${engine.prefix}${what}`;
 const urlOf = (role: string, password: string, database: string) => `postgres://${role}:${password}@127.0.0.1:${engine.port}/${database}`;
-
-async function run<T = Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 const one = async (sql: string) => (await engine.sql(sql)).rows[0] as Record<string, unknown>;
 
