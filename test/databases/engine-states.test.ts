@@ -81,6 +81,15 @@ async function started(url?: string): Promise<{ engine: PostgresEngine; logged: 
   return made;
 }
 
+/**
+ * Puts the timers (and with `date`, Date.now) on a clock the test advances. setImmediate stays real:
+ * the engine judges a loss after two turns of the event loop.
+ */
+function fakeTimers({ date = false } = {}): void {
+  const timers = ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] as const;
+  vi.useFakeTimers({ toFake: date ? [...timers, 'Date'] : [...timers] });
+}
+
 /** Ends a probe that waits on a silent server: its 3 s pass on fake timers. */
 async function silentProbe(engine: PostgresEngine): Promise<void> {
   const probe = engine.check();
@@ -145,7 +154,7 @@ describe('an existing server reached by URL', () => {
 describe('a slow server is not a lost one', () => {
   it('a probe without an answer in 3 s counts; three in a row are a loss, named so', async () => {
     const { engine, logged } = await started();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    fakeTimers();
     server.behaviour = 'silent';
     await silentProbe(engine);
     await silentProbe(engine);
@@ -160,7 +169,7 @@ describe('a slow server is not a lost one', () => {
 
   it('an answer between silences starts the count again', async () => {
     const { engine, logged } = await started();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    fakeTimers();
     server.behaviour = 'silent';
     await silentProbe(engine);
     await silentProbe(engine);
@@ -183,7 +192,7 @@ describe('a slow server is not a lost one', () => {
 
   it('one probe at a time: a check while one waits does nothing', async () => {
     const { engine, logged } = await started();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    fakeTimers();
     server.behaviour = 'silent';
     const first = engine.check();
     await engine.check();
@@ -199,7 +208,7 @@ describe('a slow server is not a lost one', () => {
 describe('a lost server is brought back', () => {
   it('reconnects with waits that double, and says after how long it is back; whenReady waits for it', async () => {
     const { engine, logged } = await started();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    fakeTimers({ date: true });
     server.behaviour = { fail: Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5999'), { code: 'ECONNREFUSED' }) };
     await engine.check();
     expect(engine.state).toBe('restarting');
@@ -234,7 +243,7 @@ describe('a lost server is brought back', () => {
 
   it('the waits stop doubling at 5 s', async () => {
     const { engine } = await started();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    fakeTimers({ date: true });
     server.behaviour = { fail: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) };
     await engine.check();
     // Attempts at 0, .25, .75, 1.75, 3.75, 7.75, 12.75 (5 s, not 8 s, after 7.75) and 17.75 s.
