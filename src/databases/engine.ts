@@ -8,7 +8,8 @@
 // for admin.ts; which database belongs to which instance is decided by instance-databases.ts.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { EmbeddedServer, freePort } from './embedded.js';
+import { freePort } from '../core/net.js';
+import { EmbeddedServer } from './embedded.js';
 
 export { blockedForPostgres, cleanStaleEmbedded, persistentDataDir } from './embedded.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import type { EngineState } from '../../src/databases/engine.js';
-import { freePort } from '../../src/databases/embedded.js';
+import { freePort } from '../../src/core/net.js';
 import { ADMIN, json, query } from './support.js';
 import { running as isRunning } from '../support/processes.js';
 
