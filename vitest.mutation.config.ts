@@ -9,9 +9,11 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The files that start a Postgres server or other programs, or walk the tree: seconds each, where a
- * unit test file takes milliseconds.
+ * unit test file takes milliseconds. In test/databases/, the unit tests of the engine's code (a
+ * stand-in engine, no server) are not among them.
  */
-const SLOW = /^test\/databases\/|^contract-tests\/customer\/databases\.test\.ts$|^test\/control\/(persist-restart|database-takeover)\.test\.ts$|^test\/lint\//;
+const SLOW =
+  /^test\/databases\/(?!(instance-steps|engine-spec|embedded-files)\.test\.ts$)|^contract-tests\/customer\/databases\.test\.ts$|^test\/control\/(persist-restart|database-takeover)\.test\.ts$|^test\/lint\//;
 
 /**
  * The order of a mutant's test files, so that the first failure (Stryker stops there) comes soon:

@@ -267,10 +267,13 @@ export class Databases implements InstanceDatabases {
     });
   }
 
-  /** The snapshot database of the newest backup taken at or before `at`, if any. */
+  /**
+   * The snapshot database of the newest backup taken at or before `at`, if any; of backups taken at
+   * the same time (a frozen clock), the one taken last.
+   */
   private snapshotAt(ref: DatabaseRef, at: number): string | undefined {
     let best: { name: string; at: number } | undefined;
-    for (const s of this.snapshots.get(ref.database)?.values() ?? []) if (s.at <= at && (!best || s.at > best.at)) best = s;
+    for (const s of this.snapshots.get(ref.database)?.values() ?? []) if (s.at <= at && (!best || s.at >= best.at)) best = s;
     return best?.name;
   }
 
