@@ -18,7 +18,7 @@ class StandInEngine {
   private back?: () => void;
   private backed: Promise<void> = Promise.resolve();
   failure?: Error;
-  readonly check = vi.fn(async () => undefined);
+  readonly check = vi.fn(async (): Promise<void> => undefined);
   readonly close = vi.fn(async (cleanup?: () => Promise<void>) => {
     await cleanup?.();
   });
