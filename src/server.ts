@@ -199,7 +199,6 @@ function listen(fetch: (req: Request) => Response | Promise<Response>, hostname:
       connectionsCheckingInterval: timeouts.checkIntervalMs,
     };
     const server = serve({ fetch, hostname, port, serverOptions }, () => resolve(server));
-    Object.assign(server, { headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, keepAliveTimeout: timeouts.keepAliveMs });
     server.once('error', reject);
   });
 }

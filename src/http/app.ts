@@ -170,7 +170,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   // Every operation of the document is routed, at its own method and path, and nothing else is.
   const missing = ops.filter((o) => !routed.has(o.operationId)).map((o) => o.operationId);
   if (missing.length) throw new Error(`the ${options.api} app routes no handler for: ${missing.join(', ')}`);
-  const registered = new Set(app.routes.filter((r) => r.method !== 'ALL').map((r) => `${r.method} ${r.path}`));
+  const registered = new Set(app.routes.map((r) => `${r.method} ${r.path}`));
   const misplaced = ops
     .filter((o) => !registered.has(`${o.method.toUpperCase()} ${o.routePath}`))
     .map((o) => `${o.operationId} (${o.method.toUpperCase()} ${o.path})`);
