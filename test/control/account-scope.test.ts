@@ -163,6 +163,10 @@ describe('controls scoped to one account', () => {
       expect(set).toMatchObject({ status: 200, body: { rules: [{ operation: 'listPlans', api: 'customer', error: { status: 500 } }] } });
       expect((await call('customer', '/api/plans', { key: a.admin_key })).status).toBe(500);
       expect((await call('customer', '/api/plans', { key: b.admin_key })).status).toBe(200);
+      // While an account has rules, a key of no account (or none) still gets its 401.
+      expect((await call('customer', '/api/plans', { key: 'no-such-key' })).status).toBe(401);
+      expect((await call('instance', '/api/alarms', { key: 'no-such-key' })).status).toBe(401);
+      expect((await call('customer', '/api/plans')).status).toBe(401);
       expect((await control('/faults')).body.rules).toEqual([]);
       expect((await control('/faults', { key: b.admin_key })).body.rules).toEqual([]);
       expect((await control('/faults', { method: 'DELETE', key: a.admin_key })).status).toBe(204);

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { createApiApp, errorResponse, type ApiAppOptions, type ResponseInfo } from '../../src/http/app.js';
+import { createApiApp, errorResponse, ignoredFieldsHeader, type ApiAppOptions, type ResponseInfo } from '../../src/http/app.js';
 import { ApiError } from '../../src/core/errors.js';
 import { ConnectionReset } from '../../src/http/fault-step.js';
 import { Faults } from '../../src/store/fault-rules.js';
@@ -466,5 +466,22 @@ describe('createApiApp: onResponse', () => {
     const res = await app.fetch({ url: 'http://tusk', method: 'GET', headers: new Headers() } as unknown as Request);
     expect(res.status).toBe(404);
     expect(seen).toStrictEqual([{ method: 'GET', path: '/', status: 404, authorization: null }]);
+  });
+});
+
+describe('Tusk-Ignored-Fields', () => {
+  const names = (n: number) => Array.from({ length: n }, (_, i) => `f${i + 1}`);
+
+  it('names the ignored fields, comma-separated, up to 20; past 20 the rest are counted', () => {
+    expect(ignoredFieldsHeader(['a', 'b-c', 'x:y/z'])).toBe('a, b-c, x:y/z');
+    expect(ignoredFieldsHeader(names(20))).toBe(names(20).join(', '));
+    expect(ignoredFieldsHeader(names(21))).toBe(`${names(20).join(', ')}, ... and 1 more`);
+    expect(ignoredFieldsHeader(names(25))).toBe(`${names(20).join(', ')}, ... and 5 more`);
+  });
+
+  it('percent-encodes a name that is not printable ASCII without a comma, whole', () => {
+    expect(ignoredFieldsHeader(['a,b', 'two words', 'größe', '!~'])).toBe('a%2Cb, two%20words, gr%C3%B6%C3%9Fe, !~');
+    expect(ignoredFieldsHeader(['é', 'x y', 'ok'])).toBe('%C3%A9, x%20y, ok');
+    expect(ignoredFieldsHeader(['aé', 'éa'])).toBe('a%C3%A9, %C3%A9a');
   });
 });

@@ -10,8 +10,10 @@ import {
   composeSteps,
   operationSteps,
   parseBody,
+  payloadTooLarge,
   rateLimit,
   readLimitedBody,
+  strictFieldsOf,
   validateRequest,
   type AuthenticateOptions,
   type PipelineEnv,
@@ -58,7 +60,7 @@ function build(setup: Setup = {}) {
     hasQueryParameters: true,
     systemBodies: new Map((setup.systems ?? []).map((s) => [s, () => true])),
     parameters: (path: Record<string, string>, query: URLSearchParams) => ({ params: setup.params ?? path, query: Object.fromEntries(query) }),
-    acceptsBody: true,
+    acceptsBody: setup.acceptsBody ?? true,
     read: (raw: RawBody, system?: string, options: { strict?: boolean } = {}) => ({
       value: { raw, system: system ?? null, ...(options.strict ? { strict: true } : {}) },
       ignored: [],
@@ -219,6 +221,17 @@ describe('authentication', () => {
     expect(resolved).toEqual(['k1', 'k2']);
   });
 
+  it('a wrong key with a user name as well is the wrong-key 401 on both interfaces; the hint is for a key in the user field alone', async () => {
+    const customer = build({ keyField: 'password', keys: ['k1'] });
+    const wrongPassword = await customer.send({ method: 'GET', auth: `Basic ${b64('user:k2')}` });
+    expect(wrongPassword.json).toEqual({ error: WRONG });
+    // The instance interface reads the user field: a wrong key there is just wrong.
+    const instance = build({ keyField: 'password-or-user', keys: ['k1'] });
+    const wrongUser = await instance.send({ method: 'GET', auth: `Basic ${b64('k2:')}` });
+    expect(wrongUser.status).toBe(401);
+    expect(wrongUser.json).toEqual({ error: WRONG });
+  });
+
   it('the decoded key of a header is remembered, but resolved again on every request (a revoked key is refused at once)', async () => {
     const keys = ['k1'];
     const { send, resolved } = build({ keys });
@@ -262,6 +275,21 @@ describe('reading the body', () => {
     const res = await send({ headers: { 'content-length': '10' }, body: new Uint8Array(MAX_BODY_BYTES + 1) });
     expect(res.status).toBe(413);
     expect(res.json).toEqual(TOO_LARGE);
+  });
+
+  it('with a Content-Length of exactly 64 KiB and as many bytes: read whole', async () => {
+    const { send } = build();
+    const body = new TextEncoder().encode('a='.padEnd(MAX_BODY_BYTES, 'x'));
+    const res = await send({ headers: { 'content-length': String(MAX_BODY_BYTES) }, body });
+    expect(res.status).toBe(200);
+    expect(res.json.rawBody.fields[0][1]).toHaveLength(MAX_BODY_BYTES - 2);
+  });
+
+  it('the 413 names the limit in bytes and in KiB, or in MiB from 1 MiB on', () => {
+    expect(payloadTooLarge().message).toBe(TOO_LARGE.error);
+    expect(payloadTooLarge(2048).message).toBe('Payload too large: a request body may have at most 2048 bytes (2 KiB)');
+    expect(payloadTooLarge(1024 * 1024).message).toBe('Payload too large: a request body may have at most 1048576 bytes (1 MiB)');
+    expect(payloadTooLarge(3 * 1024 * 1024).message).toBe('Payload too large: a request body may have at most 3145728 bytes (3 MiB)');
   });
 
   it('without Content-Length: exactly 64 KiB is read, one byte more is 413', async () => {
@@ -504,6 +532,30 @@ describe('validation input', () => {
     expect((await withSystems.send({ headers: { 'content-type': 'application/json' }, body: '{}' })).json.input.body.system).toBeNull();
     const without = build({ params: { system: 'logs_d' } });
     expect((await without.send({ headers: { 'content-type': 'application/json' }, body: '{}' })).json.input.body.system).toBeNull();
+  });
+});
+
+describe('Tusk-Strict-Fields', () => {
+  it('is true or false in any case, around spaces; absent is undefined; anything else a 400 naming the header', () => {
+    expect(strictFieldsOf(' TRUE ')).toBe(true);
+    expect(strictFieldsOf('False')).toBe(false);
+    expect(strictFieldsOf(undefined)).toBeUndefined();
+    expect(() => strictFieldsOf('yes')).toThrow(
+      expect.objectContaining({
+        status: 400,
+        message: 'Tusk-Strict-Fields: must be true or false (header outside the contract)',
+        detail: { field: 'Tusk-Strict-Fields', rule: 'enum' },
+      }),
+    );
+  });
+
+  it('is read for an operation that takes a body, and ignored by one that takes none', async () => {
+    const withBody = await build().send({ headers: { 'tusk-strict-fields': 'true', 'content-type': 'application/json' }, body: '{}' });
+    expect(withBody.json.input.body).toMatchObject({ strict: true });
+    expect((await build().send({ headers: { 'tusk-strict-fields': 'maybe' } })).status).toBe(400);
+    const without = await build({ acceptsBody: false }).send({ method: 'GET', headers: { 'tusk-strict-fields': 'maybe' } });
+    expect(without.status).toBe(200);
+    expect(without.json.input.body).toBeUndefined();
   });
 });
 
