@@ -25,6 +25,15 @@ const urlOf = (role: string, password: string, database: string) => `postgres://
 const one = async (sql: string) => (await engine.sql(sql)).rows[0] as Record<string, unknown>;
 
 describe('DatabaseAdmin on an embedded server', () => {
+  it("the embedded server: UTF-8, fsync off, 200 connections, on 127.0.0.1 only, its data in this process's temp folder", async () => {
+    const settings = await one(
+      `select current_setting('server_encoding') as encoding, current_setting('fsync') as fsync, current_setting('max_connections') as connections,
+              current_setting('listen_addresses') as listen, current_setting('data_directory') as data, current_user as superuser`,
+    );
+    expect(settings).toMatchObject({ encoding: 'UTF8', fsync: 'off', connections: '200', listen: '127.0.0.1', superuser: 'postgres' });
+    expect(String(settings.data)).toMatch(new RegExp(`/tusk-pg-${process.pid}-[0-9a-f]{8}$`));
+  });
+
   it('a new role and database: the role logs in with its password into its own database, with no connection limit by default', async () => {
     const [role, db] = [name('r1'), name('d1')];
     expect(await admin.createDatabase(role, 'first-secret', db)).toBe(false);
