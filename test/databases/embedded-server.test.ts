@@ -3,7 +3,7 @@
 // report, and an exit it was not asked for (a SIGKILL, as the OOM killer would) is reported with
 // its signal. The engine's reaction to that report runs in supervision.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { EmbeddedServer } from '../../src/databases/embedded.js';
 import { freePort } from '../../src/core/net.js';
 import { running } from '../support/processes.js';
@@ -23,11 +23,7 @@ function watchdogsOf(pid: number): { pid: number; args: string[] }[] {
   return found;
 }
 
-async function until(what: string, condition: () => boolean, ms = 15_000): Promise<void> {
-  for (const end = Date.now() + ms; !condition(); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > end) throw new Error(`not within ${ms / 1000} s: ${what}`);
-  }
-}
+const patiently = { timeout: 15_000, interval: 20 };
 
 describe.runIf(process.platform === 'linux')('an embedded server started for real', () => {
   it('runs watched, stops without reporting an exit, and reports a kill with its signal', async () => {
@@ -51,7 +47,7 @@ describe.runIf(process.platform === 'linux')('an embedded server started for rea
     await server.stop();
     expect(server.running).toBe(false);
     expect(server.pid).toBeUndefined();
-    await until('the watchdog ended', () => !running(watcher!.pid));
+    await vi.waitFor(() => expect(running(watcher!.pid)).toBe(false), patiently);
     expect(exits).toEqual([]);
 
     // Started again on the same data, then killed: reported once, with the signal.
@@ -61,8 +57,7 @@ describe.runIf(process.platform === 'linux')('an embedded server started for rea
     expect(await query(url, 'select 2 as two')).toEqual([{ two: 2 }]);
     expect(watchdogsOf(second)).toHaveLength(1);
     process.kill(second, 'SIGKILL');
-    await until('the exit reported', () => exits.length > 0);
-    expect(exits).toEqual(['the embedded server exited (SIGKILL)']);
+    await vi.waitFor(() => expect(exits).toEqual(['the embedded server exited (SIGKILL)']), patiently);
     expect(server.running).toBe(false);
   }, 60_000);
 });
