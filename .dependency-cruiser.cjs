@@ -24,7 +24,17 @@ module.exports = {
     layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
     layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
     // The validating proxy judges traffic with the documents alone: no store, no stand-in.
-    layer('proxy', 'proxy/', ['store/', 'databases/', 'http/', 'customer/', 'instance/', 'control/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('proxy', 'proxy/', [
+      'store/',
+      'databases/',
+      'http/',
+      'customer/',
+      'instance/',
+      'control/',
+      'server\\.ts',
+      'cli\\.ts',
+      'conformance/',
+    ]),
     layer('server', 'server\\.ts', ['proxy/', 'cli\\.ts', 'conformance/']),
   ],
   options: {

@@ -42,7 +42,11 @@ const INCLUDE = ['test/**/*.test.ts', 'contract-tests/**/*.test.ts'];
  * Files that mock a module (node:fs, a bundler, pg) for their whole file: with isolate: false the mocks could
  * reach the files that share their worker, so they run in a project of their own, isolated.
  */
-const MOCKING = ['test/openapi/documents.test.ts', 'test/databases/engine-loss.test.ts', 'test/databases/engine-states.test.ts'];
+const MOCKING = [
+  'test/openapi/documents.test.ts',
+  'test/databases/engine-loss.test.ts',
+  'test/databases/engine-states.test.ts',
+];
 
 export default defineConfig({
   test: {

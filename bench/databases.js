@@ -17,8 +17,14 @@ import pg from 'pg';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(root, 'bin', 'tusk.js');
-const ADMIN = { authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`, 'content-type': 'application/json' };
-const keyAuth = (key) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
+const ADMIN = {
+  authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`,
+  'content-type': 'application/json',
+};
+const keyAuth = (key) => ({
+  authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`,
+  'content-type': 'application/json',
+});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const { values: args } = parseArgs({ options: { instances: { type: 'string', default: '1000' } } });
 const AT_SIZE = Number(args.instances);
@@ -27,7 +33,21 @@ async function serve(databases) {
   const t0 = performance.now();
   const p = spawn(
     process.execPath,
-    [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--provision-delay', '0', '--rate-limit', '1000000/1', '--databases', databases],
+    [
+      BIN,
+      'serve',
+      '--customer-port',
+      '0',
+      '--instance-port',
+      '0',
+      '--quiet',
+      '--provision-delay',
+      '0',
+      '--rate-limit',
+      '1000000/1',
+      '--databases',
+      databases,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -96,18 +116,29 @@ for (let i = 0; i < 5; i++) {
 }
 const client = new pg.Client({ connectionString: last.url });
 await client.connect();
-await client.query('create table filler as select g as id, repeat(md5(g::text), 8) as pad from generate_series(1, 30000) g');
+await client.query(
+  'create table filler as select g as id, repeat(md5(g::text), 8) as pad from generate_series(1, 30000) g',
+);
 const size = Number((await client.query('select pg_database_size(current_database()) as s')).rows[0].s);
 await client.end();
 let t0 = performance.now();
 await json(`${on.instance}/api/backup`, { method: 'POST', headers: keyAuth(last.apikey), body: '{}' });
-await fetch(`${on.customer}/__tusk/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"advance": "10s"}' });
+await fetch(`${on.customer}/__tusk/clock`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: '{"advance": "10s"}',
+});
 const backups = (await json(`${on.instance}/api/backup`, { headers: keyAuth(last.apikey) })).body;
 // The snapshot is made in the background: the backup's size becomes the real one when it is done.
-while ((await json(`${on.instance}/api/backup`, { headers: keyAuth(last.apikey) })).body[0].size < size / 2) await sleep(5);
+while ((await json(`${on.instance}/api/backup`, { headers: keyAuth(last.apikey) })).body[0].size < size / 2)
+  await sleep(5);
 const backupMs = performance.now() - t0;
 t0 = performance.now();
-await json(`${on.instance}/api/backup/restore`, { method: 'POST', headers: keyAuth(last.apikey), body: JSON.stringify({ backup_id: backups[0].id }) });
+await json(`${on.instance}/api/backup/restore`, {
+  method: 'POST',
+  headers: keyAuth(last.apikey),
+  body: JSON.stringify({ backup_id: backups[0].id }),
+});
 await ready(on, last.id); // not ready while the database is replaced
 for (;;) {
   const c = new pg.Client({ connectionString: last.url });
@@ -197,7 +228,11 @@ if (AT_SIZE > 0) {
   await stop(afterKill);
   scale = {
     instances: AT_SIZE,
-    create_to_ready: { all_ready_s: +(made.all_ready_ms / 1000).toFixed(1), median_ms: Math.round(made.median_ms), p99_ms: Math.round(made.p99_ms) },
+    create_to_ready: {
+      all_ready_s: +(made.all_ready_ms / 1000).toFixed(1),
+      median_ms: Math.round(made.median_ms),
+      p99_ms: Math.round(made.p99_ms),
+    },
     disk_per_instance_mb: +(made.bytes / AT_SIZE / 1e6).toFixed(2),
     data_directory_gb: +(made.bytes / 1e9).toFixed(2),
     stop_ms: Math.round(stopMs),
@@ -213,7 +248,11 @@ const result = {
   create_to_ready_ms: { median: Math.round(createTimes.sort((a, b) => a - b)[2]), all: createTimes.map(Math.round) },
   backup_of_database: { bytes: size, snapshot_ms: Math.round(backupMs) },
   restore_ms: Math.round(restoreMs),
-  idle_rss_mb: { tusk: Math.round(tuskRssKb / 1024), postgres_processes: postgresPids.length, postgres: Math.round(engineRssKb / 1024) },
+  idle_rss_mb: {
+    tusk: Math.round(tuskRssKb / 1024),
+    postgres_processes: postgresPids.length,
+    postgres: Math.round(engineRssKb / 1024),
+  },
   ...(scale ? { at_size: scale } : {}),
 };
 console.log(JSON.stringify(result, null, 2));

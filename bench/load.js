@@ -62,9 +62,22 @@ end
   );
   const out = await new Promise((resolve, reject) => {
     // wrk takes whole seconds.
-    const p = spawn('wrk', ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(seconds))}s`, '--timeout', '10s', '-s', script, origin + requests[0].path], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const p = spawn(
+      'wrk',
+      [
+        '-t1',
+        `-c${connections}`,
+        `-d${Math.max(1, Math.round(seconds))}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        script,
+        origin + requests[0].path,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let text = '';
     p.stdout.on('data', (d) => (text += d));
     p.stderr.on('data', (d) => (text += d));
@@ -221,7 +234,8 @@ export async function connectedLoad({ origin, make, amount, connections, chain =
   );
   for (const s of sockets) s.destroy();
   const measured = Array.from(latencies.subarray(0, done)).sort((a, b) => a - b);
-  const pct = (p) => (measured.length ? measured[Math.min(measured.length - 1, Math.floor((p / 100) * measured.length))] : null);
+  const pct = (p) =>
+    measured.length ? measured[Math.min(measured.length - 1, Math.floor((p / 100) * measured.length))] : null;
   return {
     rps: (done - non2xx) / ((finished - started) / 1000),
     p50: pct(50),

@@ -31,11 +31,14 @@ function send(base, r) {
       ...(r.key ? { authorization: basic(r.key) } : {}),
       ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
     };
-    const req = request({ hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: r.method, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      { hostname: url.hostname, port: url.port, path: url.pathname + url.search, method: r.method, headers },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', (err) => resolve({ status: 0, text: err.message }));
     req.end(body);
   });
@@ -45,7 +48,10 @@ function send(base, r) {
 const wire = (r) => ({
   method: r.method,
   path: r.path,
-  headers: { ...(r.key ? { authorization: basic(r.key) } : {}), ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+  headers: {
+    ...(r.key ? { authorization: basic(r.key) } : {}),
+    ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}),
+  },
   ...(r.body !== undefined ? { body: JSON.stringify(r.body) } : {}),
 });
 
@@ -127,7 +133,11 @@ function summary(runs) {
     errors: runs.reduce((n, r) => n + r.errors, 0),
     tool: runs[0].tool,
     ...(runs.every((r) => r.cpuUs !== undefined) ? { cpuUs: median(runs.map((r) => r.cpuUs)) } : {}),
-    rounds: runs.map((r) => ({ rps: Math.round(r.rps), p99: Math.round(r.p99 * 100) / 100, ...(r.cpuUs !== undefined ? { cpuUs: r.cpuUs } : {}) })),
+    rounds: runs.map((r) => ({
+      rps: Math.round(r.rps),
+      p99: Math.round(r.p99 * 100) / 100,
+      ...(r.cpuUs !== undefined ? { cpuUs: r.cpuUs } : {}),
+    })),
     ...(firstBad ? { firstBad } : {}),
   };
 }
@@ -135,7 +145,8 @@ function summary(runs) {
 /** Tusk's API for the set-up (throws on a non-2xx). */
 async function api(base, method, path, key, body) {
   const r = await send(base, { method, path, key, body });
-  if (r.status < 200 || r.status >= 300) throw new Error(`set-up ${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
+  if (r.status < 200 || r.status >= 300)
+    throw new Error(`set-up ${method} ${path}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
   return r.text ? JSON.parse(r.text) : undefined;
 }
 
@@ -164,13 +175,20 @@ export async function pool(n, width, fn) {
 async function prepare(t, adminKey) {
   const account = async (name) => (await api(t.customer, 'POST', '/__tusk/accounts', undefined, { name })).admin_key;
   const instancesOf = async (key, n, prefix) =>
-    pool(n, 16, async (i) => api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE }));
+    pool(n, 16, async (i) =>
+      api(t.customer, 'POST', '/api/instances', key, { name: `${prefix}-${i}`, ...NEW_INSTANCE }),
+    );
   const main = await account('bench operations');
   const [probe] = await instancesOf(main, 1, 'probe');
   const k = probe.apikey;
   const alarm = (await api(t.instance, 'GET', '/api/alarms', k))[0];
-  const recipient = await api(t.instance, 'POST', '/api/alarms/recipients', k, { type: 'email', value: 'probe@example.com' });
-  const log = await api(t.instance, 'POST', '/api/integrations/logs/logs_e', k, { token: 'tcp-token-0123456789abcdef' });
+  const recipient = await api(t.instance, 'POST', '/api/alarms/recipients', k, {
+    type: 'email',
+    value: 'probe@example.com',
+  });
+  const log = await api(t.instance, 'POST', '/api/integrations/logs/logs_e', k, {
+    token: 'tcp-token-0123456789abcdef',
+  });
   const metric = await api(t.instance, 'POST', '/api/integrations/metrics/metrics_d_v3', k, { license_key: 'l' });
   const backup = (await api(t.instance, 'GET', '/api/backup', k))[0];
   const maintenance = (await api(t.instance, 'GET', '/api/maintenance', k))[0];
@@ -179,7 +197,24 @@ async function prepare(t, adminKey) {
   // The list reads: an account with a few instances (as a client's test account has).
   const reader = await account('bench reads');
   await instancesOf(reader, 3, 'read');
-  return { t, account, instancesOf, reader, main, adminKey, k, alarm, recipient, log, metric, backup, maintenance, member, invoice, probeId: probe.id };
+  return {
+    t,
+    account,
+    instancesOf,
+    reader,
+    main,
+    adminKey,
+    k,
+    alarm,
+    recipient,
+    log,
+    metric,
+    backup,
+    maintenance,
+    member,
+    invoice,
+    probeId: probe.id,
+  };
 }
 
 /** Takes an account back to empty (`POST /__tusk/reset` with its admin key): what a supply made goes. */
@@ -206,7 +241,9 @@ const supplies = {
   /** `n` instances to delete, over accounts of 5,000. */
   instances: async (d, n) => {
     const { accounts } = await supplies.accounts(d, Math.ceil(n / 5000), 'bench deletes');
-    const items = (await Promise.all(accounts.map((key, a) => d.instancesOf(key, Math.min(5000, n - a * 5000), `delete-${a}`))))
+    const items = (
+      await Promise.all(accounts.map((key, a) => d.instancesOf(key, Math.min(5000, n - a * 5000), `delete-${a}`)))
+    )
       .flat()
       .map((x, i) => ({ id: x.id, key: accounts[Math.floor(i / 5000)] }));
     return { accounts, items };
@@ -240,9 +277,13 @@ const supplies = {
       if (batch % 100 === 0) accounts.push(await d.account(`bench maintenance runs ${accounts.length}`));
       const hosts = await d.instancesOf(accounts.at(-1), 50, `run-${batch}`);
       const lists = await pool(hosts.length, 16, async (i) =>
-        (await api(d.t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({ ...m, key: hosts[i].apikey })),
+        (await api(d.t.instance, 'GET', '/api/maintenance', hosts[i].apikey)).map((m) => ({
+          ...m,
+          key: hosts[i].apikey,
+        })),
       );
-      for (const m of lists.flat()) if (m.status === 'scheduled' && items.length < n) items.push({ key: m.key, id: m.id });
+      for (const m of lists.flat())
+        if (m.status === 'scheduled' && items.length < n) items.push({ key: m.key, id: m.id });
     }
     return { accounts, items };
   },
@@ -277,10 +318,23 @@ function operations(d, now) {
       bounded: true,
       api: 'customer',
       supply: (n) => supplies.accounts(d, Math.ceil(n / 5000), 'bench creates'),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/instances', key: rot(s.keys, i), body: { name: `created-${i}`, ...NEW_INSTANCE } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/instances',
+        key: rot(s.keys, i),
+        body: { name: `created-${i}`, ...NEW_INSTANCE },
+      }),
     },
     getInstance: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/instances/${d.probeId}`, key: d.main }) },
-    updateInstance: { api: 'customer', tusk: (i) => ({ method: 'PUT', path: `/api/instances/${d.probeId}`, key: d.main, body: { name: `renamed-${i}` } }) },
+    updateInstance: {
+      api: 'customer',
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/instances/${d.probeId}`,
+        key: d.main,
+        body: { name: `renamed-${i}` },
+      }),
+    },
     deleteInstance: {
       api: 'customer',
       count: 'deletes',
@@ -288,8 +342,14 @@ function operations(d, now) {
       tusk: (i, s) => ({ method: 'DELETE', path: `/api/instances/${s.items[i].id}`, key: s.items[i].key }),
     },
     listInvoices: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/invoices', key: d.adminKey }) },
-    getInvoiceForPeriod: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/invoices/period${q(period)}`, key: d.adminKey }) },
-    getInvoice: { api: 'customer', tusk: () => ({ method: 'GET', path: `/api/invoices/${d.invoice.id}`, key: d.adminKey }) },
+    getInvoiceForPeriod: {
+      api: 'customer',
+      tusk: () => ({ method: 'GET', path: `/api/invoices/period${q(period)}`, key: d.adminKey }),
+    },
+    getInvoice: {
+      api: 'customer',
+      tusk: () => ({ method: 'GET', path: `/api/invoices/${d.invoice.id}`, key: d.adminKey }),
+    },
     getAuditLogCsv: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/auditlog/csv', key: d.reader }) },
     listRegions: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/regions', key: d.main }) },
     listTeamMembers: { api: 'customer', tusk: () => ({ method: 'GET', path: '/api/team', key: d.reader }) },
@@ -297,17 +357,32 @@ function operations(d, now) {
       bounded: true,
       api: 'customer',
       supply: (n) => supplies.accounts(d, Math.ceil(n / 900), 'bench invites'),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/team/invite', key: rot(s.keys, i), body: { email: `invited-${i}@example.com` } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/team/invite',
+        key: rot(s.keys, i),
+        body: { email: `invited-${i}@example.com` },
+      }),
     },
     removeTeamMember: {
       api: 'customer',
       count: 'deletes',
       supply: (n) => supplies.invited(d, n),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/team/remove', key: s.items[i].key, body: { email: s.items[i].email } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/team/remove',
+        key: s.items[i].key,
+        body: { email: s.items[i].email },
+      }),
     },
     updateTeamMember: {
       api: 'customer',
-      tusk: (i) => ({ method: 'PUT', path: `/api/team/${d.member.id}`, key: d.main, body: { role: 'member', tags: `t${i % 7}` } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/team/${d.member.id}`,
+        key: d.main,
+        body: { role: 'member', tags: `t${i % 7}` },
+      }),
     },
     rotateApiKey: {
       api: 'customer',
@@ -325,12 +400,23 @@ function operations(d, now) {
       supply: (n) => supplies.rotation(d, n, 900, 'backups'),
       tusk: (i, s) => ({ method: 'POST', path: '/api/backup', key: rot(s.keys, i), body: {} }),
     },
-    restoreBackup: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/backup/restore', key: d.k, body: { backup_id: d.backup.id } }) },
+    restoreBackup: {
+      api: 'instance',
+      tusk: () => ({ method: 'POST', path: '/api/backup/restore', key: d.k, body: { backup_id: d.backup.id } }),
+    },
     recoverToPointInTime: {
       api: 'instance',
-      tusk: () => ({ method: 'POST', path: '/api/backup/pitr', key: d.k, body: { pit: stamp(now - 60 * 60_000).slice(0, 16) } }),
+      tusk: () => ({
+        method: 'POST',
+        path: '/api/backup/pitr',
+        key: d.k,
+        body: { pit: stamp(now - 60 * 60_000).slice(0, 16) },
+      }),
     },
-    rotatePassword: { api: 'instance', tusk: () => ({ method: 'POST', path: '/api/account/rotate-password', key: d.k }) },
+    rotatePassword: {
+      api: 'instance',
+      tusk: () => ({ method: 'POST', path: '/api/account/rotate-password', key: d.k }),
+    },
     rotateInstanceApiKey: {
       api: 'instance',
       count: 'deletes',
@@ -342,31 +428,55 @@ function operations(d, now) {
       bounded: true,
       api: 'instance',
       supply: (n) => supplies.rotation(d, n, 90, 'recipients'),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/alarms/recipients', key: rot(s.keys, i), body: { type: 'email', value: `r${i}@example.com` } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/alarms/recipients',
+        key: rot(s.keys, i),
+        body: { type: 'email', value: `r${i}@example.com` },
+      }),
     },
     listRecipients: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/alarms/recipients', key: d.k }) },
-    getRecipient: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k }) },
+    getRecipient: {
+      api: 'instance',
+      tusk: () => ({ method: 'GET', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k }),
+    },
     updateRecipient: {
       api: 'instance',
-      tusk: (i) => ({ method: 'PUT', path: `/api/alarms/recipients/${d.recipient.id}`, key: d.k, body: { type: 'email', value: `u${i % 10}@example.com` } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/alarms/recipients/${d.recipient.id}`,
+        key: d.k,
+        body: { type: 'email', value: `u${i % 10}@example.com` },
+      }),
     },
     deleteRecipient: {
       api: 'instance',
       count: 'deletes',
-      supply: (n) => supplies.items(d, n, '/api/alarms/recipients', (i) => ({ type: 'email', value: `d${i}@example.com` })),
+      supply: (n) =>
+        supplies.items(d, n, '/api/alarms/recipients', (i) => ({ type: 'email', value: `d${i}@example.com` })),
       tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/recipients/${s.items[i].id}`, key: s.items[i].key }),
     },
     createAlarm: {
       bounded: true,
       api: 'instance',
       supply: (n) => supplies.rotation(d, n, 90, 'alarms'),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/alarms', key: rot(s.keys, i), body: { type: 'cpu', value_threshold: 80, time_threshold: 300 } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/alarms',
+        key: rot(s.keys, i),
+        body: { type: 'cpu', value_threshold: 80, time_threshold: 300 },
+      }),
     },
     listAlarms: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/alarms', key: d.k }) },
     getAlarm: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/alarms/${d.alarm.id}`, key: d.k }) },
     updateAlarm: {
       api: 'instance',
-      tusk: (i) => ({ method: 'PUT', path: `/api/alarms/${d.alarm.id}`, key: d.k, body: { type: d.alarm.type, value_threshold: 80 + (i % 10) } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/alarms/${d.alarm.id}`,
+        key: d.k,
+        body: { type: d.alarm.type, value_threshold: 80 + (i % 10) },
+      }),
     },
     deleteAlarm: {
       api: 'instance',
@@ -375,16 +485,29 @@ function operations(d, now) {
       tusk: (i, s) => ({ method: 'DELETE', path: `/api/alarms/${s.items[i].id}`, key: s.items[i].key }),
     },
     listLogIntegrations: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/integrations/logs', key: d.k }) },
-    getLogIntegration: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/integrations/logs/${d.log.id}`, key: d.k }) },
+    getLogIntegration: {
+      api: 'instance',
+      tusk: () => ({ method: 'GET', path: `/api/integrations/logs/${d.log.id}`, key: d.k }),
+    },
     createLogIntegration: {
       bounded: true,
       api: 'instance',
       supply: (n) => supplies.rotation(d, n, 45, 'logs'),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/logs/logs_e', key: rot(s.keys, i), body: { token: `token-${i}` } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/integrations/logs/logs_e',
+        key: rot(s.keys, i),
+        body: { token: `token-${i}` },
+      }),
     },
     updateLogIntegration: {
       api: 'instance',
-      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/${d.log.id}`, key: d.k, body: { token: `token-u${i % 10}` } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/integrations/logs/${d.log.id}`,
+        key: d.k,
+        body: { token: `token-u${i % 10}` },
+      }),
     },
     deleteLogIntegration: {
       api: 'instance',
@@ -394,19 +517,40 @@ function operations(d, now) {
     },
     updateLogIntegrationWithSystem: {
       api: 'instance',
-      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/logs/logs_e/${d.log.id}`, key: d.k, body: { token: `token-s${i % 10}` } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/integrations/logs/logs_e/${d.log.id}`,
+        key: d.k,
+        body: { token: `token-s${i % 10}` },
+      }),
     },
-    listMetricsIntegrations: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/integrations/metrics', key: d.k }) },
-    getMetricsIntegration: { api: 'instance', tusk: () => ({ method: 'GET', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k }) },
+    listMetricsIntegrations: {
+      api: 'instance',
+      tusk: () => ({ method: 'GET', path: '/api/integrations/metrics', key: d.k }),
+    },
+    getMetricsIntegration: {
+      api: 'instance',
+      tusk: () => ({ method: 'GET', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k }),
+    },
     createMetricsIntegration: {
       bounded: true,
       api: 'instance',
       supply: (n) => supplies.rotation(d, n, 45, 'metrics'),
-      tusk: (i, s) => ({ method: 'POST', path: '/api/integrations/metrics/metrics_d_v3', key: rot(s.keys, i), body: { license_key: `l-${i}` } }),
+      tusk: (i, s) => ({
+        method: 'POST',
+        path: '/api/integrations/metrics/metrics_d_v3',
+        key: rot(s.keys, i),
+        body: { license_key: `l-${i}` },
+      }),
     },
     updateMetricsIntegration: {
       api: 'instance',
-      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/${d.metric.id}`, key: d.k, body: { license_key: `l-u${i % 10}` } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/integrations/metrics/${d.metric.id}`,
+        key: d.k,
+        body: { license_key: `l-u${i % 10}` },
+      }),
     },
     deleteMetricsIntegration: {
       api: 'instance',
@@ -416,12 +560,22 @@ function operations(d, now) {
     },
     updateMetricsIntegrationWithSystem: {
       api: 'instance',
-      tusk: (i) => ({ method: 'PUT', path: `/api/integrations/metrics/metrics_d_v3/${d.metric.id}`, key: d.k, body: { license_key: `l-s${i % 10}` } }),
+      tusk: (i) => ({
+        method: 'PUT',
+        path: `/api/integrations/metrics/metrics_d_v3/${d.metric.id}`,
+        key: d.k,
+        body: { license_key: `l-s${i % 10}` },
+      }),
     },
     listMaintenance: { api: 'instance', tusk: () => ({ method: 'GET', path: '/api/maintenance', key: d.k }) },
     rescheduleMaintenance: {
       api: 'instance',
-      tusk: () => ({ method: 'PUT', path: `/api/maintenance/${d.maintenance.id}`, key: d.k, body: { scheduled_by: maintenanceAt } }),
+      tusk: () => ({
+        method: 'PUT',
+        path: `/api/maintenance/${d.maintenance.id}`,
+        key: d.k,
+        body: { scheduled_by: maintenanceAt },
+      }),
     },
     runMaintenance: {
       api: 'instance',
@@ -476,7 +630,13 @@ export async function operationsBench({
     const tusk = driver(t[op.api], { count: n, make, repeatable, chain: s.chain }, timing);
     // Prism takes any key and looks no id up: the same requests, a placeholder key.
     const any = forPrism({}).key;
-    const p = prism && driver(prism[op.api], { count: n, make: (i) => forPrism(make(i)), repeatable, chain: s.chain && { warm: any, measure: any } }, timing);
+    const p =
+      prism &&
+      driver(
+        prism[op.api],
+        { count: n, make: (i) => forPrism(make(i)), repeatable, chain: s.chain && { warm: any, measure: any } },
+        timing,
+      );
     await tusk.warm();
     if (p) await p.warm();
     // The servers in turn, `rounds` times: a slower minute of the shared machine falls on both.
@@ -492,7 +652,8 @@ export async function operationsBench({
       const run = await tusk.measure();
       const cpuAfter = tuskCpuMs();
       // What a request cost Tusk's process (CPU µs): the shared machine's other load moves it far less than req/s.
-      if (cpuBefore !== undefined && cpuAfter !== undefined && run.total > 0) run.cpuUs = Math.round(((cpuAfter - cpuBefore) * 1000) / run.total);
+      if (cpuBefore !== undefined && cpuAfter !== undefined && run.total > 0)
+        run.cpuUs = Math.round(((cpuAfter - cpuBefore) * 1000) / run.total);
       tuskRuns.push(run);
       delays.push((await (await fetch(runtime)).json()).event_loop_delay_ms);
       if (p) {

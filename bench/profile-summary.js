@@ -5,7 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '30' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '30' } },
+});
 if (!positionals[0]) {
   console.error('usage: node bench/profile-summary.js FILE.cpuprofile [--top N]');
   process.exit(2);

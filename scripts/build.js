@@ -22,7 +22,16 @@
 // not files does not rebuild, and an edit always does.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -43,7 +52,9 @@ function sources(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sources(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') && !entry.name.endsWith('.d.ts')
+      ? [path]
+      : [];
   });
 }
 
@@ -90,17 +101,22 @@ const STEPS = {
     const to = join(dist, 'vendor', 'redoc');
     rmSync(to, { recursive: true, force: true });
     mkdirSync(join(to, 'bundles'), { recursive: true });
-    for (const file of ['LICENSE', 'bundles/redoc.standalone.js', 'bundles/redoc.standalone.js.LICENSE.txt']) copyFileSync(join(from, file), join(to, file));
+    for (const file of ['LICENSE', 'bundles/redoc.standalone.js', 'bundles/redoc.standalone.js.LICENSE.txt'])
+      copyFileSync(join(from, file), join(to, file));
     // Only what the server reads (the version) and the licence: not an installable package.
     const { name, version, license, homepage } = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
     writeFileSync(join(to, 'package.json'), JSON.stringify({ name, version, license, homepage }, null, 2) + '\n');
     return `redoc ${version}`;
   },
   declarations() {
-    execFileSync(process.execPath, [requireHere.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    execFileSync(
+      process.execPath,
+      [requireHere.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--emitDeclarationOnly'],
+      {
+        cwd: root,
+        stdio: 'inherit',
+      },
+    );
     return 'dist/**/*.d.ts';
   },
   async cli() {
@@ -199,7 +215,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const steps = named.length ? named : args.includes('--if-changed') ? START_STEPS : Object.keys(STEPS);
   try {
     const seconds = await build(steps);
-    if (steps.length > 1) console.log(`build: done in ${seconds.toFixed(1)} s (${relative(process.cwd(), dist) || '.'})`);
+    if (steps.length > 1)
+      console.log(`build: done in ${seconds.toFixed(1)} s (${relative(process.cwd(), dist) || '.'})`);
   } catch (err) {
     console.error(`build: ${err.message}`);
     process.exit(1);

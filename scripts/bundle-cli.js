@@ -55,9 +55,13 @@ export async function bundleCli(target) {
   });
   // `import("name")` of an external package becomes `__tusk_import("name")` (see above); any other
   // dynamic import left in the bundle would fail at run time, so it fails the build instead.
-  const code = outputFiles[0].text.replace(/\bimport\((["'])([^"'\\]+)\1\)/g, (_, q, name) => `__tusk_import(${q}${name}${q})`);
+  const code = outputFiles[0].text.replace(
+    /\bimport\((["'])([^"'\\]+)\1\)/g,
+    (_, q, name) => `__tusk_import(${q}${name}${q})`,
+  );
   const left = /\bimport\s*\(/.exec(code);
-  if (left) throw new Error(`bundle-cli: an import() the bundle cannot keep, at: ${code.slice(left.index, left.index + 80)}`);
+  if (left)
+    throw new Error(`bundle-cli: an import() the bundle cannot keep, at: ${code.slice(left.index, left.index + 80)}`);
   writeFileSync(BUNDLE, BANNER + code);
 
   // The warm-up. `tusk serve` prints its URLs; its other lines are not the build's output.
@@ -87,7 +91,8 @@ export async function bundleCli(target) {
   const url = (api) => /https?:\/\/\S+/.exec(lines.find((l) => l.startsWith(`tusk: ${api} API`)) ?? '')?.[0];
   const customer = url('customer');
   const instance = url('instance');
-  if (!customer || !instance) throw new Error(`bundle-cli: the warm-up server did not print its URLs:\n${lines.join('\n')}`);
+  if (!customer || !instance)
+    throw new Error(`bundle-cli: the warm-up server did not print its URLs:\n${lines.join('\n')}`);
   // The customer API reads the key as the password of HTTP Basic, the instance API as the user name.
   const basic = (base, key) => `Basic ${Buffer.from(base === customer ? `:${key}` : `${key}:`).toString('base64')}`;
   async function call(base, method, path, key, body) {
@@ -102,7 +107,11 @@ export async function bundleCli(target) {
   }
   await call(customer, 'GET', '/api/plans', ADMIN_KEY);
   await call(customer, 'GET', '/api/regions', ADMIN_KEY);
-  const created = await call(customer, 'POST', '/api/instances', ADMIN_KEY, { name: 'warm-up', plan: 'hippo', region: 'amazon-web-services::us-east-1' });
+  const created = await call(customer, 'POST', '/api/instances', ADMIN_KEY, {
+    name: 'warm-up',
+    plan: 'hippo',
+    region: 'amazon-web-services::us-east-1',
+  });
   await call(customer, 'GET', '/api/instances', ADMIN_KEY);
   await call(instance, 'GET', '/api/alarms', created.apikey);
   await call(instance, 'GET', '/api/alarms/recipients', created.apikey);

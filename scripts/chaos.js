@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT, startServer } from './load-driver.js';
 
-const { values: flags } = parseArgs({ options: { instances: { type: 'string', default: '100' }, only: { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { instances: { type: 'string', default: '100' }, only: { type: 'string' } },
+});
 const AT_SIZE = Number(flags.instances);
 const SERVE = ['--databases', 'embedded', '--provision-delay', '0', '--rate-limit', '1000000/1'];
 const servers = new Set();
@@ -46,8 +48,11 @@ async function firstAnswer(server) {
   for (;;) {
     try {
       if (
-        (await fetch(`${server.customerUrl}/api/plans`, { headers: { authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}` } }))
-          .status === 200
+        (
+          await fetch(`${server.customerUrl}/api/plans`, {
+            headers: { authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}` },
+          })
+        ).status === 200
       )
         return performance.now() - t0;
     } catch {
@@ -58,7 +63,10 @@ async function firstAnswer(server) {
 }
 
 async function fill(server, n) {
-  const auth = { authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}`, 'content-type': 'application/json' };
+  const auth = {
+    authorization: `Basic ${Buffer.from(':chaos-admin-key').toString('base64')}`,
+    'content-type': 'application/json',
+  };
   const ids = [];
   for (let i = 0; i < n; i++) {
     const res = await fetch(`${server.customerUrl}/api/instances`, {
@@ -105,7 +113,10 @@ const atSize = [
   },
 ];
 
-const modules = [join(ROOT, 'scripts', 'chaos', 'databases.js'), join(ROOT, 'scripts', 'chaos', 'control-inputs.js')].filter((f) => existsSync(f));
+const modules = [
+  join(ROOT, 'scripts', 'chaos', 'databases.js'),
+  join(ROOT, 'scripts', 'chaos', 'control-inputs.js'),
+].filter((f) => existsSync(f));
 let failed = 0;
 let ran = 0;
 const report = (ok, name, detail) => {

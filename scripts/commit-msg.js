@@ -14,7 +14,10 @@ export function messageProblems(text) {
   const [subject = '', second, ...rest] = lines;
   const problems = [];
   if (!subject.trim()) problems.push('the subject is empty');
-  if (subject.length >= MAX_SUBJECT) problems.push(`the subject has ${subject.length} characters; keep it under ${MAX_SUBJECT} and put the why in the body`);
+  if (subject.length >= MAX_SUBJECT)
+    problems.push(
+      `the subject has ${subject.length} characters; keep it under ${MAX_SUBJECT} and put the why in the body`,
+    );
   if (second !== undefined && second.trim() !== '')
     problems.push('the second line must be blank: the subject is one line, the body follows after a blank line');
   if (rest.length === 0 && second === undefined && !/^(Merge|Revert|fixup!|squash!)/.test(subject))

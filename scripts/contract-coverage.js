@@ -56,7 +56,8 @@ for (const api of INTERFACES) {
     const seen = observed.get(`${api} ${op.operationId}`) ?? new Set();
     const declared = [...op.responses.keys()];
     const pathParams = op.parameters.filter((p) => p.in === 'path');
-    const enumOnly = pathParams.length > 0 && pathParams.every((p) => Array.isArray(p.schema.enum) || 'const' in p.schema);
+    const enumOnly =
+      pathParams.length > 0 && pathParams.every((p) => Array.isArray(p.schema.enum) || 'const' in p.schema);
     for (const status of ['400', '401', '403', '404']) {
       if (!declared.includes(status)) continue;
       if (status === '404' && enumOnly) {
@@ -68,7 +69,8 @@ for (const api of INTERFACES) {
     }
     const success = declared.filter((s) => /^2/.test(s));
     pairs++;
-    if (!success.some((s) => seen.has(Number(s)))) missing.push(`${api} ${op.operationId}: no success (${success.join(' or ')}) observed`);
+    if (!success.some((s) => seen.has(Number(s))))
+      missing.push(`${api} ${op.operationId}: no success (${success.join(' or ')}) observed`);
   }
   for (const status of [405, 429]) {
     pairs++;
@@ -77,10 +79,13 @@ for (const api of INTERFACES) {
 }
 
 if (missing.length) {
-  console.error(`contract coverage: ${missing.length} of ${pairs} documented outcomes were never observed:\n  ${missing.join('\n  ')}`);
+  console.error(
+    `contract coverage: ${missing.length} of ${pairs} documented outcomes were never observed:\n  ${missing.join('\n  ')}`,
+  );
   process.exit(1);
 }
-if (unprovokable.length) console.log(`contract coverage: not provokable by a client, so not required:\n  ${unprovokable.join('\n  ')}`);
+if (unprovokable.length)
+  console.log(`contract coverage: not provokable by a client, so not required:\n  ${unprovokable.join('\n  ')}`);
 console.log(
   `contract coverage: all ${pairs} documented outcomes (400/401/403/404 per operation, a success per operation, 405 and 429 per interface) were observed (${lines} checked responses)`,
 );

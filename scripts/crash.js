@@ -56,7 +56,9 @@ const inode = () => {
 
 for (let round = 1; round <= ROUNDS; round++) {
   const started = performance.now();
-  const server = await startServer(['--state', file, '--rate-limit', '100000000/1', '--provision-delay', '0'], { adminKey });
+  const server = await startServer(['--state', file, '--rate-limit', '100000000/1', '--provision-delay', '0'], {
+    adminKey,
+  });
   const startMs = Math.round(performance.now() - started);
   const http = new Client({ maxSockets: CLIENTS + 2 });
   const problems = [];
@@ -100,12 +102,19 @@ for (let round = 1; round <= ROUNDS; round++) {
       if (i % 10 === 0) {
         const name = `crash-instance-${round}-${c}-${i}`;
         sent.add(name);
-        const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' });
+        const res = await http.send(server.customerUrl, 'POST', '/api/instances', adminKey, {
+          name,
+          plan: 'hippo',
+          region: 'amazon-web-services::us-east-1',
+        });
         if (res.status === 200) acknowledged.set(name, { round, ackAt: performance.now() });
       } else {
         const value = `crash-${round}-${c}-${i}@example.com`;
         sent.add(value);
-        const res = await http.send(server.instanceUrl, 'POST', '/api/alarms/recipients', key, { type: 'email', value });
+        const res = await http.send(server.instanceUrl, 'POST', '/api/alarms/recipients', key, {
+          type: 'email',
+          value,
+        });
         if (res.status === 200) acknowledged.set(value, { round, ackAt: performance.now() });
         else if (res.status === 400 && /^recipients: /.test(res.json?.error ?? '')) key = await newInstance(c); // the per-instance cap
       }
@@ -116,7 +125,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   const killedAt = performance.now();
   killed = true;
   await Promise.all(load);
-  await new Promise((r) => (server.child.exitCode !== null || server.child.signalCode !== null ? r() : server.child.once('exit', r)));
+  await new Promise((r) =>
+    server.child.exitCode !== null || server.child.signalCode !== null ? r() : server.child.once('exit', r),
+  );
   await sleep(20);
   clearInterval(watcher);
   http.close();
@@ -136,11 +147,16 @@ for (let round = 1; round <= ROUNDS; round++) {
   const bound = completed.length >= 2 ? completed.at(-2) - MARGIN_MS : undefined;
   const mustHold = [
     ...durable,
-    ...(bound === undefined ? [] : [...acknowledged].filter(([v, a]) => a.round === round && a.ackAt < bound && !durable.has(v)).map(([v]) => v)),
+    ...(bound === undefined
+      ? []
+      : [...acknowledged].filter(([v, a]) => a.round === round && a.ackAt < bound && !durable.has(v)).map(([v]) => v)),
   ];
   if (parsed) {
-    const inFile = new Set([...text.matchAll(/"(crash-(?:instance-)?\d+-\d+-\d+(?:@example\.com)?)"/g)].map((m) => m[1]));
-    for (const v of mustHold) if (!inFile.has(v)) problems.push(`acknowledged before the last completed save, missing from the file: ${v}`);
+    const inFile = new Set(
+      [...text.matchAll(/"(crash-(?:instance-)?\d+-\d+-\d+(?:@example\.com)?)"/g)].map((m) => m[1]),
+    );
+    for (const v of mustHold)
+      if (!inFile.has(v)) problems.push(`acknowledged before the last completed save, missing from the file: ${v}`);
     for (const v of inFile) {
       if (!sent.has(v)) problems.push(`the file holds ${v}, which was never sent`);
       // What the file holds is what the next start loads: durable from now on.
@@ -149,7 +165,8 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
   // A kill during a save leaves its temp file; the next start removes it, so there is at most one.
   const leftovers = readdirSync(dir).filter((f) => f.endsWith('.tmp'));
-  if (leftovers.length > 1) problems.push(`${leftovers.length} temp files beside the state file: ${leftovers.join(', ')}`);
+  if (leftovers.length > 1)
+    problems.push(`${leftovers.length} temp files beside the state file: ${leftovers.join(', ')}`);
   const r = {
     round,
     startMs,

@@ -93,27 +93,30 @@ export class Client {
     }
     const started = performance.now();
     return new Promise((resolve) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: this.agent }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const ms = performance.now() - started;
-          const text = Buffer.concat(chunks).toString('utf8');
-          this.record(res.statusCode, ms);
-          let json;
-          try {
-            json = text ? JSON.parse(text) : undefined;
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, json, text, ms });
-        });
-        res.on('error', () => {
-          this.networkErrors++;
-          this.record(0, performance.now() - started);
-          resolve({ status: 0, json: undefined, text: '', ms: performance.now() - started });
-        });
-      });
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, agent: this.agent },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const ms = performance.now() - started;
+            const text = Buffer.concat(chunks).toString('utf8');
+            this.record(res.statusCode, ms);
+            let json;
+            try {
+              json = text ? JSON.parse(text) : undefined;
+            } catch {
+              json = undefined;
+            }
+            resolve({ status: res.statusCode, json, text, ms });
+          });
+          res.on('error', () => {
+            this.networkErrors++;
+            this.record(0, performance.now() - started);
+            resolve({ status: 0, json: undefined, text: '', ms: performance.now() - started });
+          });
+        },
+      );
       req.on('error', (err) => {
         this.networkErrors++;
         this.record(0, performance.now() - started);

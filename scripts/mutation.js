@@ -15,7 +15,13 @@ import { spawnSync } from 'node:child_process';
 
 /** The store's files of one instance's records, and those of an account's home and the registry of homes. */
 const INSTANCES = ['src/store/instance-*.ts'];
-const ACCOUNTS = ['src/store/registry.ts', 'src/store/home.ts', 'src/store/account-*.ts', 'src/store/state-check.ts', 'src/store/snapshot.ts'];
+const ACCOUNTS = [
+  'src/store/registry.ts',
+  'src/store/home.ts',
+  'src/store/account-*.ts',
+  'src/store/state-check.ts',
+  'src/store/snapshot.ts',
+];
 const not = (globs) => globs.map((g) => `!${g}`);
 
 /**
@@ -32,7 +38,15 @@ const PARTS = {
   validation: ['src/openapi/requests.ts', 'src/openapi/ajv.ts'],
   openapi: ['src/openapi/**/*.ts', '!src/openapi/requests.ts', '!src/openapi/ajv.ts'],
   simulation: ['src/store/fault-rules.ts', 'src/http/fault-step.ts', 'src/http/prefer.ts', 'src/http/examples.ts'],
-  http: ['src/http/**/*.ts', 'src/core/**/*.ts', '!src/http/fault-step.ts', '!src/http/prefer.ts', '!src/http/examples.ts', 'src/*.ts', '!src/cli.ts'],
+  http: [
+    'src/http/**/*.ts',
+    'src/core/**/*.ts',
+    '!src/http/fault-step.ts',
+    '!src/http/prefer.ts',
+    '!src/http/examples.ts',
+    'src/*.ts',
+    '!src/cli.ts',
+  ],
   databases: ['src/databases/**/*.ts'],
 };
 

@@ -31,7 +31,9 @@ const STAGGER = Number(flags['stagger-ms']);
 const DAY = 86_400_000;
 
 const started = Date.now();
-const server = await startServer(['--log', 'json', '--provision-delay', '0', '--rate-limit', flags['rate-limit']], { quiet: false });
+const server = await startServer(['--log', 'json', '--provision-delay', '0', '--rate-limit', flags['rate-limit']], {
+  quiet: false,
+});
 const { customerUrl, instanceUrl } = server;
 
 const basic = (key) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
@@ -39,7 +41,11 @@ async function call(base, path, { method = 'GET', key, body } = {}) {
   const headers = {};
   if (key) headers.authorization = basic(key);
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + path, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(base + path, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
   const text = await res.text();
   let parsed;
   try {
@@ -60,7 +66,18 @@ function runSuite(job, keys) {
       .join(',');
     const child = spawn(
       process.execPath,
-      [join(ROOT, 'bin', 'tusk.js'), 'test', '--customer-url', customerUrl, '--instance-url', instanceUrl, '--api-key', keys.admin, '--role-keys', roleKeys],
+      [
+        join(ROOT, 'bin', 'tusk.js'),
+        'test',
+        '--customer-url',
+        customerUrl,
+        '--instance-url',
+        instanceUrl,
+        '--api-key',
+        keys.admin,
+        '--role-keys',
+        roleKeys,
+      ],
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -97,16 +114,27 @@ async function job(i) {
   // The scenario, with the controls scoped to this account by its admin key.
   const before = (await control('/clock', { key: admin })).body;
   const moved = await control('/clock', { method: 'POST', key: admin, body: { advance: '1d' } });
-  expect(moved.status === 200 && Date.parse(moved.body.now) - Date.parse(before.now) >= DAY, `advance its clock: ${moved.status}`);
+  expect(
+    moved.status === 200 && Date.parse(moved.body.now) - Date.parse(before.now) >= DAY,
+    `advance its clock: ${moved.status}`,
+  );
   const inst = await call(customerUrl, '/api/instances', {
     method: 'POST',
     key: admin,
     body: { name: `job-${i}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
   });
   expect(inst.status === 200, `create instance: ${inst.status}`);
-  const metrics = await control(`/instances/${inst.body?.id}/metrics`, { method: 'PUT', key: admin, body: { cpu: 95 } });
+  const metrics = await control(`/instances/${inst.body?.id}/metrics`, {
+    method: 'PUT',
+    key: admin,
+    body: { cpu: 95 },
+  });
   expect(metrics.status === 200 && metrics.body.instance.account === account, `set metrics: ${metrics.status}`);
-  const fault = await control('/faults', { method: 'PUT', key: admin, body: { rules: ['customer/listRegions:error=429'] } });
+  const fault = await control('/faults', {
+    method: 'PUT',
+    key: admin,
+    body: { rules: ['customer/listRegions:error=429'] },
+  });
   expect(fault.status === 200, `inject a fault: ${fault.status}`);
   const faulted = await call(customerUrl, '/api/regions', { key: admin });
   expect(faulted.status === 429 && faulted.headers.get('tusk-fault') === 'error', `its own fault: ${faulted.status}`);
@@ -117,8 +145,14 @@ async function job(i) {
     'its outbox holds only its entries',
   );
   const reset = await control('/reset', { method: 'POST', key: admin });
-  expect(reset.status === 200 && reset.body.accounts.length === 1 && reset.body.accounts[0].account_id === account, `reset its account: ${reset.status}`);
-  expect((await call(customerUrl, '/api/instances', { key: admin })).body.length === 0, 'its account is empty after the reset');
+  expect(
+    reset.status === 200 && reset.body.accounts.length === 1 && reset.body.accounts[0].account_id === account,
+    `reset its account: ${reset.status}`,
+  );
+  expect(
+    (await call(customerUrl, '/api/instances', { key: admin })).body.length === 0,
+    'its account is empty after the reset',
+  );
 
   // The whole conformance suite with this account's keys, while the other jobs run theirs.
   const suite = await runSuite(i, keys);
@@ -126,15 +160,27 @@ async function job(i) {
 
   // What it sees afterwards is its own.
   const clock = (await control('/clock', { key: admin })).body;
-  expect(Date.parse(clock.now) - Date.now() >= DAY - 60_000 && clock.follows_server === false, 'its clock is still a day ahead');
+  expect(
+    Date.parse(clock.now) - Date.now() >= DAY - 60_000 && clock.follows_server === false,
+    'its clock is still a day ahead',
+  );
   const journal = (await control('/requests?limit=1000', { key: admin })).body.entries;
   expect(
     journal.every((e) => e.account === account),
     'its journal holds only its requests',
   );
   const names = (await call(customerUrl, '/api/instances', { key: admin })).body.map((x) => x.name);
-  expect(!names.some((n) => /^job-\d+-db$/.test(n)), `its instances are its own: ${names.filter((n) => /^job-/.test(n)).join(', ')}`);
-  return { job: i, account, ms: Date.now() - t0, suite: { passed: suite.passed, failed: suite.failed, skipped: suite.skipped }, problems };
+  expect(
+    !names.some((n) => /^job-\d+-db$/.test(n)),
+    `its instances are its own: ${names.filter((n) => /^job-/.test(n)).join(', ')}`,
+  );
+  return {
+    job: i,
+    account,
+    ms: Date.now() - t0,
+    suite: { passed: suite.passed, failed: suite.failed, skipped: suite.skipped },
+    problems,
+  };
 }
 
 let results;

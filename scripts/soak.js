@@ -44,7 +44,8 @@ const deletedInstances = new Set();
 const uncertain = new Set();
 
 function unexpected(what, res, expected) {
-  if (figures.unexpected.length < 50) figures.unexpected.push(`${what}: expected ${expected}, got ${res.status} ${res.text.slice(0, 160)}`);
+  if (figures.unexpected.length < 50)
+    figures.unexpected.push(`${what}: expected ${expected}, got ${res.status} ${res.text.slice(0, 160)}`);
   else figures.unexpected.push(null);
 }
 
@@ -150,7 +151,11 @@ class Actor {
 
   async createAlarm(id, m) {
     const value_threshold = 1 + Math.floor(this.rnd() * 100);
-    const res = await http.send(instanceUrl, 'POST', '/api/alarms', m.key, { type: 'cpu', value_threshold, time_threshold: 60 });
+    const res = await http.send(instanceUrl, 'POST', '/api/alarms', m.key, {
+      type: 'cpu',
+      value_threshold,
+      time_threshold: 60,
+    });
     if (res.status !== 200) return unexpected('createAlarm', res, 200);
     figures.writesAcknowledged++;
     createdItemIds.get(id).alarms.push(res.json.id);
@@ -189,7 +194,10 @@ class Actor {
     const res = await http.send(instanceUrl, 'GET', `/api/alarms/${alarm}`, m.key);
     if (res.status !== 200) return unexpected('getAlarm', res, 200);
     const want = m.alarms.get(alarm);
-    if (!uncertain.has(`alarm ${id}/${alarm}`) && (res.json.value_threshold !== want.value_threshold || res.json.enabled !== want.enabled)) {
+    if (
+      !uncertain.has(`alarm ${id}/${alarm}`) &&
+      (res.json.value_threshold !== want.value_threshold || res.json.enabled !== want.enabled)
+    ) {
       figures.staleReads.push(`getAlarm ${id}/${alarm}: ${JSON.stringify(res.json)} / ${JSON.stringify(want)}`);
     }
   }
@@ -200,7 +208,10 @@ class Actor {
     const byId = new Map(res.json.map((a) => [a.id, a]));
     for (const [alarm, want] of m.alarms) {
       const got = byId.get(alarm);
-      if (!uncertain.has(`alarm ${id}/${alarm}`) && (!got || got.value_threshold !== want.value_threshold || got.enabled !== want.enabled))
+      if (
+        !uncertain.has(`alarm ${id}/${alarm}`) &&
+        (!got || got.value_threshold !== want.value_threshold || got.enabled !== want.enabled)
+      )
         figures.staleReads.push(`listAlarms ${id}/${alarm}`);
     }
   }
@@ -219,7 +230,10 @@ class Actor {
     const recipient = this.pick(m.recipients.keys());
     if (recipient === undefined) return this.createRecipient(id, m);
     const value = `soak-${this.n}-${++this.counter}-updated@example.com`;
-    const res = await http.send(instanceUrl, 'PUT', `/api/alarms/recipients/${recipient}`, m.key, { type: 'email', value });
+    const res = await http.send(instanceUrl, 'PUT', `/api/alarms/recipients/${recipient}`, m.key, {
+      type: 'email',
+      value,
+    });
     if (res.status !== 200) {
       uncertain.add(`recipient ${id}/${recipient}`);
       return unexpected('updateRecipient', res, 200);
@@ -264,7 +278,9 @@ await Promise.all(
       await a.step();
       if (a.n === 0 && performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
-        console.log(`soak: ${Math.round((lastReport - started) / 1000)} s, ${http.requests} requests, server ${rssMiB(server.child.pid)} MiB`);
+        console.log(
+          `soak: ${Math.round((lastReport - started) / 1000)} s, ${http.requests} requests, server ${rssMiB(server.child.pid)} MiB`,
+        );
       }
     }
   }),
@@ -284,7 +300,8 @@ const check = new Client({ maxSockets: 8 });
 const listed = (await check.send(customerUrl, 'GET', '/api/instances', adminKey)).json;
 const listedIds = new Map(listed.map((i) => [i.id, i]));
 if (new Set(listed.map((i) => i.id)).size !== listed.length) duplicates.push('listInstances lists an id twice');
-if (new Set(createdInstanceIds).size !== createdInstanceIds.length) duplicates.push('createInstance handed out an id twice');
+if (new Set(createdInstanceIds).size !== createdInstanceIds.length)
+  duplicates.push('createInstance handed out an id twice');
 let checkedItems = 0;
 for (const id of deletedInstances) {
   if (listedIds.has(id)) phantoms.push(`deleted instance ${id} is listed`);
@@ -296,7 +313,8 @@ for (const a of actors) {
     checkedItems++;
     const sure = !uncertain.has(`instance ${id}`);
     if (!listedIds.has(id)) lost.push(`instance ${id} is not listed`);
-    else if (sure && listedIds.get(id).name !== m.name) lost.push(`instance ${id}: name ${listedIds.get(id).name}, acknowledged ${m.name}`);
+    else if (sure && listedIds.get(id).name !== m.name)
+      lost.push(`instance ${id}: name ${listedIds.get(id).name}, acknowledged ${m.name}`);
     const alarms = (await check.send(instanceUrl, 'GET', '/api/alarms', m.key)).json;
     const recipients = (await check.send(instanceUrl, 'GET', '/api/alarms/recipients', m.key)).json;
     if (!Array.isArray(alarms) || !Array.isArray(recipients)) {
@@ -305,7 +323,8 @@ for (const a of actors) {
     }
     const alarmById = new Map(alarms.map((x) => [x.id, x]));
     const recipientById = new Map(recipients.map((x) => [x.id, x]));
-    if (alarmById.size !== alarms.length || recipientById.size !== recipients.length) duplicates.push(`instance ${id}: an id is listed twice`);
+    if (alarmById.size !== alarms.length || recipientById.size !== recipients.length)
+      duplicates.push(`instance ${id}: an id is listed twice`);
     const ids = createdItemIds.get(id);
     if (new Set(ids.alarms).size !== ids.alarms.length || new Set(ids.recipients).size !== ids.recipients.length)
       duplicates.push(`instance ${id}: an alarm or recipient id was handed out twice`);
@@ -319,18 +338,21 @@ for (const a of actors) {
     }
     for (const alarm of m.deletedAlarms) {
       checkedItems++;
-      if (alarmById.has(alarm) && !uncertain.has(`alarm ${id}/${alarm}`)) phantoms.push(`deleted alarm ${id}/${alarm} is listed`);
+      if (alarmById.has(alarm) && !uncertain.has(`alarm ${id}/${alarm}`))
+        phantoms.push(`deleted alarm ${id}/${alarm} is listed`);
     }
     for (const [recipient, want] of m.recipients) {
       checkedItems++;
       if (uncertain.has(`recipient ${id}/${recipient}`)) continue;
       const got = recipientById.get(recipient);
       if (!got) lost.push(`recipient ${id}/${recipient} is gone`);
-      else if (got.value !== want.value) lost.push(`recipient ${id}/${recipient}: ${got.value}, acknowledged ${want.value}`);
+      else if (got.value !== want.value)
+        lost.push(`recipient ${id}/${recipient}: ${got.value}, acknowledged ${want.value}`);
     }
     for (const recipient of m.deletedRecipients) {
       checkedItems++;
-      if (recipientById.has(recipient) && !uncertain.has(`recipient ${id}/${recipient}`)) phantoms.push(`deleted recipient ${id}/${recipient} is listed`);
+      if (recipientById.has(recipient) && !uncertain.has(`recipient ${id}/${recipient}`))
+        phantoms.push(`deleted recipient ${id}/${recipient} is listed`);
     }
   }
 }
@@ -379,6 +401,12 @@ console.log(
     `${report.writesAcknowledged} acknowledged writes, lost writes ${report.lostWrites}, deleted but present ${report.deletedButPresent}, duplicate ids ${report.duplicateIds}, stale reads ${report.staleReads}; ` +
     `p50 ${p50} ms, p99 ${p99} ms; server ${rssStart} -> ${rssEnd} MiB; ${out}`,
 );
-const ok = errors === 0 && fiveXX === 0 && lost.length === 0 && phantoms.length === 0 && duplicates.length === 0 && figures.staleReads.length === 0;
+const ok =
+  errors === 0 &&
+  fiveXX === 0 &&
+  lost.length === 0 &&
+  phantoms.length === 0 &&
+  duplicates.length === 0 &&
+  figures.staleReads.length === 0;
 if (!ok) console.error(JSON.stringify(report.details, null, 2));
 process.exit(ok ? 0 : 1);

@@ -29,7 +29,8 @@ const { values: flags } = parseArgs({
 });
 const RUNS = Number(flags.runs);
 const ADMIN = 'tusk-admin-key';
-const ROLE_KEYS = 'devops=tusk-devops-key,member=tusk-member-key,monitor=tusk-monitor-key,billing manager=tusk-billing-key';
+const ROLE_KEYS =
+  'devops=tusk-devops-key,member=tusk-member-key,monitor=tusk-monitor-key,billing manager=tusk-billing-key';
 
 /** Every process this script starts, each in a group of its own: stopped on every way out. */
 const started = new Set();
@@ -91,12 +92,17 @@ process.once('exit', () => {
   for (const p of started) killGroup(p.child);
 });
 
-const urls = (out) => ({ customer: /customer API\s+(http:\/\/\S+)/.exec(out)[1], instance: /instance API\s+(http:\/\/\S+)/.exec(out)[1] });
+const urls = (out) => ({
+  customer: /customer API\s+(http:\/\/\S+)/.exec(out)[1],
+  instance: /instance API\s+(http:\/\/\S+)/.exec(out)[1],
+});
 
 /** The figures of one suite run from its summary. */
 function figures(out) {
   const total = /^ {2}total +(\d+) files: (\d+) passed, (\d+) failed, (\d+) skipped/m.exec(out);
-  const rates = [...out.matchAll(/at most (\d+) were answered within ([\d.]+) s \((\d+) per second\)/g)].map((m) => Number(m[3]));
+  const rates = [...out.matchAll(/at most (\d+) were answered within ([\d.]+) s \((\d+) per second\)/g)].map((m) =>
+    Number(m[3]),
+  );
   return {
     files: Number(total?.[1] ?? 0),
     passed: Number(total?.[2] ?? 0),
@@ -115,11 +121,25 @@ async function main() {
   );
   const server = start(
     'npm',
-    ['start', '--', '--customer-port', '0', '--instance-port', '0', '--quiet', '--api-key', ADMIN, '--answers', flags.answers],
+    [
+      'start',
+      '--',
+      '--customer-port',
+      '0',
+      '--instance-port',
+      '0',
+      '--quiet',
+      '--api-key',
+      ADMIN,
+      '--answers',
+      flags.answers,
+    ],
     'npm start',
   );
   const target = urls(await server.until(/tusk: ready/));
-  const burners = Array.from({ length: Number(flags.burners) }, (_, i) => start(process.execPath, ['-e', 'for (;;) {}'], `busy loop ${i + 1}`));
+  const burners = Array.from({ length: Number(flags.burners) }, (_, i) =>
+    start(process.execPath, ['-e', 'for (;;) {}'], `busy loop ${i + 1}`),
+  );
   const runs = [];
   try {
     for (let n = 1; n <= RUNS; n++) {
@@ -127,7 +147,18 @@ async function main() {
       if (reset.status !== 200) throw new Error(`POST /__tusk/reset answered ${reset.status}`);
       const proxy = start(
         process.execPath,
-        [TUSK_BIN, 'proxy', '--customer-target', target.customer, '--instance-target', target.instance, '--customer-port', '0', '--instance-port', '0'],
+        [
+          TUSK_BIN,
+          'proxy',
+          '--customer-target',
+          target.customer,
+          '--instance-target',
+          target.instance,
+          '--customer-port',
+          '0',
+          '--instance-port',
+          '0',
+        ],
         'tusk proxy',
       );
       const via = urls(await proxy.until(/tusk proxy: ready/));
@@ -177,7 +208,9 @@ async function main() {
       if (!run.passed_run) {
         console.log(suite.output().slice(suite.output().indexOf('Conformance summary')));
         for (const d of responseDepartures.slice(0, 10))
-          console.log(`  proxy: ${d.operation_id} ${d.method} ${d.path} ${d.status}: ${d.field ?? '-'} ${d.rule}: ${d.message}`);
+          console.log(
+            `  proxy: ${d.operation_id} ${d.method} ${d.path} ${d.status}: ${d.field ?? '-'} ${d.rule}: ${d.message}`,
+          );
         for (const line of gateway.slice(0, 10)) console.log(`  ${line}`);
       }
     }

@@ -23,12 +23,32 @@ interface Flag {
 
 const SERVE_FLAGS: Flag[] = [
   { name: 'host', arg: 'HOST', help: 'address to listen on', default: DEFAULTS.host },
-  { name: 'customer-port', arg: 'PORT', help: 'port of the customer API (0: any free port)', default: String(DEFAULTS.customerPort) },
-  { name: 'instance-port', arg: 'PORT', help: 'port of the instance API (0: any free port)', default: String(DEFAULTS.instancePort) },
+  {
+    name: 'customer-port',
+    arg: 'PORT',
+    help: 'port of the customer API (0: any free port)',
+    default: String(DEFAULTS.customerPort),
+  },
+  {
+    name: 'instance-port',
+    arg: 'PORT',
+    help: 'port of the instance API (0: any free port)',
+    default: String(DEFAULTS.instancePort),
+  },
   { name: 'api-key', arg: 'KEY', help: "the seeded account's admin key (8+ characters)", default: DEFAULTS.apiKey },
   { name: 'seed', arg: 'N', help: 'seed of the fixture randomness', default: String(DEFAULTS.seed) },
-  { name: 'provision-delay', arg: 'MS', help: 'ms until a new instance is ready', default: String(DEFAULTS.provisionDelayMs) },
-  { name: 'rate-limit', arg: 'N/S', help: 'requests per S seconds (or per a duration: 100/1m) and API key', default: DEFAULTS.rateLimit },
+  {
+    name: 'provision-delay',
+    arg: 'MS',
+    help: 'ms until a new instance is ready',
+    default: String(DEFAULTS.provisionDelayMs),
+  },
+  {
+    name: 'rate-limit',
+    arg: 'N/S',
+    help: 'requests per S seconds (or per a duration: 100/1m) and API key',
+    default: DEFAULTS.rateLimit,
+  },
   {
     name: 'state',
     arg: 'FILE',
@@ -92,8 +112,18 @@ const SERVE_FLAGS: Flag[] = [
 ];
 
 const COVERAGE_FLAGS: Flag[] = [
-  { name: 'url', arg: 'URL', help: 'base URL of a running tusk serve (either port) or tusk proxy (its customer port)', default: 'http://127.0.0.1:4010' },
-  { name: 'key', arg: 'KEY', help: "an account's admin key: that account's coverage (or the control key, with --control-key)", default: 'none: all traffic' },
+  {
+    name: 'url',
+    arg: 'URL',
+    help: 'base URL of a running tusk serve (either port) or tusk proxy (its customer port)',
+    default: 'http://127.0.0.1:4010',
+  },
+  {
+    name: 'key',
+    arg: 'KEY',
+    help: "an account's admin key: that account's coverage (or the control key, with --control-key)",
+    default: 'none: all traffic',
+  },
   { name: 'account', arg: 'ID', help: "that account's coverage", default: 'none: all traffic' },
   { name: 'json', help: 'print the JSON report instead of the table', default: 'off' },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
@@ -110,7 +140,12 @@ Flags:
 ${flagLines(COVERAGE_FLAGS)}`;
 
 const DOCS_FLAGS: Flag[] = [
-  { name: 'out', arg: 'DIR', help: 'folder to write (emptied first), relative to the current one', default: 'dist/docs' },
+  {
+    name: 'out',
+    arg: 'DIR',
+    help: 'folder to write (emptied first), relative to the current one',
+    default: 'dist/docs',
+  },
   { name: 'help', short: 'h', help: 'this help', default: 'off' },
 ];
 
@@ -124,7 +159,11 @@ function parseOptions(flags: Flag[]) {
   return Object.fromEntries(
     flags.map((f) => [
       f.name,
-      { type: f.arg ? ('string' as const) : ('boolean' as const), ...(f.short ? { short: f.short } : {}), ...(f.multiple ? { multiple: true } : {}) },
+      {
+        type: f.arg ? ('string' as const) : ('boolean' as const),
+        ...(f.short ? { short: f.short } : {}),
+        ...(f.multiple ? { multiple: true } : {}),
+      },
     ]),
   );
 }
@@ -170,7 +209,8 @@ function fail(message: string, logger?: Logger): never {
 function integer(name: string, value: string | undefined, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    fail(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
   return n;
 }
 
@@ -208,7 +248,8 @@ async function serveCommand(args: string[]): Promise<void> {
     fail((err as Error).message);
   }
   const answers = str('answers') ?? process.env.TUSK_ANSWERS;
-  if (answers !== undefined && answers !== 'default' && answers !== 'production') fail(`--answers must be default or production, got "${answers}"`);
+  if (answers !== undefined && answers !== 'default' && answers !== 'production')
+    fail(`--answers must be default or production, got "${answers}"`);
   const envFlag = (name: string) => ['1', 'true'].includes((process.env[name] ?? '').toLowerCase());
   const apiKey = str('api-key');
   if (apiKey !== undefined && apiKey.length < 8) fail('--api-key must have at least 8 characters');
@@ -244,15 +285,23 @@ async function serveCommand(args: string[]): Promise<void> {
   logger.info(`tusk: instance API   ${tusk.instanceUrl}`);
   logger.info(`tusk: customer docs  ${tusk.customerUrl}${DOCS_PATH}`);
   logger.info(`tusk: instance docs  ${tusk.instanceUrl}${DOCS_PATH}`);
-  logger.info(`tusk: admin key      ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`);
-  logger.info(`tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`);
-  if (tusk.control.state) logger.info(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
+  logger.info(
+    `tusk: admin key      ${tusk.registry.adminKey}   (curl -u :${tusk.registry.adminKey} ${tusk.customerUrl}/api/instances)`,
+  );
+  logger.info(
+    `tusk: seed           ${tusk.registry.seed}, provision delay ${o.provisionDelayMs} ms, rate limit ${o.rateLimit} per key`,
+  );
+  if (tusk.control.state)
+    logger.info(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
   for (const rule of tusk.registry.faults.list()) logger.info(`tusk: fault          ${JSON.stringify(rule)}`);
   let closing = false;
   const engine = tusk.deps.databases?.engine;
   if (engine) {
-    const what = engine.spec.kind === 'embedded' ? 'embedded Postgres, starting in the background' : 'an existing Postgres server';
-    logger.info(`tusk: databases      ${what} on ${engine.host}:${engine.port} (roles and databases ${engine.prefix}*)`);
+    const what =
+      engine.spec.kind === 'embedded' ? 'embedded Postgres, starting in the background' : 'an existing Postgres server';
+    logger.info(
+      `tusk: databases      ${what} on ${engine.host}:${engine.port} (roles and databases ${engine.prefix}*)`,
+    );
     engine.start().then(
       () => logger.info(`tusk: databases      ready (PostgreSQL ${engine.version})`),
       (err: unknown) =>
@@ -263,7 +312,10 @@ async function serveCommand(args: string[]): Promise<void> {
     );
   } else logger.info('tusk: databases      off (instances are records only)');
   if (options.answers === 'production' || options.varySuccess || options.strictFields) {
-    const modes = [options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`, ...(options.strictFields ? ['strict fields'] : [])];
+    const modes = [
+      options.varySuccess ? 'vary-success' : `answers ${options.answers ?? 'default'}`,
+      ...(options.strictFields ? ['strict fields'] : []),
+    ];
     logger.info(`tusk: modes          ${modes.join(', ')}`);
   }
   logger.info(
@@ -277,7 +329,8 @@ async function serveCommand(args: string[]): Promise<void> {
     logger.info(`tusk: ${signal}, shutting down`);
     if (coverageFile) {
       try {
-        for (const file of writeCoverageFiles(coverageFile, tusk.registry.coverage.report())) logger.info(`tusk: coverage       ${file}`);
+        for (const file of writeCoverageFiles(coverageFile, tusk.registry.coverage.report()))
+          logger.info(`tusk: coverage       ${file}`);
       } catch (err) {
         logger.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
       }
@@ -308,12 +361,16 @@ async function coverageCommand(args: string[]): Promise<void> {
     fail(`--url must be an http(s) URL, got "${base}"`);
   }
   if (values.account) url.searchParams.set('account', values.account as string);
-  const headers: Record<string, string> = values.key ? { authorization: `Basic ${Buffer.from(`:${values.key as string}`).toString('base64')}` } : {};
+  const headers: Record<string, string> = values.key
+    ? { authorization: `Basic ${Buffer.from(`:${values.key as string}`).toString('base64')}` }
+    : {};
   let res: Response;
   try {
     res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
   } catch (err) {
-    fail(`cannot reach ${url.origin}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+    fail(
+      `cannot reach ${url.origin}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+    );
   }
   const text = await res.text();
   if (!res.ok) fail(`${url.href} answered ${res.status}: ${text.slice(0, 300)}`);

@@ -113,14 +113,18 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   if (engineSpec.kind !== 'off') {
     // With --state, the embedded server keeps its data beside the state file: databases survive restarts.
     const kept = engineSpec.kind === 'embedded' && o.state ? persistentDataDir(o.state) : undefined;
-    if (kept?.why) logger.warn(`tusk: databases: keeping the data in ${kept.dir}, not beside the state file: ${kept.why}`);
+    if (kept?.why)
+      logger.warn(`tusk: databases: keeping the data in ${kept.dir}, not beside the state file: ${kept.why}`);
     const engine = new PostgresEngine(engineSpec, databaseLog, kept ? { dataDir: kept.dir } : {});
     await engine.reserve();
     databases = new Databases(engine, databaseLog);
     // The server starts in the background: the API answers at once, instances turn ready once their database is made.
     void engine.start().catch(() => undefined);
   }
-  const allOperations = [...readOperations('customer', documents.customer), ...readOperations('instance', documents.instance)];
+  const allOperations = [
+    ...readOperations('customer', documents.customer),
+    ...readOperations('instance', documents.instance),
+  ];
   // Fixtures are validated against the documents' schemas whenever they are built (start-up, reset).
   const registry = new Registry({
     operations: allOperations,
@@ -143,7 +147,8 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   // Outside the contract, in every operation's pipeline: injected faults (the server's, and those of
   // the home of the account the request's key belongs to, looked up only while an account has
   // rules) and the Prefer header.
-  const accountFaults = (c: Context) => (registry.accountFaultsActive ? registry.homeOfHeader(c.req.header('authorization'))?.faults : undefined);
+  const accountFaults = (c: Context) =>
+    registry.accountFaultsActive ? registry.homeOfHeader(c.req.header('authorization'))?.faults : undefined;
   const simulation = { faults: () => registry.faults, accountFaults, prefer: true };
   const answerMode = o.varySuccess ? 'vary' : (o.answers ?? 'default');
   const answers = { mode: () => answerMode } as const;
@@ -163,7 +168,10 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   // API coverage: every answer, by the operation that took the request (if any), its status and account.
   const onAnswer = (api: InterfaceName) => (c: Context, res: Response) => {
     const principal = c.get('principal') as { home: { id: string } } | undefined;
-    registry.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.home.id, { method: c.req.method, path: c.req.path });
+    registry.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.home.id, {
+      method: c.req.method,
+      path: c.req.path,
+    });
   };
   return {
     logger,
@@ -174,8 +182,22 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     deps,
     registry,
     control,
-    customer: createCustomerApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('customer'), onAnswer: onAnswer('customer') }),
-    instance: createInstanceApp(deps, { extensions, simulation, answers, strictFields, onResponse: onResponse('instance'), onAnswer: onAnswer('instance') }),
+    customer: createCustomerApp(deps, {
+      extensions,
+      simulation,
+      answers,
+      strictFields,
+      onResponse: onResponse('customer'),
+      onAnswer: onAnswer('customer'),
+    }),
+    instance: createInstanceApp(deps, {
+      extensions,
+      simulation,
+      answers,
+      strictFields,
+      onResponse: onResponse('instance'),
+      onAnswer: onAnswer('instance'),
+    }),
   };
 }
 
@@ -190,7 +212,12 @@ export interface RunningTusk extends Tusk {
  * within headersMs (slowloris), the whole request within requestMs, and an idle keep-alive
  * connection closes after keepAliveMs (src/core/limits.ts).
  */
-function listen(fetch: (req: Request) => Response | Promise<Response>, hostname: string, port: number, timeouts: ServerTimeouts): Promise<ServerType> {
+function listen(
+  fetch: (req: Request) => Response | Promise<Response>,
+  hostname: string,
+  port: number,
+  timeouts: ServerTimeouts,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const serverOptions = {
       headersTimeout: timeouts.headersMs,

@@ -25,7 +25,9 @@ describe('the tusk command', () => {
     expect(out).toContain(`customer docs  ${customer}/docs`);
     expect(out).toContain(`instance docs  ${instance}/docs`);
     expect((await fetch(`${customer}/docs`)).status).toBe(200);
-    const res = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':cli-test-admin-key').toString('base64') } });
+    const res = await fetch(`${customer}/api/plans`, {
+      headers: { authorization: 'Basic ' + Buffer.from(':cli-test-admin-key').toString('base64') },
+    });
     expect(res.status).toBe(200);
     expect((await fetch(`${instance}/api/alarms`)).status).toBe(401);
     // The default engine: an embedded Postgres server, named with its address, that goes away with the process.
@@ -115,7 +117,9 @@ const ADMIN = { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toStrin
 async function readyWithDatabases(s: ReturnType<typeof serveInGroup>): Promise<string> {
   const customer = await until('the customer URL', () => /customer API\s+(http:\/\/[\d.:]+)/.exec(s.stdout())?.[1]);
   await until('tusk: ready', () => (s.stdout().includes('tusk: ready') ? true : undefined));
-  await until('the databases', async () => (((await (await fetch(`${customer}/__tusk/health`)).json()) as { ready: boolean }).ready ? true : undefined));
+  await until('the databases', async () =>
+    ((await (await fetch(`${customer}/__tusk/health`)).json()) as { ready: boolean }).ready ? true : undefined,
+  );
   const created = await fetch(`${customer}/api/instances`, {
     method: 'POST',
     headers: { ...ADMIN, 'content-type': 'application/json' },
@@ -123,7 +127,9 @@ async function readyWithDatabases(s: ReturnType<typeof serveInGroup>): Promise<s
   });
   const { id } = (await created.json()) as { id: number };
   await until('the instance', async () =>
-    ((await (await fetch(`${customer}/api/instances/${id}`, { headers: ADMIN })).json()) as { ready: boolean }).ready ? true : undefined,
+    ((await (await fetch(`${customer}/api/instances/${id}`, { headers: ADMIN })).json()) as { ready: boolean }).ready
+      ? true
+      : undefined,
   );
   return customer;
 }
@@ -186,7 +192,9 @@ describe('tusk serve --log json', () => {
       expect(messages[0]).toMatch(/^tusk: customer API +http:/);
       expect(messages).toContain('tusk: ready');
       expect(messages.some((m) => /^tusk: databases +ready \(PostgreSQL/.test(m))).toBe(true);
-      expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'GET /api/plans 200', path: '/api/plans', status: 200 }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 'info', msg: 'GET /api/plans 200', path: '/api/plans', status: 200 }),
+      );
       expect(messages.at(-1)).toBe('tusk: SIGTERM, shutting down');
       expect(lines.filter((l) => l.level !== 'info')).toEqual([]);
     } finally {

@@ -35,7 +35,8 @@ beforeAll(async () => {
 afterAll(() => tusk?.close(), 60_000);
 
 const ACCOUNT = randomUUID();
-const isCreate = (x: { api: string; method: string; path: string }) => x.api === 'customer' && x.method === 'POST' && x.path === '/api/instances';
+const isCreate = (x: { api: string; method: string; path: string }) =>
+  x.api === 'customer' && x.method === 'POST' && x.path === '/api/instances';
 
 /** restoreBackup answers 204 and calls back, and the database stays as it was. */
 const restoreNothing: Breakage = {
@@ -55,7 +56,10 @@ const recoverNothing: Breakage = {
 };
 /** createInstance with `action` (fork or pit) makes a new, empty instance instead of a copy. */
 const emptyCopy = (action: 'fork' | 'pit'): Breakage => ({
-  request: (x) => (isCreate(x) && x.body?.action === action ? { name: x.body.name, plan: x.body.plan, region: x.body.region } : undefined),
+  request: (x) =>
+    isCreate(x) && x.body?.action === action
+      ? { name: x.body.name, plan: x.body.plan, region: x.body.region }
+      : undefined,
 });
 /** A fork's url opens the source's database: the fork holds the source's rows, but is not a copy. */
 const sharedFork = (): Breakage => {
@@ -63,19 +67,27 @@ const sharedFork = (): Breakage => {
   const swap = async (body: unknown, call: (api: 'customer', path: string) => Promise<unknown>) => {
     const b = body as { id?: number; url?: string };
     const source = b.id === undefined ? undefined : sourceOf.get(b.id);
-    return source === undefined ? body : { ...b, url: ((await call('customer', `/api/instances/${source}`)) as { url: string }).url };
+    return source === undefined
+      ? body
+      : { ...b, url: ((await call('customer', `/api/instances/${source}`)) as { url: string }).url };
   };
   return {
     response: async (x, body, call) => {
       if (isCreate(x) && x.body?.action === 'fork' && typeof (body as { id?: unknown }).id === 'number')
         sourceOf.set((body as { id: number }).id, Number(x.body.instance_id));
-      if (x.api === 'customer' && (isCreate(x) || (x.method === 'GET' && /^\/api\/instances\/\d+$/.test(x.path)))) return swap(body, call);
+      if (x.api === 'customer' && (isCreate(x) || (x.method === 'GET' && /^\/api\/instances\/\d+$/.test(x.path))))
+        return swap(body, call);
       return body;
     },
   };
 };
 /** Drops fields from the answers of one operation (by method and path pattern). */
-const without = (api: 'customer' | 'instance', method: string, path: RegExp, drop: (body: unknown) => unknown): Breakage => ({
+const without = (
+  api: 'customer' | 'instance',
+  method: string,
+  path: RegExp,
+  drop: (body: unknown) => unknown,
+): Breakage => ({
   response: (x, body) => (x.api === api && x.method === method && path.test(x.path) ? drop(body) : body),
 });
 const omit = (record: unknown, ...fields: string[]) =>
@@ -88,7 +100,11 @@ const alarmsWithout =
   };
 
 /** The built `tusk test` against a broken deployment: its exit code and output. */
-async function suiteAgainst(deployment: BrokenDeployment, onFinished: Finished, ...args: string[]): Promise<{ code: number | null; out: string }> {
+async function suiteAgainst(
+  deployment: BrokenDeployment,
+  onFinished: Finished,
+  ...args: string[]
+): Promise<{ code: number | null; out: string }> {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
   const { code, out } = await run(
@@ -110,7 +126,8 @@ async function suiteAgainst(deployment: BrokenDeployment, onFinished: Finished, 
 }
 
 /** The departures of a run's summary, one text each (operation, request, expected, got, rules). */
-const departuresIn = (out: string) => (out.split('Departures from the contract')[1] ?? '').split(/\n {2}\d+\. /).slice(1);
+const departuresIn = (out: string) =>
+  (out.split('Departures from the contract')[1] ?? '').split(/\n {2}\d+\. /).slice(1);
 
 // Each run waits for readiness, backups, callbacks and a minute to pass (pitr takes minutes).
 const RUN_TIMEOUT = 600_000;
@@ -119,13 +136,24 @@ describe.concurrent('the suite against deployments that break the databases behi
   it(
     'a restore, a fork, a point-in-time copy and a recovery that leave the data as it was: four departures, each naming the operation and the rule',
     async ({ onTestFinished }) => {
-      const broken = closeWithTest(await brokenDeployment(tusk, [restoreNothing, recoverNothing, emptyCopy('fork'), emptyCopy('pit')]), onTestFinished);
+      const broken = closeWithTest(
+        await brokenDeployment(tusk, [restoreNothing, recoverNothing, emptyCopy('fork'), emptyCopy('pit')]),
+        onTestFinished,
+      );
       const { code, out } = await suiteAgainst(broken, onTestFinished, '--check-databases', 'customer/databases');
       const found = departuresIn(out);
-      expect(found.find((d) => d.startsWith('instance restoreBackup  POST /api/backup/restore')) ?? `no such departure in:\n${out}`, out).toMatch(
+      expect(
+        found.find((d) => d.startsWith('instance restoreBackup  POST /api/backup/restore')) ??
+          `no such departure in:\n${out}`,
+        out,
+      ).toMatch(
         /restores the backup into its database .*: the database holds \["written after the backup"\], not \["kept by the backup"\]/,
       );
-      expect(found.find((d) => d.startsWith('instance recoverToPointInTime  POST /api/backup/pitr')) ?? `no such departure in:\n${out}`, out).toMatch(
+      expect(
+        found.find((d) => d.startsWith('instance recoverToPointInTime  POST /api/backup/pitr')) ??
+          `no such departure in:\n${out}`,
+        out,
+      ).toMatch(
         /recovers the database to the time pit .*: the database holds \["after the point in time"\], not \["at the point in time"\]/,
       );
       expect(found.find((d) => /action fork is a copy/.test(d)) ?? `no such departure in:\n${out}`, out).toMatch(
@@ -179,7 +207,12 @@ describe('the suite against deployments that leave out what production always an
     [
       'cpu alarms without their thresholds, disk alarms without value_calculation',
       [
-        without('instance', 'GET', /^\/api\/alarms(\/\d+)?$/, alarmsWithout('cpu', 'value_threshold', 'time_threshold')),
+        without(
+          'instance',
+          'GET',
+          /^\/api\/alarms(\/\d+)?$/,
+          alarmsWithout('cpu', 'value_threshold', 'time_threshold'),
+        ),
         without('instance', 'GET', /^\/api\/alarms(\/\d+)?$/, alarmsWithout('disk', 'value_calculation')),
       ],
       'instance/alarms',

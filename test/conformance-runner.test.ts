@@ -18,7 +18,12 @@ import { tempDir } from './support/temp.js';
 
 describe('tusk test: arguments', () => {
   it('runs in-process without URLs', () => {
-    expect(parseTestArgs([], {})).toMatchObject({ customerUrl: undefined, instanceUrl: undefined, allowDestructive: false, filters: [] });
+    expect(parseTestArgs([], {})).toMatchObject({
+      customerUrl: undefined,
+      instanceUrl: undefined,
+      allowDestructive: false,
+      filters: [],
+    });
   });
 
   it('takes a deployment, role keys, a callback host, the destructive and database flags, JUnit and filters', () => {
@@ -65,7 +70,12 @@ describe('tusk test: arguments', () => {
       TUSK_RATE_LIMIT: '1000/1',
     });
     expect(() => parseTestArgs(['--rate-limit', 'fast'], {})).toThrow(/--rate-limit must look like N\/S/);
-    expect(parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i'], { TUSK_API_KEY: 'K', TUSK_RATE_LIMIT: '5/60' })).toMatchObject({
+    expect(
+      parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i'], {
+        TUSK_API_KEY: 'K',
+        TUSK_RATE_LIMIT: '5/60',
+      }),
+    ).toMatchObject({
       rateLimit: '5/60',
     });
     expect(parseTestArgs([], {})).toMatchObject({ checkDatabases: false });
@@ -73,9 +83,13 @@ describe('tusk test: arguments', () => {
 
   it('refuses half a deployment, a deployment without key, a key without deployment, bad URLs and bad role keys', () => {
     expect(() => parseTestArgs(['--customer-url', 'http://c'], {})).toThrow(UsageError);
-    expect(() => parseTestArgs(['--customer-url', 'http://c', '--instance-url', 'http://i'], {})).toThrow(/--api-key \(or TUSK_API_KEY\) is required/);
+    expect(() => parseTestArgs(['--customer-url', 'http://c', '--instance-url', 'http://i'], {})).toThrow(
+      /--api-key \(or TUSK_API_KEY\) is required/,
+    );
     expect(() => parseTestArgs(['--api-key', 'K'], {})).toThrow(/TUSK_API_KEY\) needs --customer-url/);
-    expect(() => parseTestArgs(['--customer-url', 'ftp://c', '--instance-url', 'http://i', '--api-key', 'K'], {})).toThrow(/http\(s\) URL/);
+    expect(() =>
+      parseTestArgs(['--customer-url', 'ftp://c', '--instance-url', 'http://i', '--api-key', 'K'], {}),
+    ).toThrow(/http\(s\) URL/);
     expect(() => parseTestArgs(['--role-keys', 'monitor'], {})).toThrow(/role-keys/);
     expect(() => parseTestArgs(['--bogus'], {})).toThrow(UsageError);
     expect(parseTestArgs(['-h'], {})).toBe('help');
@@ -112,9 +126,16 @@ describe('tusk test: arguments', () => {
       checkDatabases: false,
     });
     // an empty variable is unset; errors name the variable too
-    expect(parseTestArgs([], { TUSK_CUSTOMER_URL: '', TUSK_INSTANCE_URL: '', TUSK_API_KEY: '' })).toMatchObject({ customerUrl: undefined, apiKey: undefined });
-    expect(() => parseTestArgs([], { TUSK_CUSTOMER_URL: 'http://c', TUSK_INSTANCE_URL: 'http://i' })).toThrow(/--api-key \(or TUSK_API_KEY\) is required/);
-    expect(() => parseTestArgs([], { ...env, TUSK_INSTANCE_URL: 'nope' })).toThrow(/--instance-url \(or TUSK_INSTANCE_URL\) must be an http\(s\) URL/);
+    expect(parseTestArgs([], { TUSK_CUSTOMER_URL: '', TUSK_INSTANCE_URL: '', TUSK_API_KEY: '' })).toMatchObject({
+      customerUrl: undefined,
+      apiKey: undefined,
+    });
+    expect(() => parseTestArgs([], { TUSK_CUSTOMER_URL: 'http://c', TUSK_INSTANCE_URL: 'http://i' })).toThrow(
+      /--api-key \(or TUSK_API_KEY\) is required/,
+    );
+    expect(() => parseTestArgs([], { ...env, TUSK_INSTANCE_URL: 'nope' })).toThrow(
+      /--instance-url \(or TUSK_INSTANCE_URL\) must be an http\(s\) URL/,
+    );
     expect(() => parseTestArgs([], { TUSK_ROLE_KEYS: 'monitor' })).toThrow(/TUSK_ROLE_KEYS/);
   });
 
@@ -171,17 +192,31 @@ describe('tusk test: arguments', () => {
   });
 
   it('the summary lists inconclusive checks apart, with why; they do not fail the run', () => {
-    const note = 'inconclusive: no 429 after 5000 requests with one key; at most 300 were answered within 1 s (300 per second)';
+    const note =
+      'inconclusive: no 429 after 5000 requests with one key; at most 300 were answered within 1 s (300 per second)';
     const summary: RunSummary = {
-      files: [{ file: 'derived/rate-limit.test.ts', group: 'creates and removes', passed: 0, failed: 0, skipped: 2, errors: 0 }],
+      files: [
+        {
+          file: 'derived/rate-limit.test.ts',
+          group: 'creates and removes',
+          passed: 0,
+          failed: 0,
+          skipped: 2,
+          errors: 0,
+        },
+      ],
       departures: [],
       failures: [],
       unhandled: [],
       inconclusive: [{ test: 'derived/rate-limit.test.ts > a', note }],
     };
     const text = formatSummary(summary, [], 'the moon');
-    expect(text).toContain(`Inconclusive checks (1; skipped, not departures):\n  1. derived/rate-limit.test.ts > a\n      ${note}`);
-    expect(text).toContain('RESULT: the target conforms to the contract in every check that ran (1 inconclusive, listed above)');
+    expect(text).toContain(
+      `Inconclusive checks (1; skipped, not departures):\n  1. derived/rate-limit.test.ts > a\n      ${note}`,
+    );
+    expect(text).toContain(
+      'RESULT: the target conforms to the contract in every check that ran (1 inconclusive, listed above)',
+    );
   });
 });
 
@@ -189,7 +224,10 @@ describe('tusk test: arguments', () => {
 async function runCli(args: string[]): Promise<{ code: number; out: string }> {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
-  const { code, out } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', ...args], { cwd: PROJECT_ROOT, env });
+  const { code, out } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', ...args], {
+    cwd: PROJECT_ROOT,
+    env,
+  });
   return { code: code ?? -1, out };
 }
 
@@ -198,7 +236,8 @@ describe('tusk test: end to end', () => {
   let url: string;
 
   beforeAll(async () => {
-    if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'cli.js'))) throw new Error('the built CLI is missing: run npm run build first');
+    if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'cli.js')))
+      throw new Error('the built CLI is missing: run npm run build first');
     broken = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('[]');
@@ -218,7 +257,17 @@ describe('tusk test: end to end', () => {
 
   it('fails against a broken deployment with exit code 1, naming the departures, and writes JUnit', async () => {
     const junit = join(tempDir('tusk-junit-'), 'contract.xml');
-    const { code, out } = await runCli(['--customer-url', url, '--instance-url', url, '--api-key', 'whatever-key', '--junit', junit, 'derived/auth']);
+    const { code, out } = await runCli([
+      '--customer-url',
+      url,
+      '--instance-url',
+      url,
+      '--api-key',
+      'whatever-key',
+      '--junit',
+      junit,
+      'derived/auth',
+    ]);
     expect(code).toBe(1);
     expect(out).toMatch(/^FAIL {2}\[read-only\] +derived\/auth\.readonly\.test\.ts/m);
     expect(out).toContain('Departures from the contract');
@@ -234,11 +283,26 @@ describe('tusk test: checks that depend on speed (issue 32)', () => {
   // A deployment whose limit no runner reaches: 1,000,000 requests per second and key.
   let tusk: RunningTusk;
   beforeAll(async () => {
-    tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '1000000/1' });
+    tusk = await startTusk({
+      customerPort: 0,
+      instancePort: 0,
+      log: 'off',
+      provisionDelayMs: 0,
+      rateLimit: '1000000/1',
+    });
   });
   afterAll(() => tusk?.close());
   const against = (...args: string[]) =>
-    runCli(['--customer-url', tusk.customerUrl, '--instance-url', tusk.instanceUrl, '--api-key', tusk.registry.adminKey, ...args, 'derived/rate-limit']);
+    runCli([
+      '--customer-url',
+      tusk.customerUrl,
+      '--instance-url',
+      tusk.instanceUrl,
+      '--api-key',
+      tusk.registry.adminKey,
+      ...args,
+      'derived/rate-limit',
+    ]);
 
   it('a 429 check that could not reach the documented limit is inconclusive, naming the rate reached and what was needed, and the run passes', async () => {
     const { code, out } = await against('--rate-limit', '1000000/1');

@@ -40,15 +40,27 @@ async function supervised(file: string) {
 
 describe('tusk test and its suite process', () => {
   it("exits with the summary's code, and says nothing more, when the suite process exits with it", async () => {
-    expect(await supervised(suiteScript('clean', 'await reportCode(1); process.exit(1);'))).toEqual({ code: 1, notes: [] });
-    expect(await supervised(suiteScript('clean-0', 'await reportCode(0); process.exit(0);'))).toEqual({ code: 0, notes: [] });
+    expect(await supervised(suiteScript('clean', 'await reportCode(1); process.exit(1);'))).toEqual({
+      code: 1,
+      notes: [],
+    });
+    expect(await supervised(suiteScript('clean-0', 'await reportCode(0); process.exit(0);'))).toEqual({
+      code: 0,
+      notes: [],
+    });
   });
 
   it("keeps the summary's code when the suite process crashes on its way out, and names the signal", async () => {
-    const { code, notes } = await supervised(suiteScript('crash-after', "await reportCode(1); process.kill(process.pid, 'SIGSEGV');"));
+    const { code, notes } = await supervised(
+      suiteScript('crash-after', "await reportCode(1); process.kill(process.pid, 'SIGSEGV');"),
+    );
     expect(code).toBe(1);
-    expect(notes).toEqual(["tusk test: the suite's process ended by SIGSEGV after its summary; the exit code is the summary's (1)"]);
-    const passed = await supervised(suiteScript('crash-after-0', "await reportCode(0); process.kill(process.pid, 'SIGABRT');"));
+    expect(notes).toEqual([
+      "tusk test: the suite's process ended by SIGSEGV after its summary; the exit code is the summary's (1)",
+    ]);
+    const passed = await supervised(
+      suiteScript('crash-after-0', "await reportCode(0); process.kill(process.pid, 'SIGABRT');"),
+    );
     expect(passed.code).toBe(0);
   });
 
@@ -63,7 +75,11 @@ describe('tusk test and its suite process', () => {
     const tmp = tempDir('tusk-supervise-tmp-');
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
     for (const k of Object.keys(env)) if (k.startsWith('TUSK_') || k.startsWith('VITEST')) delete env[k];
-    const tusk = start(process.execPath, [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', 'customer/plans', 'customer/instances'], { cwd: PROJECT_ROOT, env });
+    const tusk = start(
+      process.execPath,
+      [join(PROJECT_ROOT, 'bin', 'tusk.js'), 'test', 'customer/plans', 'customer/instances'],
+      { cwd: PROJECT_ROOT, env },
+    );
     await tusk.until(/tusk test: 2 test files/);
     tusk.child.kill('SIGTERM');
     expect(await tusk.exit, tusk.output()).toBe(143);

@@ -25,8 +25,11 @@ export function handWrittenTests(): string[] {
 export function calledOperations(source: string): Record<InterfaceName, Set<string>> {
   const out: Record<InterfaceName, Set<string>> = { customer: new Set(), instance: new Set() };
   const q = `['"\`]`;
-  for (const m of source.matchAll(new RegExp(`\\.(customer|instance)\\(\\s*${q}(\\w+)${q}`, 'g'))) out[m[1] as InterfaceName].add(m[2]!);
-  for (const m of source.matchAll(new RegExp(`\\.(?:call|check|url)\\(\\s*${q}(customer|instance)${q}\\s*,\\s*${q}(\\w+)${q}`, 'g')))
+  for (const m of source.matchAll(new RegExp(`\\.(customer|instance)\\(\\s*${q}(\\w+)${q}`, 'g')))
+    out[m[1] as InterfaceName].add(m[2]!);
+  for (const m of source.matchAll(
+    new RegExp(`\\.(?:call|check|url)\\(\\s*${q}(customer|instance)${q}\\s*,\\s*${q}(\\w+)${q}`, 'g'),
+  ))
     out[m[1] as InterfaceName].add(m[2]!);
   return out;
 }
@@ -51,8 +54,11 @@ describe('contract coverage', () => {
       const found = calledOperations(readFileSync(join(SUITE, file), 'utf8'));
       for (const api of INTERFACES) found[api].forEach((id) => called[api].add(id));
     }
-    const missing = INTERFACES.flatMap((api) => [...contract.operations[api].keys()].filter((id) => !called[api].has(id)).map((id) => `${api} ${id}`));
-    if (missing.length) console.error(`operations without a hand-written contract test (${missing.length}):\n  ${missing.join('\n  ')}`);
+    const missing = INTERFACES.flatMap((api) =>
+      [...contract.operations[api].keys()].filter((id) => !called[api].has(id)).map((id) => `${api} ${id}`),
+    );
+    if (missing.length)
+      console.error(`operations without a hand-written contract test (${missing.length}):\n  ${missing.join('\n  ')}`);
     expect(missing, 'operations without a hand-written contract test').toEqual([]);
   });
 });

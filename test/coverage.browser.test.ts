@@ -12,12 +12,22 @@ import { createTusk } from '../src/server.js';
 import { writeCoverageFiles } from '../src/openapi/coverage-render.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const dir = mkdtempSync(join(tmpdir(), 'tusk-coverage-browser-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('shows the summary per interface with its percentages, never-exercised operations first, and loads nothing', async () => {
-  expect(existsSync(CHROMIUM), `${CHROMIUM} is missing (apt-get install -y --no-install-recommends chromium; .ci/run installs it)`).toBe(true);
+  expect(
+    existsSync(CHROMIUM),
+    `${CHROMIUM} is missing (apt-get install -y --no-install-recommends chromium; .ci/run installs it)`,
+  ).toBe(true);
   const tusk = await createTusk({ log: 'off' });
   const auth = { authorization: `Basic ${Buffer.from(`:${tusk.registry.adminKey}`).toString('base64')}` };
   await tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: auth }));
@@ -36,9 +46,15 @@ it('shows the summary per interface with its percentages, never-exercised operat
     const customer = report.interfaces.customer;
     await expect
       .poll(() => page.textContent('[data-interface="customer"]'))
-      .toContain(`${customer.operations_exercised} of ${customer.operations} operations exercised (${customer.operations_percent} %)`);
-    expect(await page.textContent('[data-interface="instance"]')).toContain(`0 of ${report.interfaces.instance.operations} operations exercised (0 %)`);
-    const rows = await page.$$eval('#customer tbody tr', (trs) => trs.map((tr) => ({ state: tr.className, id: tr.querySelector('code')!.textContent })));
+      .toContain(
+        `${customer.operations_exercised} of ${customer.operations} operations exercised (${customer.operations_percent} %)`,
+      );
+    expect(await page.textContent('[data-interface="instance"]')).toContain(
+      `0 of ${report.interfaces.instance.operations} operations exercised (0 %)`,
+    );
+    const rows = await page.$$eval('#customer tbody tr', (trs) =>
+      trs.map((tr) => ({ state: tr.className, id: tr.querySelector('code')!.textContent })),
+    );
     expect(rows.length).toBe(customer.operations);
     expect(rows[0]!.state).toBe('never');
     expect(

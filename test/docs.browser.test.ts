@@ -72,7 +72,10 @@ async function visit(url: string): Promise<Visit> {
 /** Every operation of the document has its section, titled by its summary. */
 async function expectEveryOperation(page: Page, doc: OpenApiDocument, api: InterfaceName) {
   const rendered = await page.$$eval('[data-section-id^="operation/"]', (sections) =>
-    sections.map((s) => [s.getAttribute('data-section-id')!.slice('operation/'.length), s.querySelector('h2')?.textContent?.trim() ?? '']),
+    sections.map((s) => [
+      s.getAttribute('data-section-id')!.slice('operation/'.length),
+      s.querySelector('h2')?.textContent?.trim() ?? '',
+    ]),
   );
   const expected = readOperations(api, doc).map((o) => [o.operationId, String(o.raw.summary ?? o.operationId)]);
   expect(expected.length).toBeGreaterThan(10);
@@ -84,10 +87,14 @@ async function expectErrorSchema(page: Page, doc: OpenApiDocument, api: Interfac
   const first = readOperations(api, doc)[0]!.operationId;
   const section = page.locator(`[data-section-id="operation/${first}"]`);
   await section.locator('button', { hasText: /^401/ }).first().click();
-  const properties = Object.keys((doc.components!.schemas!.Error as { properties: Record<string, unknown> }).properties);
+  const properties = Object.keys(
+    (doc.components!.schemas!.Error as { properties: Record<string, unknown> }).properties,
+  );
   expect(properties).toContain('error');
   for (const name of properties) {
-    await expect.poll(() => section.locator('.property-name', { hasText: new RegExp(`^${name}$`) }).count()).toBeGreaterThan(0);
+    await expect
+      .poll(() => section.locator('.property-name', { hasText: new RegExp(`^${name}$`) }).count())
+      .toBeGreaterThan(0);
   }
 }
 

@@ -17,7 +17,9 @@ beforeAll(async () => {
   const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   // tusk is assigned as soon as it runs, so that afterAll closes it also when the compile fails.
   await Promise.all([
-    startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: KEY, provisionDelayMs: 200 }).then((started) => (tusk = started)),
+    startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: KEY, provisionDelayMs: 200 }).then(
+      (started) => (tusk = started),
+    ),
     exec(process.execPath, [tsc, '-p', join(PROJECT_ROOT, 'examples', 'tsconfig.json')], { cwd: PROJECT_ROOT }).catch(
       (err: { stdout?: string; message: string }) => {
         throw new Error(`examples/ does not compile:\n${err.stdout ?? err.message}`);
@@ -64,12 +66,18 @@ describe('the typed client example', () => {
     expect([200, 204]).toContain(result.deletedStatus);
     expect(lines.at(-1)).toMatch(/^deleted instance \d+/);
     // After the delete, the instance is gone on both interfaces.
-    expect((await fetch(`${tusk.customerUrl}/api/instances/${result.created.id}`, { headers: basic(KEY) })).status).toBe(404);
-    expect((await fetch(`${tusk.instanceUrl}/api/alarms`, { headers: basic(result.instance.apikey) })).status).toBe(401);
+    expect(
+      (await fetch(`${tusk.customerUrl}/api/instances/${result.created.id}`, { headers: basic(KEY) })).status,
+    ).toBe(404);
+    expect((await fetch(`${tusk.instanceUrl}/api/alarms`, { headers: basic(result.instance.apikey) })).status).toBe(
+      401,
+    );
   });
 
   it('runs as a program with the URLs and the key as arguments', async () => {
-    const { stdout } = await exec(process.execPath, [COMPILED, tusk.customerUrl, tusk.instanceUrl, KEY], { cwd: PROJECT_ROOT });
+    const { stdout } = await exec(process.execPath, [COMPILED, tusk.customerUrl, tusk.instanceUrl, KEY], {
+      cwd: PROJECT_ROOT,
+    });
     expect(stdout).toMatch(/^plans: /m);
     expect(stdout).toMatch(/^deleted instance \d+/m);
   });

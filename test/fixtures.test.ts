@@ -45,8 +45,16 @@ describe('the fixtures', () => {
 
   it('pass the validation against the customer document for many seeds and times', () => {
     for (let seed = 1; seed <= 25; seed++) {
-      for (const now of [NOW, Date.UTC(2027, 0, 1, 0, 5), Date.UTC(2026, 2, 31, 23, 59, 59), Date.UTC(2030, 1, 28, 12)]) {
-        expect(() => validateFixtures(build(seed, now), schemas), `seed ${seed}, now ${new Date(now).toISOString()}`).not.toThrow();
+      for (const now of [
+        NOW,
+        Date.UTC(2027, 0, 1, 0, 5),
+        Date.UTC(2026, 2, 31, 23, 59, 59),
+        Date.UTC(2030, 1, 28, 12),
+      ]) {
+        expect(
+          () => validateFixtures(build(seed, now), schemas),
+          `seed ${seed}, now ${new Date(now).toISOString()}`,
+        ).not.toThrow();
       }
     }
   });
@@ -60,7 +68,11 @@ describe('the fixtures', () => {
 
   it('reject broken references and records', () => {
     const cases: [string, (f: Fixtures) => void, RegExp][] = [
-      ['an instance on an unknown plan', (f) => (account(f).instances[0]!.plan = 'gold'), /plan gold is not a catalogue plan/],
+      [
+        'an instance on an unknown plan',
+        (f) => (account(f).instances[0]!.plan = 'gold'),
+        /plan gold is not a catalogue plan/,
+      ],
       [
         'a shared plan in a region without shared plans',
         (f) => {
@@ -69,12 +81,36 @@ describe('the fixtures', () => {
         },
         /shared plan panda in amazon-web-services::us-east-2/,
       ],
-      ['a key for an e-mail outside the team', (f) => (account(f).keys[1]!.email = 'stranger@example.com'), /stranger@example\.com is no team member/],
-      ['tags on an admin', (f) => (account(f).team[0]!.tags = ['production']), /tags are only for member and monitor users/],
-      ['an invoice total that is not the sum of its lines', (f) => (account(f).invoices[0]!.detail.total += 1), /is not the sum of its lines/],
-      ['an invoice period in the wrong form', (f) => (account(f).invoices[0]!.detail.period = '2026-01'), /invoices\.0/],
-      ['an audit event not named <resource>.<action>', (f) => (account(f).audit[0]!.event = 'Created instance'), /is not <resource>\.<action>/],
-      ['a team member with an invalid e-mail', (f) => (account(f).team[1]!.email = 'not-an-email'), /team\.1: TeamMember email/],
+      [
+        'a key for an e-mail outside the team',
+        (f) => (account(f).keys[1]!.email = 'stranger@example.com'),
+        /stranger@example\.com is no team member/,
+      ],
+      [
+        'tags on an admin',
+        (f) => (account(f).team[0]!.tags = ['production']),
+        /tags are only for member and monitor users/,
+      ],
+      [
+        'an invoice total that is not the sum of its lines',
+        (f) => (account(f).invoices[0]!.detail.total += 1),
+        /is not the sum of its lines/,
+      ],
+      [
+        'an invoice period in the wrong form',
+        (f) => (account(f).invoices[0]!.detail.period = '2026-01'),
+        /invoices\.0/,
+      ],
+      [
+        'an audit event not named <resource>.<action>',
+        (f) => (account(f).audit[0]!.event = 'Created instance'),
+        /is not <resource>\.<action>/,
+      ],
+      [
+        'a team member with an invalid e-mail',
+        (f) => (account(f).team[1]!.email = 'not-an-email'),
+        /team\.1: TeamMember email/,
+      ],
     ];
     for (const [what, breakIt, message] of cases) {
       const f = build();
@@ -120,7 +156,12 @@ describe('the fixtures', () => {
       ['monitor', ROLE_KEYS.monitor],
       ['billing manager', ROLE_KEYS['billing manager']],
     ]);
-    expect(ROLE_KEYS).toEqual({ devops: 'tusk-devops-key', member: 'tusk-member-key', monitor: 'tusk-monitor-key', 'billing manager': 'tusk-billing-key' });
+    expect(ROLE_KEYS).toEqual({
+      devops: 'tusk-devops-key',
+      member: 'tusk-member-key',
+      monitor: 'tusk-monitor-key',
+      'billing manager': 'tusk-billing-key',
+    });
     for (const k of a.keys) {
       expect(k.comment).not.toBe('');
       expect(a.team.find((m) => m.email === k.email)?.roles).toContain(k.role);
@@ -133,8 +174,10 @@ describe('the fixtures', () => {
       const { team } = account(build(seed));
       expect(team.length).toBeGreaterThanOrEqual(5);
       expect(team.length).toBeLessThanOrEqual(8);
-      for (const role of ['admin', 'devops', 'member', 'monitor', 'billing manager'] as const) expect(team.some((m) => m.roles.includes(role))).toBe(true);
-      for (const m of team) if (m.tags.length) expect(m.roles.every((r) => r === 'member' || r === 'monitor')).toBe(true);
+      for (const role of ['admin', 'devops', 'member', 'monitor', 'billing manager'] as const)
+        expect(team.some((m) => m.roles.includes(role))).toBe(true);
+      for (const m of team)
+        if (m.tags.length) expect(m.roles.every((r) => r === 'member' || r === 'monitor')).toBe(true);
     }
   });
 
@@ -160,7 +203,12 @@ describe('the fixtures', () => {
     const a = account(build());
     const oct = a.invoices.at(-1)!.detail;
     const line = oct.lines.find((l) => l.subscription_id === 1)!;
-    expect(line).toMatchObject({ plan: 'elephant', amount: 199, from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' });
+    expect(line).toMatchObject({
+      plan: 'elephant',
+      amount: 199,
+      from: '2026-10-01T00:00:00Z',
+      to: '2026-11-01T00:00:00Z',
+    });
     const moved = a.invoices.find((i) => i.detail.lines.filter((l) => l.subscription_id === 1).length === 2)!.detail;
     const [before, after] = moved.lines.filter((l) => l.subscription_id === 1);
     expect(before!.plan).toBe('hippo');
@@ -192,7 +240,8 @@ describe('the fixtures', () => {
     expect(a.audit.every((e) => e.at < NOW)).toBe(true);
     expect(a.audit.map((e) => e.at)).toEqual([...a.audit.map((e) => e.at)].sort((x, y) => x - y));
     const events = new Set(a.audit.map((e) => e.event));
-    for (const e of ['instance.create', 'instance.update', 'instance.delete', 'team.invite', 'apikey.rotate']) expect(events).toContain(e);
+    for (const e of ['instance.create', 'instance.update', 'instance.delete', 'team.invite', 'apikey.rotate'])
+      expect(events).toContain(e);
     expect(a.audit.every((e) => e.source === 'api')).toBe(true);
     const emails = new Set(a.team.map((m) => m.email));
     expect(a.audit.every((e) => emails.has(e.user))).toBe(true);

@@ -70,7 +70,9 @@ describe('the lint ruleset', () => {
       (r) => r.stdout,
       (e: { stdout: string }) => e.stdout,
     );
-    const problems = (JSON.parse(out.slice(out.indexOf('{'))) as { problems: { ruleId: string; message: string; severity: string }[] }).problems;
+    const problems = (
+      JSON.parse(out.slice(out.indexOf('{'))) as { problems: { ruleId: string; message: string; severity: string }[] }
+    ).problems;
     const messages = (rule: string) =>
       problems
         .filter((p) => p.ruleId === rule)
@@ -78,7 +80,8 @@ describe('the lint ruleset', () => {
         .join('\n');
     expect(problems.every((p) => p.severity === 'error')).toBe(true);
     expect(messages('tusk/operation-id-naming')).toMatch(/fetchThing/);
-    for (const code of ['401', '405', '429', '500', '400', '404', '403']) expect(messages('tusk/error-responses')).toMatch(new RegExp(`must declare ${code}`));
+    for (const code of ['401', '405', '429', '500', '400', '404', '403'])
+      expect(messages('tusk/error-responses')).toMatch(new RegExp(`must declare ${code}`));
     expect(messages('tusk/error-responses')).toMatch(/PUT \/api\/things\/\{id\} must declare 413/);
     expect(messages('tusk/error-responses')).not.toMatch(/GET \/api\/things\/\{id\} must declare 413/);
     expect(messages('tusk/operation-examples')).toMatch(/response 200 application\/json has no example/);

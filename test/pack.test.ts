@@ -22,13 +22,22 @@ let server: ChildProcess | undefined;
 let proxy: ChildProcess | undefined;
 
 beforeAll(async () => {
-  const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: PROJECT_ROOT });
+  const { stdout } = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+    cwd: PROJECT_ROOT,
+  });
   const [info] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
   tarball = join(work, info!.filename);
   files = info!.files.map((f) => f.path);
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'tusk-pack-client', version: '1.0.0', private: true, type: 'module' }));
-  await exec('npm', ['install', tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project });
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'tusk-pack-client', version: '1.0.0', private: true, type: 'module' }),
+  );
+  await exec(
+    'npm',
+    ['install', tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+    { cwd: project },
+  );
 }, 240_000);
 
 const exited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
@@ -51,7 +60,11 @@ afterAll(async () => {
 
 /** `npx tusk ARGS` in the client project, as a user runs it there. */
 function npxTusk(args: string[]): ChildProcess {
-  return spawn('npx', ['--no-install', 'tusk', ...args], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return spawn('npx', ['--no-install', 'tusk', ...args], {
+    cwd: project,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
 }
 
 /** Resolves the output once it matches `ready`; rejects when the process exits first or after 30 s. */
@@ -92,7 +105,15 @@ describe('the npm package tusk-mock', () => {
     ]) {
       expect(files, path).toContain(path);
     }
-    expect(files.filter((f) => f.startsWith('test/') || f.startsWith('dist/docs/') || f.startsWith('dist/dist/') || f.startsWith('examples/'))).toEqual([]);
+    expect(
+      files.filter(
+        (f) =>
+          f.startsWith('test/') ||
+          f.startsWith('dist/docs/') ||
+          f.startsWith('dist/dist/') ||
+          f.startsWith('examples/'),
+      ),
+    ).toEqual([]);
   });
 
   it('installs with production dependencies only: no Prism, Stryker, autocannon, browser driver, Redocly or build tools', () => {
@@ -127,34 +148,63 @@ describe('the npm package tusk-mock', () => {
     const page = await fetch(`${customer}/docs`);
     expect(page.status).toBe(200);
     expect((await fetch(`${customer}/docs/redoc.standalone.js`)).status).toBe(200);
-    const plans = await fetch(`${customer}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') } });
+    const plans = await fetch(`${customer}/api/plans`, {
+      headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') },
+    });
     expect(plans.status).toBe(200);
     expect(Array.isArray(await plans.json())).toBe(true);
 
     // The installed tusk test checks the installed tusk serve (two files of the suite, for time),
     // told the deployment and its key by the environment only.
-    const env = { ...process.env, TUSK_CUSTOMER_URL: customer, TUSK_INSTANCE_URL: instance, TUSK_API_KEY: 'tusk-admin-key' };
-    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], { cwd: project, env }).catch(
-      (e: { code: number; stdout: string; stderr: string }) => e,
-    );
+    const env = {
+      ...process.env,
+      TUSK_CUSTOMER_URL: customer,
+      TUSK_INSTANCE_URL: instance,
+      TUSK_API_KEY: 'tusk-admin-key',
+    };
+    const suite = await exec('npx', ['--no-install', 'tusk', 'test', 'customer/regions', 'customer/plans'], {
+      cwd: project,
+      env,
+    }).catch((e: { code: number; stdout: string; stderr: string }) => e);
     expect(suite.stdout + suite.stderr).toContain(`against customer API ${customer}, instance API ${instance}`);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/regions/);
     expect(suite.stdout + suite.stderr).toMatch(/PASS .*customer\/plans/);
     expect((suite as { code?: number }).code ?? 0).toBe(0);
 
     // The installed tusk proxy forwards to it and names a client's departure.
-    proxy = npxTusk(['proxy', '--customer-target', customer, '--instance-target', instance, '--customer-port', '0', '--instance-port', '0']);
-    const proxied = /customer API\s+(http:\/\/\S+)/.exec(await readyOutput(proxy, /tusk proxy: ready/, 'the installed tusk proxy'))![1]!;
-    const through = await fetch(`${proxied}/api/plans`, { headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') } });
+    proxy = npxTusk([
+      'proxy',
+      '--customer-target',
+      customer,
+      '--instance-target',
+      instance,
+      '--customer-port',
+      '0',
+      '--instance-port',
+      '0',
+    ]);
+    const proxied = /customer API\s+(http:\/\/\S+)/.exec(
+      await readyOutput(proxy, /tusk proxy: ready/, 'the installed tusk proxy'),
+    )![1]!;
+    const through = await fetch(`${proxied}/api/plans`, {
+      headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64') },
+    });
     expect(through.status).toBe(200);
     const bad = await fetch(`${proxied}/api/instances`, {
       method: 'POST',
-      headers: { authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64'), 'content-type': 'application/json' },
+      headers: {
+        authorization: 'Basic ' + Buffer.from(':tusk-admin-key').toString('base64'),
+        'content-type': 'application/json',
+      },
       body: '{"name":"x"}',
     });
     expect(bad.status).toBe(400);
-    const departures = (await (await fetch(`${proxied}/__tusk/departures`)).json()) as { departures: { side: string; operation_id: string }[] };
-    expect(departures.departures).toContainEqual(expect.objectContaining({ side: 'request', operation_id: 'createInstance' }));
+    const departures = (await (await fetch(`${proxied}/__tusk/departures`)).json()) as {
+      departures: { side: string; operation_id: string }[];
+    };
+    expect(departures.departures).toContainEqual(
+      expect.objectContaining({ side: 'request', operation_id: 'createInstance' }),
+    );
 
     await stop(proxy);
     await stop(server);
@@ -191,10 +241,22 @@ describe('the npm package tusk-mock', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false, types: [] },
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
         files: ['client.ts'],
       }),
     );
-    await exec(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project });
+    await exec(
+      process.execPath,
+      [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      { cwd: project },
+    );
   });
 });

@@ -14,7 +14,15 @@ import { start, type Started } from './support/processes.js';
 /** `prism mock FILE` on a free port, once it listens; the caller's afterAll stops it (also when this fails). */
 async function startPrism(file: string, started: Started[]): Promise<{ url: string; proc: Started }> {
   const port = await freePort();
-  const proc = start(join(PROJECT_ROOT, 'node_modules', '.bin', 'prism'), ['mock', file, '--port', String(port), '--host', '127.0.0.1', '--errors']);
+  const proc = start(join(PROJECT_ROOT, 'node_modules', '.bin', 'prism'), [
+    'mock',
+    file,
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--errors',
+  ]);
   started.push(proc);
   await proc.until(/Prism is listening/, 45_000);
   return { url: `http://127.0.0.1:${port}`, proc };
@@ -30,18 +38,21 @@ function requestFor(contract: Contract, op: OperationInfo) {
     return encodeURIComponent(String(exampleOf(p.schema) ?? 1));
   });
   const query: Record<string, string> = {};
-  for (const p of op.parameters.filter((x) => x.in === 'query' && x.required)) query[p.name] = String(exampleOf(p.schema));
+  for (const p of op.parameters.filter((x) => x.in === 'query' && x.required))
+    query[p.name] = String(exampleOf(p.schema));
   const raw = (op.raw.requestBody ?? undefined) as unknown;
   let body: { type: string; text: string } | undefined;
   if (raw && op.body) {
     const json = op.body.media.find((m) => m.mediaType === 'application/json');
-    const node = (contract.documents[op.api].paths[op.path]![op.method] as { requestBody: unknown }).requestBody as Record<string, unknown>;
+    const node = (contract.documents[op.api].paths[op.path]![op.method] as { requestBody: unknown })
+      .requestBody as Record<string, unknown>;
     const content = ((node.$ref ? undefined : node.content) ?? {}) as Record<string, { example?: unknown }>;
     const example = content['application/json']?.example ?? exampleOf(json?.schema);
     if (example !== undefined) body = { type: 'application/json', text: JSON.stringify(example) };
     else {
       const form = content['application/x-www-form-urlencoded']?.example;
-      if (form !== undefined) body = { type: 'application/x-www-form-urlencoded', text: formEncode(form as Record<string, unknown>) };
+      if (form !== undefined)
+        body = { type: 'application/x-www-form-urlencoded', text: formEncode(form as Record<string, unknown>) };
     }
   }
   return { path, query, body };

@@ -47,8 +47,15 @@ function localise(script: string): string {
  */
 async function bash(script: string, limitS = 120): Promise<string> {
   const cwd = tempDir('tusk-readme-');
-  const { code, stdout, stderr } = await run('timeout', ['-k', '5', String(limitS), 'bash', '-e', '-o', 'pipefail', '-c', script], { cwd });
-  if (code !== 0) throw new Error(`the block exited with ${code}${code === 124 ? ` (still running after ${limitS} s)` : ''}:\n${stdout}\n${stderr}`);
+  const { code, stdout, stderr } = await run(
+    'timeout',
+    ['-k', '5', String(limitS), 'bash', '-e', '-o', 'pipefail', '-c', script],
+    { cwd },
+  );
+  if (code !== 0)
+    throw new Error(
+      `the block exited with ${code}${code === 124 ? ` (still running after ${limitS} s)` : ''}:\n${stdout}\n${stderr}`,
+    );
   return stdout;
 }
 
@@ -71,9 +78,22 @@ describe('the README', () => {
     for (const script of scripts) {
       const lines = script.split('\n');
       for (const serve of lines.filter((l) => l.startsWith('tusk serve'))) {
-        const flags = [...serve.matchAll(/--(\S+) '([^']*)'|--(\S+)/g)].flatMap((m) => (m[1] ? [`--${m[1]}`, m[2]!] : [`--${m[3]}`]));
+        const flags = [...serve.matchAll(/--(\S+) '([^']*)'|--(\S+)/g)].flatMap((m) =>
+          m[1] ? [`--${m[1]}`, m[2]!] : [`--${m[3]}`],
+        );
         // Stopped here, or when the test finishes if it fails first (support/processes.ts).
-        const p = start(process.execPath, [BIN, 'serve', ...flags, '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off']);
+        const p = start(process.execPath, [
+          BIN,
+          'serve',
+          ...flags,
+          '--customer-port',
+          '0',
+          '--instance-port',
+          '0',
+          '--quiet',
+          '--databases',
+          'off',
+        ]);
         await p.until(/tusk: ready/);
         await p.stop();
       }
@@ -126,10 +146,15 @@ describe('the README', () => {
       .replace(/tusk-admin-key/g, tusk.registry.adminKey);
     const out = (await bash(script)).trim().split('\n');
     expect(out[0]).toBe('400');
-    const listed = JSON.parse(out[1]!) as { count: number; departures: { operation_id: string; side: string; field: string; rule: string }[] };
+    const listed = JSON.parse(out[1]!) as {
+      count: number;
+      departures: { operation_id: string; side: string; field: string; rule: string }[];
+    };
     // Both fields the request lacks, each a departure.
     expect(listed.departures).toEqual(
-      ['plan', 'region'].map((field) => expect.objectContaining({ operation_id: 'createInstance', side: 'request', field, rule: 'required' })),
+      ['plan', 'region'].map((field) =>
+        expect.objectContaining({ operation_id: 'createInstance', side: 'request', field, rule: 'required' }),
+      ),
     );
     expect(out.at(-1)).toBe('exit 1');
   }, 60_000);
@@ -172,8 +197,10 @@ describe('the README', () => {
   it('names only flags that tusk serve and tusk test have', async () => {
     const serveHelp = (await exec(process.execPath, [BIN, 'serve', '--help'])).stdout;
     const testHelp = (await exec(process.execPath, [BIN, 'test', '--help'])).stdout;
-    for (const m of README.matchAll(/tusk serve[^\n`]*/g)) for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(serveHelp, f[0]).toContain(f[0]);
-    for (const m of README.matchAll(/tusk test[^\n]*/g)) for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(testHelp, f[0]).toContain(f[0]);
+    for (const m of README.matchAll(/tusk serve[^\n`]*/g))
+      for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(serveHelp, f[0]).toContain(f[0]);
+    for (const m of README.matchAll(/tusk test[^\n]*/g))
+      for (const f of m[0].matchAll(/--[a-z-]+/g)) expect(testHelp, f[0]).toContain(f[0]);
     for (const flag of README.slice(README.indexOf('`tusk serve --help` lists'))
       .split('\n\n')[0]!
       .matchAll(/`(--[a-z-]+)/g))

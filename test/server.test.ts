@@ -29,7 +29,10 @@ function spyServers(): http.Server[] {
 async function occupy(): Promise<{ port: number; close: () => Promise<void> }> {
   const s = net.createServer();
   await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  return { port: (s.address() as net.AddressInfo).port, close: () => new Promise<void>((resolve) => s.close(() => resolve())) };
+  return {
+    port: (s.address() as net.AddressInfo).port,
+    close: () => new Promise<void>((resolve) => s.close(() => resolve())),
+  };
 }
 
 /** Rejects after ms (a mutant that never settles fails fast instead of at the test timeout). */
@@ -42,7 +45,10 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /** GET over node's http client: status, headers and body text. */
-function get(url: string, agent?: http.Agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; socket: net.Socket }> {
+function get(
+  url: string,
+  agent?: http.Agent,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; socket: net.Socket }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { ...(agent ? { agent } : {}), headers: { authorization: basic(ADMIN_KEY) } }, (res) => {
       const socket = res.socket;
@@ -66,12 +72,16 @@ describe('createTusk: the request log', () => {
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
 
     clockReadings(1000, 1012.375);
-    const res = await tusk.customer.fetch(new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }));
+    const res = await tusk.customer.fetch(
+      new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }),
+    );
     expect(res.status).toBe(200);
     expect(log.mock.calls).toEqual([['customer GET    /api/regions 200 12.4ms']]);
 
     clockReadings(2000, 2000.0625);
-    expect((await tusk.instance.fetch(new Request('http://tusk/api/alarms?x=1', { method: 'DELETE' }))).status).toBe(405);
+    expect((await tusk.instance.fetch(new Request('http://tusk/api/alarms?x=1', { method: 'DELETE' }))).status).toBe(
+      405,
+    );
     expect(log.mock.calls[1]).toEqual(['instance DELETE /api/alarms 405 0.1ms']);
     expect(log).toHaveBeenCalledTimes(2);
   });
@@ -89,7 +99,15 @@ describe('createTusk: the request log', () => {
     const lines = log.mock.calls.map(([line]) => JSON.parse(line as string) as Record<string, unknown>);
     for (const line of lines) expect(new Date(line.time as string).toISOString()).toBe(line.time);
     expect(lines.map(({ time: _, ...rest }) => rest)).toEqual([
-      { level: 'info', msg: 'GET /api/alarms 401', api: 'instance', method: 'GET', path: '/api/alarms', status: 401, ms: 7.3 },
+      {
+        level: 'info',
+        msg: 'GET /api/alarms 401',
+        api: 'instance',
+        method: 'GET',
+        path: '/api/alarms',
+        status: 401,
+        ms: 7.3,
+      },
       { level: 'info', msg: 'GET /nowhere 404', api: 'customer', method: 'GET', path: '/nowhere', status: 404, ms: 0 },
     ]);
     expect(Object.keys(lines[0]!).slice(0, 3)).toEqual(['time', 'level', 'msg']);
@@ -98,7 +116,13 @@ describe('createTusk: the request log', () => {
   it('writes nothing with log: off, while the journal still records the requests', async () => {
     const tusk = await createTusk({ apiKey: ADMIN_KEY, log: 'off' });
     const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
-    expect((await tusk.customer.fetch(new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }))).status).toBe(200);
+    expect(
+      (
+        await tusk.customer.fetch(
+          new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }),
+        )
+      ).status,
+    ).toBe(200);
     expect((await tusk.instance.fetch(new Request('http://tusk/api/alarms'))).status).toBe(401);
     expect(log).not.toHaveBeenCalled();
     expect(tusk.registry.journal.last(10).map((e) => `${e.api} ${e.method} ${e.path} ${e.status}`)).toEqual([
@@ -123,13 +147,17 @@ describe('createTusk: fixtures, faults and Prefer', () => {
       error = err;
     }
     expect(error).toBeInstanceOf(FixtureError);
-    expect((error as FixtureError).problems).toEqual(['accounts.0.customer.account_name differs from the account name']);
+    expect((error as FixtureError).problems).toEqual([
+      'accounts.0.customer.account_name differs from the account name',
+    ]);
     expect(tusk.registry.account(bad.id)).toBeUndefined();
   });
 
   it('applies the fault rules given at start-up and the Prefer header', async () => {
     const tusk = await createTusk({ apiKey: ADMIN_KEY, log: 'off', faults: ['listRegions:error=500'] });
-    const regions = await tusk.customer.fetch(new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }));
+    const regions = await tusk.customer.fetch(
+      new Request('http://tusk/api/regions', { headers: { authorization: basic(ADMIN_KEY) } }),
+    );
     expect(regions.status).toBe(500);
     expect(regions.headers.get('tusk-fault')).toBe('error');
 
@@ -152,7 +180,9 @@ describe('startTusk', () => {
       const customer = await fetch(`${tusk.customerUrl}/api/regions`, { headers: { authorization: basic(ADMIN_KEY) } });
       expect(customer.status).toBe(200);
       expect(((await customer.json()) as unknown[]).length).toBeGreaterThan(0);
-      const instance = await fetch(`${tusk.instanceUrl}/api/alarms`, { headers: { authorization: basic('tusk-instance-1-key') } });
+      const instance = await fetch(`${tusk.instanceUrl}/api/alarms`, {
+        headers: { authorization: basic('tusk-instance-1-key') },
+      });
       expect(instance.status).toBe(200);
       expect(Array.isArray(await instance.json())).toBe(true);
     } finally {
@@ -202,7 +232,12 @@ describe('startTusk', () => {
           check: SERVER_TIMEOUTS.checkIntervalMs,
         });
       }
-      expect(SERVER_TIMEOUTS).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000, checkIntervalMs: 1_000 });
+      expect(SERVER_TIMEOUTS).toEqual({
+        headersMs: 10_000,
+        requestMs: 30_000,
+        keepAliveMs: 5_000,
+        checkIntervalMs: 1_000,
+      });
     } finally {
       await tusk.close();
     }
@@ -278,7 +313,13 @@ describe('startTusk', () => {
 
   it('close() closes both servers and their open keep-alive connections', async () => {
     const servers = spyServers();
-    let tusk: RunningTusk | undefined = await startTusk({ customerPort: 0, instancePort: 0, apiKey: ADMIN_KEY, log: 'off', timeouts: { keepAliveMs: 60_000 } });
+    let tusk: RunningTusk | undefined = await startTusk({
+      customerPort: 0,
+      instancePort: 0,
+      apiKey: ADMIN_KEY,
+      log: 'off',
+      timeouts: { keepAliveMs: 60_000 },
+    });
     const agent = new http.Agent({ keepAlive: true });
     try {
       const customer = await get(`${tusk.customerUrl}/api/regions`, agent);
@@ -304,7 +345,13 @@ describe('startTusk', () => {
   });
 
   it('close() does not wait for a request in progress: its connection is closed', async () => {
-    const tusk = await startTusk({ customerPort: 0, instancePort: 0, apiKey: ADMIN_KEY, log: 'off', faults: ['listRegions:latency=5s'] });
+    const tusk = await startTusk({
+      customerPort: 0,
+      instancePort: 0,
+      apiKey: ADMIN_KEY,
+      log: 'off',
+      faults: ['listRegions:latency=5s'],
+    });
     let closed = false;
     try {
       const decide = vi.spyOn(tusk.registry.faults, 'decide');
@@ -315,7 +362,10 @@ describe('startTusk', () => {
       );
       // The request has reached the fault step (and waits there).
       await within(
-        vi.waitFor(() => expect(decide).toHaveBeenCalledWith('customer', 'listRegions'), { timeout: 3_000, interval: 10 }),
+        vi.waitFor(() => expect(decide).toHaveBeenCalledWith('customer', 'listRegions'), {
+          timeout: 3_000,
+          interval: 10,
+        }),
         3_500,
         'the request',
       );

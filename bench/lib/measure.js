@@ -10,7 +10,12 @@ export const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
 /** A workload as the list of requests load.js sends: one, or one per rotated Authorization value. */
 function requestsOf(w) {
   const url = new URL(w.url);
-  const one = { method: w.method, path: url.pathname + url.search, headers: { ...w.headers }, ...(w.body !== undefined ? { body: w.body } : {}) };
+  const one = {
+    method: w.method,
+    path: url.pathname + url.search,
+    headers: { ...w.headers },
+    ...(w.body !== undefined ? { body: w.body } : {}),
+  };
   return w.auths ? w.auths.map((a) => ({ ...one, headers: { ...one.headers, authorization: a } })) : [one];
 }
 

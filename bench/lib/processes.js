@@ -10,7 +10,10 @@ import { ROOT } from './paths.js';
 /** Starts `node ...args`; the pid is the node process itself (for its memory). */
 export function startNode(args, nodeFlags = [], { ignoreStdout = false } = {}) {
   // ignoreStdout: a request log goes to /dev/null rather than through this process's CPU.
-  const child = spawn(process.execPath, [...nodeFlags, ...args], { cwd: ROOT, stdio: ['ignore', ignoreStdout ? 'ignore' : 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', ignoreStdout ? 'ignore' : 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (d) => {
     output += d;
@@ -52,7 +55,8 @@ export async function firstOk(url, headers, proc, since, timeoutMs = 60_000) {
     if (proc.child.exitCode !== null) throw new Error(`the process exited before answering 200:\n${proc.output()}`);
     const status = await probe(url, headers);
     if (status === 200) return performance.now() - since;
-    if (performance.now() - since > timeoutMs) throw new Error(`no 200 from ${url} within ${timeoutMs} ms (last status ${status}):\n${proc.output()}`);
+    if (performance.now() - since > timeoutMs)
+      throw new Error(`no 200 from ${url} within ${timeoutMs} ms (last status ${status}):\n${proc.output()}`);
     await sleep(status === 0 ? 2 : 5);
   }
 }

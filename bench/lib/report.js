@@ -18,7 +18,12 @@ export function targets(res) {
   const add = (name, value, unit, pass) => list.push({ name, value, unit, pass: value == null ? null : pass });
   if (res.throughput) {
     add('GET /api/alarms: Tusk/Prism >= 8x', ratio(ga.tusk, ga.prism), 'x', ratio(ga.tusk, ga.prism) >= 8);
-    add('GET /api/alarms: Tusk/bare Hono >= 0.6x', ratio(ga.tusk, ga['bare-hono']), 'x', ratio(ga.tusk, ga['bare-hono']) >= 0.6);
+    add(
+      'GET /api/alarms: Tusk/bare Hono >= 0.6x',
+      ratio(ga.tusk, ga['bare-hono']),
+      'x',
+      ratio(ga.tusk, ga['bare-hono']) >= 0.6,
+    );
     add('GET /api/alarms: p99 < 15 ms', ga.tusk?.p99 ?? null, 'ms', ga.tusk?.p99 < 15);
     add('POST /api/alarms: Tusk/Prism >= 6x', ratio(pa.tusk, pa.prism), 'x', ratio(pa.tusk, pa.prism) >= 6);
     add('POST /api/alarms: p99 < 20 ms', pa.tusk?.p99 ?? null, 'ms', pa.tusk?.p99 < 20);
@@ -36,7 +41,13 @@ export function targets(res) {
       Math.abs(1 - res.scale.costRatio) <= 0.1,
     );
   }
-  if (res.contract) add('contract suite in-process < 20 s', res.contract.seconds, 's', res.contract.seconds < 20 && res.contract.exitCode === 0);
+  if (res.contract)
+    add(
+      'contract suite in-process < 20 s',
+      res.contract.seconds,
+      's',
+      res.contract.seconds < 20 && res.contract.exitCode === 0,
+    );
   if (res.heavy) {
     for (const [id, h] of Object.entries(res.heavy)) {
       add(`${id}: Tusk / bare route serving the same bytes >= 0.5x`, h.ratio, 'x', h.ratio >= 0.5);
@@ -47,7 +58,12 @@ export function targets(res) {
   if (res.operations) {
     const rows = res.operations.rows;
     const slowest = rows.filter((r) => r.ratio != null).sort((a, b) => a.ratio - b.ratio)[0];
-    add(`every operation: Tusk/Prism >= 8x (lowest: ${slowest?.operation})`, slowest?.ratio ?? null, 'x', slowest?.ratio >= 8);
+    add(
+      `every operation: Tusk/Prism >= 8x (lowest: ${slowest?.operation})`,
+      slowest?.ratio ?? null,
+      'x',
+      slowest?.ratio >= 8,
+    );
     const p99 = (r) => r.tusk.p99 - (HEAVY_READS.has(r.operation) ? 25 : 0);
     const worst = [...rows].sort((a, b) => p99(b) - p99(a))[0];
     add(
@@ -85,13 +101,16 @@ function markdown(res) {
   }
   if (res.startup) {
     lines.push('| server | start-up to first 200 (median) | RSS idle after start-up |', '|---|---:|---:|');
-    for (const [name, s] of Object.entries(res.startup)) lines.push(`| ${name} | ${s.firstOkMs} ms | ${s.idleRssMb} MB |`);
+    for (const [name, s] of Object.entries(res.startup))
+      lines.push(`| ${name} | ${s.firstOkMs} ms | ${s.idleRssMb} MB |`);
     lines.push('');
   }
   if (res.scale) {
     const s = res.scale;
     lines.push(
-      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(s.perInstance)
+      `Scale: ${s.instances} instances created through the API in ${s.createSeconds} s (each: ${Object.entries(
+        s.perInstance,
+      )
         .map(([k, v]) => `${v} ${k}`)
         .join(
           ', ',
@@ -106,7 +125,9 @@ function markdown(res) {
     );
   lines.push('| target | figure | result |', '|---|---:|---|');
   for (const t of res.targets)
-    lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
+    lines.push(
+      `| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`,
+    );
   return lines.join('\n');
 }
 
@@ -122,7 +143,10 @@ function operationsMarkdown(res) {
       "Heavy reads against the physical limit (a bare Hono route answering the bytes Tusk sent, same run), with Tusk's event-loop delay during the load:",
       '',
     );
-    lines.push('| read | bytes | Tusk req/s | p99 ms | limit req/s | Tusk/limit | event-loop delay p99 / max ms |', '|---|---:|---:|---:|---:|---:|---:|');
+    lines.push(
+      '| read | bytes | Tusk req/s | p99 ms | limit req/s | Tusk/limit | event-loop delay p99 / max ms |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
     for (const h of Object.values(res.heavy))
       lines.push(
         `| ${h.title} | ${h.bytes} | ${h.tusk.rps} | ${h.tusk.p99} | ${h.limit.rps} | ${h.ratio}x | ${h.eventLoopDelayMs.p99} / ${h.eventLoopDelayMs.max} |`,
@@ -147,10 +171,14 @@ function operationsMarkdown(res) {
     }
     lines.push('');
   }
-  const mine = res.targets.filter((t) => /^(every operation|listInstances|listBackups|getAuditLogCsv|listInvoices|listTeamMembers)/.test(t.name));
+  const mine = res.targets.filter((t) =>
+    /^(every operation|listInstances|listBackups|getAuditLogCsv|listInvoices|listTeamMembers)/.test(t.name),
+  );
   lines.push('| target | figure | result |', '|---|---:|---|');
   for (const t of mine)
-    lines.push(`| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`);
+    lines.push(
+      `| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`,
+    );
   return lines.join('\n');
 }
 
@@ -183,9 +211,13 @@ export function renderFrom(file) {
 export function writeOperationsMd(results) {
   const file = join(ROOT, 'BENCHMARKS.md');
   let text = readFileSync(file, 'utf8');
-  if (!text.includes(OPS_START)) text += `\n## Every operation, and the heavy reads against the physical limit\n\n${OPS_START}\n${OPS_END}\n`;
+  if (!text.includes(OPS_START))
+    text += `\n## Every operation, and the heavy reads against the physical limit\n\n${OPS_START}\n${OPS_END}\n`;
   writeFileSync(
     file,
-    text.replace(new RegExp(`${OPS_START}[\\s\\S]*?${OPS_END}`), () => `${OPS_START}\n${operationsMarkdown(results)}\n${OPS_END}`),
+    text.replace(
+      new RegExp(`${OPS_START}[\\s\\S]*?${OPS_END}`),
+      () => `${OPS_START}\n${operationsMarkdown(results)}\n${OPS_END}`,
+    ),
   );
 }

@@ -50,9 +50,13 @@ export async function startPrism({ doc = INSTANCE_DOC } = {}) {
   const since = performance.now();
   // `prism mock` as users run it (its request log at the default level, info). --prism-quiet
   // silences the log (-v error): about 1.5x Prism's default throughput.
-  const proc = startNode([PRISM_JS, 'mock', doc, '-p', String(port), '-h', '127.0.0.1', ...(flags['prism-quiet'] ? ['-v', 'error'] : [])], [], {
-    ignoreStdout: true,
-  });
+  const proc = startNode(
+    [PRISM_JS, 'mock', doc, '-p', String(port), '-h', '127.0.0.1', ...(flags['prism-quiet'] ? ['-v', 'error'] : [])],
+    [],
+    {
+      ignoreStdout: true,
+    },
+  );
   const instance = `http://127.0.0.1:${port}`;
   const startMs = await firstOk(
     `${instance}${doc === INSTANCE_DOC ? '/api/alarms' : '/api/plans'}`,
@@ -73,4 +77,9 @@ async function startReference(name) {
   return { name, proc, instance, startMs };
 }
 
-export const STARTERS = { tusk: startTusk, prism: startPrism, 'bare-hono': () => startReference('bare-hono'), 'raw-http': () => startReference('raw-http') };
+export const STARTERS = {
+  tusk: startTusk,
+  prism: startPrism,
+  'bare-hono': () => startReference('bare-hono'),
+  'raw-http': () => startReference('raw-http'),
+};

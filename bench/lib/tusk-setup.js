@@ -14,7 +14,10 @@ const NEW_INSTANCE = { plan: 'hippo', region: 'amazon-web-services::us-east-1' }
 export async function api(base, method, path, key, body) {
   const res = await fetch(base + path, {
     method,
-    headers: { ...(key !== undefined ? { authorization: basic(key) } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(key !== undefined ? { authorization: basic(key) } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();
@@ -34,11 +37,14 @@ export async function growTo(t, total, prefix, key = ADMIN_KEY) {
 export async function prepareTusk(t) {
   const created = await growTo(t, 1000, 'bench');
   // A busy month: every creation above is an audit row; renames add as many again.
-  await pool(created.length, 16, (i) => api(t.customer, 'PUT', `/api/instances/${created[i].id}`, ADMIN_KEY, { name: `bench-renamed-${i}` }));
+  await pool(created.length, 16, (i) =>
+    api(t.customer, 'PUT', `/api/instances/${created[i].id}`, ADMIN_KEY, { name: `bench-renamed-${i}` }),
+  );
   const csv = (await api(t.customer, 'GET', '/api/auditlog/csv', ADMIN_KEY)).text;
   const getKey = created[0].apikey;
   const alarms = (await api(t.instance, 'GET', '/api/alarms', getKey)).text;
-  if (alarms !== ALARMS_JSON) log(`  warning: Tusk's GET /api/alarms differs from bench/servers/alarms.json:\n  ${alarms}`);
+  if (alarms !== ALARMS_JSON)
+    log(`  warning: Tusk's GET /api/alarms differs from bench/servers/alarms.json:\n  ${alarms}`);
   const backups = (await api(t.instance, 'GET', '/api/backup', getKey)).json().length;
   return { getKey, auditRows: csv.trim().split('\n').length - 1, instances: 1000, backups };
 }

@@ -21,5 +21,7 @@ export async function contract(results) {
     .filter((l) => /^\s*(Test Files|Tests)\s/.test(l))
     .map((l) => l.trim());
   results.contract = { seconds: round1(seconds), exitCode: r.code, summary };
-  log(`  npx vitest run contract-tests: ${seconds.toFixed(1)} s, exit ${r.code}${summary.length ? ` (${summary.join('; ')})` : ''}`);
+  log(
+    `  npx vitest run contract-tests: ${seconds.toFixed(1)} s, exit ${r.code}${summary.length ? ` (${summary.join('; ')})` : ''}`,
+  );
 }

@@ -44,7 +44,11 @@ export async function operationsPart(results) {
     });
     results.operations = {
       requests: opts.opRequests,
-      rows: rows.map((r) => ({ ...r, tusk: roundFigures(r.tusk), ...(r.prism ? { prism: roundFigures(r.prism), ratio: round1(r.ratio) } : {}) })),
+      rows: rows.map((r) => ({
+        ...r,
+        tusk: roundFigures(r.tusk),
+        ...(r.prism ? { prism: roundFigures(r.prism), ratio: round1(r.ratio) } : {}),
+      })),
     };
   } finally {
     await Promise.all([t.proc.stop(), pc.proc.stop(), pi.proc.stop()]);

@@ -26,7 +26,13 @@ export async function heavyPart(results) {
   try {
     const state = await prepareTusk(t);
     const reads = [
-      { id: 'listInstances', title: 'GET /api/instances (1,000 instances)', base: t.customer, path: '/api/instances', key: ADMIN_KEY },
+      {
+        id: 'listInstances',
+        title: 'GET /api/instances (1,000 instances)',
+        base: t.customer,
+        path: '/api/instances',
+        key: ADMIN_KEY,
+      },
       { id: 'listBackups', title: 'GET /api/backup', base: t.instance, path: '/api/backup', key: state.getKey },
       {
         id: 'getAuditLogCsv',
@@ -55,7 +61,9 @@ export async function heavyPart(results) {
       const samples = { tusk: [], limit: [], delay: [] };
       for (let round = 0; round < opts.rounds; round++) {
         await fetch(`${t.customer}/__tusk/runtime`, { method: 'DELETE' });
-        samples.tusk.push(await measure({ url: r.base + r.path, method: 'GET', headers: { authorization: basic(r.key) } }));
+        samples.tusk.push(
+          await measure({ url: r.base + r.path, method: 'GET', headers: { authorization: basic(r.key) } }),
+        );
         samples.delay.push((await (await fetch(`${t.customer}/__tusk/runtime`)).json()).event_loop_delay_ms);
         samples.limit.push(await measure({ url: ref.base + r.path, method: 'GET', headers: {} }));
       }
@@ -70,7 +78,10 @@ export async function heavyPart(results) {
         bytes: r.bytes,
         tusk: fig(samples.tusk),
         limit: fig(samples.limit),
-        eventLoopDelayMs: { p99: round1(median(samples.delay.map((d) => d.p99))), max: round1(Math.max(...samples.delay.map((d) => d.max))) },
+        eventLoopDelayMs: {
+          p99: round1(median(samples.delay.map((d) => d.p99))),
+          max: round1(Math.max(...samples.delay.map((d) => d.max))),
+        },
       };
       row.ratio = Math.round((row.tusk.rps / row.limit.rps) * 100) / 100;
       results.heavy[r.id] = row;

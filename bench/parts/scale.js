@@ -12,7 +12,11 @@ import { api, growTo } from '../lib/tusk-setup.js';
 
 const round3 = (x) => Math.round(x * 1000) / 1000;
 /** One scale measurement's figures as the results file keeps them. */
-const scaleRound = (f) => ({ rps: Math.round(f.rps), p99: round1(f.p99), cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs) });
+const scaleRound = (f) => ({
+  rps: Math.round(f.rps),
+  p99: round1(f.p99),
+  cpuUsPerRequest: f.cpuUs === undefined ? null : round1(f.cpuUs),
+});
 
 /**
  * GET /api/alarms on the same probe instance in two Tusk processes, one holding 10 instances and
@@ -30,7 +34,8 @@ export async function scale(results) {
     // The small one makes as many instances, in an account of its own that it then resets: both
     // processes have run the same code as often (V8 compiles what ran), and only what they hold
     // differs. (Without this the small one, which had run less, took 6-29 % more CPU per request.)
-    const twin = (await api(small.customer, 'POST', '/__tusk/accounts', undefined, { name: 'bench scale twin' })).json().admin_key;
+    const twin = (await api(small.customer, 'POST', '/__tusk/accounts', undefined, { name: 'bench scale twin' })).json()
+      .admin_key;
     await growTo(small, opts.scaleInstances - 10, 'scale', twin);
     await api(small.customer, 'POST', '/__tusk/reset', twin);
     await settle(small.proc.pid);
@@ -85,7 +90,9 @@ export async function scale(results) {
       createSeconds: round1(first.createMs / 1000),
       perInstance: first.held,
       rssMb: Math.round(first.rss),
-      peakRssMb: Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${large.proc.pid}/status`, 'utf8'))?.[1]) / 1024) || null,
+      peakRssMb:
+        Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${large.proc.pid}/status`, 'utf8'))?.[1]) / 1024) ||
+        null,
       getAlarmsAt10: {
         rps: Math.round(rps10),
         p99: round1(median(at10.map((f) => f.p99))),

@@ -18,7 +18,13 @@ export async function startup(results) {
       rss.push(rssMb(server.proc.pid));
       await server.proc.stop();
     }
-    results.startup[name] = { firstOkMs: Math.round(median(ms)), idleRssMb: Math.round(median(rss)), starts: ms.map(Math.round) };
-    log(`  ${name.padEnd(9)} first 200 after ${results.startup[name].firstOkMs} ms (median of ${ms.length}), idle RSS ${results.startup[name].idleRssMb} MB`);
+    results.startup[name] = {
+      firstOkMs: Math.round(median(ms)),
+      idleRssMb: Math.round(median(rss)),
+      starts: ms.map(Math.round),
+    };
+    log(
+      `  ${name.padEnd(9)} first 200 after ${results.startup[name].firstOkMs} ms (median of ${ms.length}), idle RSS ${results.startup[name].idleRssMb} MB`,
+    );
   }
 }

@@ -24,18 +24,45 @@ function workloadsOf(server, state) {
   const json = { 'content-type': 'application/json' };
   if (server.name === 'tusk') {
     return {
-      'get-alarms': { url: `${server.instance}/api/alarms`, method: 'GET', headers: { authorization: basic(state.getKey) } },
-      'post-alarms': { url: `${server.instance}/api/alarms`, method: 'POST', headers: json, body: ALARM_BODY, prepare: preparePosts },
-      'list-instances': { url: `${server.customer}/api/instances`, method: 'GET', headers: { authorization: basic(ADMIN_KEY) } },
-      'get-backup': { url: `${server.instance}/api/backup`, method: 'GET', headers: { authorization: basic(state.getKey) } },
-      'auditlog-csv': { url: `${server.customer}/api/auditlog/csv`, method: 'GET', headers: { authorization: basic(ADMIN_KEY) } },
+      'get-alarms': {
+        url: `${server.instance}/api/alarms`,
+        method: 'GET',
+        headers: { authorization: basic(state.getKey) },
+      },
+      'post-alarms': {
+        url: `${server.instance}/api/alarms`,
+        method: 'POST',
+        headers: json,
+        body: ALARM_BODY,
+        prepare: preparePosts,
+      },
+      'list-instances': {
+        url: `${server.customer}/api/instances`,
+        method: 'GET',
+        headers: { authorization: basic(ADMIN_KEY) },
+      },
+      'get-backup': {
+        url: `${server.instance}/api/backup`,
+        method: 'GET',
+        headers: { authorization: basic(state.getKey) },
+      },
+      'auditlog-csv': {
+        url: `${server.customer}/api/auditlog/csv`,
+        method: 'GET',
+        headers: { authorization: basic(ADMIN_KEY) },
+      },
     };
   }
   if (server.name === 'prism') {
     const auth = { authorization: basic('any-key-works') };
     return {
       'get-alarms': { url: `${server.instance}/api/alarms`, method: 'GET', headers: auth },
-      'post-alarms': { url: `${server.instance}/api/alarms`, method: 'POST', headers: { ...auth, ...json }, body: ALARM_BODY },
+      'post-alarms': {
+        url: `${server.instance}/api/alarms`,
+        method: 'POST',
+        headers: { ...auth, ...json },
+        body: ALARM_BODY,
+      },
     };
   }
   return { 'get-alarms': { url: `${server.instance}/api/alarms`, method: 'GET', headers: {} } };
@@ -55,7 +82,12 @@ export async function throughput(results) {
         if (name === 'tusk') {
           const t0 = performance.now();
           state = await prepareTusk(server);
-          results.tuskSetup = { ...state, getKey: undefined, postInstances: POST_INSTANCES, ms: Math.round(performance.now() - t0) };
+          results.tuskSetup = {
+            ...state,
+            getKey: undefined,
+            postInstances: POST_INSTANCES,
+            ms: Math.round(performance.now() - t0),
+          };
           log(
             `  tusk: ${state.instances} instances, ${state.auditRows} audit rows this month, ${state.backups} backups listed (set-up ${results.tuskSetup.ms} ms)`,
           );

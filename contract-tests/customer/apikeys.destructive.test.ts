@@ -59,6 +59,8 @@ describe('rotateApiKey', () => {
     expect((await t.api.customer('listInstances', { key: monitor })).status).toBe(401);
     expect((await t.api.customer('listInstances', { key: fresh })).status).toBe(200);
     expect((await t.api.customer('listTeamMembers', { key: fresh })).status).toBe(403);
-    expect((await t.api.customer('createInstance', { key: fresh, body: { name: 'x', plan: 'y', region: 'a::b' } })).status).toBe(403);
+    expect(
+      (await t.api.customer('createInstance', { key: fresh, body: { name: 'x', plan: 'y', region: 'a::b' } })).status,
+    ).toBe(403);
   });
 });

@@ -30,7 +30,9 @@ describe('getAuditLogCsv', () => {
   it('records an instance creation in the latest month, with the acting user’s e-mail and key = value extras', async () => {
     const { id } = await createInstance(t);
     const { rows } = await csv();
-    const row = rows.slice(1).find((r) => r[1] === 'instance.create' && r[4]!.split(', ').includes(`instance_id = ${id}`));
+    const row = rows
+      .slice(1)
+      .find((r) => r[1] === 'instance.create' && r[4]!.split(', ').includes(`instance_id = ${id}`));
     expect(row, `no instance.create row for instance ${id}`).toBeDefined();
     const team = (await t.api.customer('listTeamMembers')).body as { email: string }[];
     expect(team.map((m) => m.email)).toContain(row![3]);

@@ -16,7 +16,14 @@
 // A broken promise is a departure naming the operation and the rule, like the response checks.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callbackPatience, ContractViolation, createInstance, READY_PATIENCE_MS, useContract, type ContractContext } from '../harness/index.js';
+import {
+  callbackPatience,
+  ContractViolation,
+  createInstance,
+  READY_PATIENCE_MS,
+  useContract,
+  type ContractContext,
+} from '../harness/index.js';
 import { openReceiver, type Receiver } from '../harness/receiver.js';
 import { eventually, pitOf, randomName, sleep } from './helpers.js';
 
@@ -81,7 +88,13 @@ async function readyUrl(id: number): Promise<string> {
 }
 
 /** A departure of a database operation: the rows read back are not what the documents promise. */
-function departs(operation: string, request: { method: string; path: string }, rule: string, expected: string[], got: string[] | 'missing'): ContractViolation {
+function departs(
+  operation: string,
+  request: { method: string; path: string },
+  rule: string,
+  expected: string[],
+  got: string[] | 'missing',
+): ContractViolation {
   const shown = (v: string[] | 'missing') => (v === 'missing' ? 'no table' : JSON.stringify(v));
   return new ContractViolation(
     operation,
@@ -91,7 +104,13 @@ function departs(operation: string, request: { method: string; path: string }, r
   );
 }
 
-async function expectRows(url: string, expected: string[], operation: string, request: { method: string; path: string }, rule: string): Promise<void> {
+async function expectRows(
+  url: string,
+  expected: string[],
+  operation: string,
+  request: { method: string; path: string },
+  rule: string,
+): Promise<void> {
   const got = await rows(url);
   if (JSON.stringify(got) !== JSON.stringify(expected)) throw departs(operation, request, rule, expected, got);
 }
@@ -113,9 +132,21 @@ async function backup(apikey: string): Promise<number> {
 }
 
 /** A new instance like `source` made by createInstance with `action`; deleted after the file. */
-async function copyOf(c: ContractContext, source: { id: number; plan: string; region: string }, action: 'fork' | 'pit', pit?: string): Promise<number> {
+async function copyOf(
+  c: ContractContext,
+  source: { id: number; plan: string; region: string },
+  action: 'fork' | 'pit',
+  pit?: string,
+): Promise<number> {
   const res = await c.api.customer('createInstance', {
-    body: { name: randomName(action), plan: source.plan, region: source.region, action, instance_id: source.id, ...(pit ? { pit } : {}) },
+    body: {
+      name: randomName(action),
+      plan: source.plan,
+      region: source.region,
+      action,
+      instance_id: source.id,
+      ...(pit ? { pit } : {}),
+    },
   });
   c.api.expectStatus(res, 200);
   c.cleanup(() => c.api.customer('deleteInstance', { params: { id: res.body.id }, unchecked: true }));
@@ -149,7 +180,10 @@ describe('the databases behind the instances (--check-databases)', () => {
       const backupId = await backup(apikey);
       await write(url, 'written after the backup');
       const callback = receiver.url();
-      t.api.expectStatus(await t.api.instance('restoreBackup', apikey, { body: { backup_id: backupId, callback } }), '2XX');
+      t.api.expectStatus(
+        await t.api.instance('restoreBackup', apikey, { body: { backup_id: backupId, callback } }),
+        '2XX',
+      );
       await receiver.waitFor(callback, { timeoutMs: callbackPatience(t) });
       await expectRows(
         url,
@@ -188,7 +222,13 @@ describe('the databases behind the instances (--check-databases)', () => {
         'a fork is a copy: a write to the fork is not seen in the source',
       );
       await write(sourceUrl, 'in the source only');
-      await expectRows(forkUrl, ['in the fork only'], 'customer createInstance', request, 'a fork is a copy: a write to the source is not seen in the fork');
+      await expectRows(
+        forkUrl,
+        ['in the fork only'],
+        'customer createInstance',
+        request,
+        'a fork is a copy: a write to the source is not seen in the fork',
+      );
     },
     CHECK_TIMEOUT,
   );
@@ -237,7 +277,10 @@ describe('the databases behind the instances (--check-databases)', () => {
         const { source, url, pit } = await prepare();
         const minute = pitOf(pit).slice(0, 16);
         const callback = receiver.url();
-        t.api.expectStatus(await t.api.instance('recoverToPointInTime', source.apikey, { body: { pit: minute, callback } }), '2XX');
+        t.api.expectStatus(
+          await t.api.instance('recoverToPointInTime', source.apikey, { body: { pit: minute, callback } }),
+          '2XX',
+        );
         await receiver.waitFor(callback, { timeoutMs: callbackPatience(t) });
         await expectRows(
           url,

@@ -1,6 +1,12 @@
 // Instances of the customer interface: list, get, create (standalone, fork, point-in-time), change, delete.
 import { describe, expect, it } from 'vitest';
-import { createInstance, READY_PATIENCE_MS, useContract, type ContractContext, type CustomerSchema } from '../harness/index.js';
+import {
+  createInstance,
+  READY_PATIENCE_MS,
+  useContract,
+  type ContractContext,
+  type CustomerSchema,
+} from '../harness/index.js';
 import { requireRoleKey } from './role-keys.js';
 import { eventually, expectBadRequest, expectMethodNotAllowed, pitOf, randomName, sleep } from './helpers.js';
 
@@ -27,7 +33,8 @@ const get = (id: number) => t.api.customer('getInstance', { params: { id } });
 /** A create call whose instance is deleted after the file. */
 async function create(body: Record<string, unknown>, options: { form?: boolean; key?: string } = {}) {
   const res = await t.api.customer('createInstance', { body, ...options });
-  if (res.status === 200) t.cleanup(() => t.api.customer('deleteInstance', { params: { id: res.body.id }, unchecked: true }));
+  if (res.status === 200)
+    t.cleanup(() => t.api.customer('deleteInstance', { params: { id: res.body.id }, unchecked: true }));
   return res;
 }
 
@@ -57,7 +64,9 @@ describe('listInstances', () => {
 
   it('is open to a monitor key and closed to a billing manager key (403)', async ({ skip }) => {
     expect((await t.api.customer('listInstances', { key: requireRoleKey(t, 'monitor', skip) })).status).toBe(200);
-    expect((await t.api.customer('listInstances', { key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(403);
+    expect((await t.api.customer('listInstances', { key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(
+      403,
+    );
   });
 
   it('answers 401 without a key, with a wrong key and with an instance key', async () => {
@@ -82,14 +91,27 @@ describe('createInstance', () => {
     // The document: production answers `message: "Instance created"`, and its clients read it.
     expect(res.body.message).toBe('Instance created');
     const got = await get(res.body.id);
-    expect(got.body).toMatchObject({ id: res.body.id, name, plan: c.dedicated[0]!.name, region: c.anyRegion, url: res.body.url, apikey: res.body.apikey });
+    expect(got.body).toMatchObject({
+      id: res.body.id,
+      name,
+      plan: c.dedicated[0]!.name,
+      region: c.anyRegion,
+      url: res.body.url,
+      apikey: res.body.apikey,
+    });
     expect((await list()).map((i) => i.id)).toContain(res.body.id);
   });
 
   it('ignores fields the contract does not name (as production does): the instance is created and they are neither stored nor echoed', async () => {
     const c = await catalogue(t);
     const name = randomName('extra');
-    const res = await create({ name, plan: c.dedicated[0]!.name, region: c.anyRegion, no_default_alarms: true, colour: 'blue' });
+    const res = await create({
+      name,
+      plan: c.dedicated[0]!.name,
+      region: c.anyRegion,
+      no_default_alarms: true,
+      colour: 'blue',
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).not.toHaveProperty('colour');
     const got = (await get(res.body.id)).body;
@@ -100,11 +122,19 @@ describe('createInstance', () => {
 
   it('stores the tags given on create and on update, and returns them in get and list (JSON and form)', async () => {
     const c = await catalogue(t);
-    const res = await create({ name: randomName('tags'), plan: c.dedicated[0]!.name, region: c.anyRegion, tags: ['production', 'team-a'] });
+    const res = await create({
+      name: randomName('tags'),
+      plan: c.dedicated[0]!.name,
+      region: c.anyRegion,
+      tags: ['production', 'team-a'],
+    });
     expect(res.status, res.text).toBe(200);
     expect((await get(res.body.id)).body.tags).toEqual(['production', 'team-a']);
     expect((await list()).find((i) => i.id === res.body.id)!.tags).toEqual(['production', 'team-a']);
-    const form = await create({ name: randomName('tags'), plan: c.dedicated[0]!.name, region: c.anyRegion, tags: ['a', 'b'] }, { form: true });
+    const form = await create(
+      { name: randomName('tags'), plan: c.dedicated[0]!.name, region: c.anyRegion, tags: ['a', 'b'] },
+      { form: true },
+    );
     expect(form.status, form.text).toBe(200);
     expect((await get(form.body.id)).body.tags).toEqual(['a', 'b']);
     const updated = await t.api.customer('updateInstance', { params: { id: res.body.id }, body: { tags: [] } });
@@ -115,7 +145,10 @@ describe('createInstance', () => {
   it('creates an instance from a form body', async () => {
     const c = await catalogue(t);
     const name = randomName('form');
-    const res = await create({ name, plan: c.dedicated[0]!.name, region: c.anyRegion, action: 'standalone', pg_version: '16' }, { form: true });
+    const res = await create(
+      { name, plan: c.dedicated[0]!.name, region: c.anyRegion, action: 'standalone', pg_version: '16' },
+      { form: true },
+    );
     expect(res.status).toBe(200);
     expect((await get(res.body.id)).body.name).toBe(name);
   });
@@ -129,7 +162,8 @@ describe('createInstance', () => {
       const first = await get(res.body.id);
       // In-process the provision delay is known: not ready before it has passed, which only an
       // answer that came back sooner can show (a busy runner may take longer; then it proves nothing).
-      if (t.target.provisionDelayMs !== undefined && Date.now() - sent < t.target.provisionDelayMs) expect(first.body.ready).toBe(false);
+      if (t.target.provisionDelayMs !== undefined && Date.now() - sent < t.target.provisionDelayMs)
+        expect(first.body.ready).toBe(false);
       await eventually(async () => (await get(res.body.id)).body.ready === true, READY_PATIENCE_MS);
     },
     READY_PATIENCE_MS + 30_000,
@@ -143,7 +177,9 @@ describe('createInstance', () => {
     expect((await get(res.body.id)).body).toMatchObject({ plan: c.shared[0]!.name, region: c.sharedRegion });
   });
 
-  it('refuses a shared plan in a region without shared plans (400 naming region), creating nothing', async ({ skip }) => {
+  it('refuses a shared plan in a region without shared plans (400 naming region), creating nothing', async ({
+    skip,
+  }) => {
     const c = await catalogue(t);
     if (!c.shared.length || !c.noSharedRegion) skip('the target has no shared plan or no region without shared plans');
     const before = await list();
@@ -155,7 +191,10 @@ describe('createInstance', () => {
     const c = await catalogue(t);
     const before = await list();
     expectBadRequest(await create({ name: randomName(), plan: 'no-such-plan', region: c.anyRegion }), 'plan');
-    expectBadRequest(await create({ name: randomName(), plan: c.dedicated[0]!.name, region: 'no-such-provider::nowhere-1' }), 'region');
+    expectBadRequest(
+      await create({ name: randomName(), plan: c.dedicated[0]!.name, region: 'no-such-provider::nowhere-1' }),
+      'region',
+    );
     expectBadRequest(await create({ name: randomName(), plan: c.dedicated[0]!.name, region: 'us-east-1' }), 'region');
     expect(await list()).toEqual(before);
   });
@@ -179,7 +218,13 @@ describe('createInstance', () => {
   it('forks an instance of the account', async () => {
     const source = await createInstance(t);
     const name = randomName('fork');
-    const res = await create({ name, plan: source.plan, region: source.region, action: 'fork', instance_id: source.id });
+    const res = await create({
+      name,
+      plan: source.plan,
+      region: source.region,
+      action: 'fork',
+      instance_id: source.id,
+    });
     expect(res.status).toBe(200);
     expect(res.body.id).not.toBe(source.id);
     expect((await get(res.body.id)).body.name).toBe(name);
@@ -211,7 +256,13 @@ describe('createInstance', () => {
 
   it('refuses a point-in-time copy without pit, at a time in the future, before the source existed, or not a time (400 naming pit)', async () => {
     const source = await createInstance(t);
-    const body = { name: randomName(), plan: source.plan, region: source.region, action: 'pit', instance_id: source.id };
+    const body = {
+      name: randomName(),
+      plan: source.plan,
+      region: source.region,
+      action: 'pit',
+      instance_id: source.id,
+    };
     const before = await list();
     expectBadRequest(await create(body), 'pit');
     expectBadRequest(await create({ ...body, pit: pitOf(t.api.now() + 3_600_000) }), 'pit');
@@ -240,11 +291,15 @@ describe('createInstance', () => {
   });
 
   it('answers 400 to malformed JSON', async () => {
-    expectBadRequest(await t.api.customer('createInstance', { raw: { text: '{"name": "x",', contentType: 'application/json' } }));
+    expectBadRequest(
+      await t.api.customer('createInstance', { raw: { text: '{"name": "x",', contentType: 'application/json' } }),
+    );
   });
 
   it('answers 401 without a key', async () => {
-    expect((await t.api.customer('createInstance', { key: null, body: { name: 'x', plan: 'y', region: 'a::b' } })).status).toBe(401);
+    expect(
+      (await t.api.customer('createInstance', { key: null, body: { name: 'x', plan: 'y', region: 'a::b' } })).status,
+    ).toBe(401);
   });
 });
 
@@ -271,8 +326,12 @@ describe('getInstance', () => {
 
   it('is open to a monitor key and closed to a billing manager key (403)', async ({ skip }) => {
     const { id } = await createInstance(t);
-    expect((await t.api.customer('getInstance', { params: { id }, key: requireRoleKey(t, 'monitor', skip) })).status).toBe(200);
-    expect((await t.api.customer('getInstance', { params: { id }, key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(403);
+    expect(
+      (await t.api.customer('getInstance', { params: { id }, key: requireRoleKey(t, 'monitor', skip) })).status,
+    ).toBe(200);
+    expect(
+      (await t.api.customer('getInstance', { params: { id }, key: requireRoleKey(t, 'billing manager', skip) })).status,
+    ).toBe(403);
   });
 
   it('answers 401 with a wrong key and 405 for PATCH', async () => {
@@ -307,42 +366,71 @@ describe('updateInstance', () => {
   it('refuses an unknown plan (400 naming plan), an empty body and a too long name, changing nothing', async () => {
     const a = await createInstance(t);
     const before = (await get(a.id)).body;
-    expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: randomName(), plan: 'no-such-plan' } }), 'plan');
+    expectBadRequest(
+      await t.api.customer('updateInstance', {
+        params: { id: a.id },
+        body: { name: randomName(), plan: 'no-such-plan' },
+      }),
+      'plan',
+    );
     expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: {} }));
-    expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'x'.repeat(65) } }), 'name');
+    expectBadRequest(
+      await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'x'.repeat(65) } }),
+      'name',
+    );
     // region is no field of an update: it is ignored, which leaves the body without a field to change.
     expectBadRequest(await t.api.customer('updateInstance', { params: { id: a.id }, body: { region: a.region } }));
     const after = (await get(a.id)).body;
     expect({ ...after, ready: before.ready }).toEqual(before);
   });
 
-  it('refuses a shared plan for an instance in a region without shared plans (400), changing nothing', async ({ skip }) => {
+  it('refuses a shared plan for an instance in a region without shared plans (400), changing nothing', async ({
+    skip,
+  }) => {
     const c = await catalogue(t);
     if (!c.shared.length || !c.noSharedRegion) skip('the target has no shared plan or no region without shared plans');
     const res = await create({ name: randomName(), plan: c.dedicated[0]!.name, region: c.noSharedRegion });
-    expectBadRequest(await t.api.customer('updateInstance', { params: { id: res.body.id }, body: { plan: c.shared[0]!.name } }));
+    expectBadRequest(
+      await t.api.customer('updateInstance', { params: { id: res.body.id }, body: { plan: c.shared[0]!.name } }),
+    );
     expect((await get(res.body.id)).body.plan).toBe(c.dedicated[0]!.name);
   });
 
   it('answers 404 for an id the account does not have', async () => {
-    expect((await t.api.customer('updateInstance', { params: { id: await goneId() }, body: { name: 'x' } })).status).toBe(404);
+    expect(
+      (await t.api.customer('updateInstance', { params: { id: await goneId() }, body: { name: 'x' } })).status,
+    ).toBe(404);
   });
 
   it('is open to a member key and closed to a monitor key (403)', async ({ skip }) => {
     const a = await createInstance(t);
     expect(
-      (await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'by-monitor' }, key: requireRoleKey(t, 'monitor', skip) })).status,
+      (
+        await t.api.customer('updateInstance', {
+          params: { id: a.id },
+          body: { name: 'by-monitor' },
+          key: requireRoleKey(t, 'monitor', skip),
+        })
+      ).status,
     ).toBe(403);
     expect((await get(a.id)).body.name).not.toBe('by-monitor');
     expect([200, 204]).toContain(
-      (await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'by-member' }, key: requireRoleKey(t, 'member', skip) })).status,
+      (
+        await t.api.customer('updateInstance', {
+          params: { id: a.id },
+          body: { name: 'by-member' },
+          key: requireRoleKey(t, 'member', skip),
+        })
+      ).status,
     );
     expect((await get(a.id)).body.name).toBe('by-member');
   });
 
   it('answers 401 without a key', async () => {
     const a = await createInstance(t);
-    expect((await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'x' }, key: null })).status).toBe(401);
+    expect(
+      (await t.api.customer('updateInstance', { params: { id: a.id }, body: { name: 'x' }, key: null })).status,
+    ).toBe(401);
   });
 });
 
@@ -363,9 +451,13 @@ describe('deleteInstance', () => {
 
   it('is open to a devops key and closed to a member key (403)', async ({ skip }) => {
     const a = await createInstance(t);
-    expect((await t.api.customer('deleteInstance', { params: { id: a.id }, key: requireRoleKey(t, 'member', skip) })).status).toBe(403);
+    expect(
+      (await t.api.customer('deleteInstance', { params: { id: a.id }, key: requireRoleKey(t, 'member', skip) })).status,
+    ).toBe(403);
     expect((await get(a.id)).status).toBe(200);
-    expect([200, 204]).toContain((await t.api.customer('deleteInstance', { params: { id: a.id }, key: requireRoleKey(t, 'devops', skip) })).status);
+    expect([200, 204]).toContain(
+      (await t.api.customer('deleteInstance', { params: { id: a.id }, key: requireRoleKey(t, 'devops', skip) })).status,
+    );
     expect((await get(a.id)).status).toBe(404);
   });
 

@@ -23,10 +23,18 @@ describe('listInvoices', () => {
   it('lists only the invoices between from and to, both inclusive', async ({ skip }) => {
     const invoices = await all();
     if (invoices.length < 3) skip('the target has fewer than three invoices');
-    const [, second, third] = invoices as [CustomerSchema<'InvoiceSummary'>, CustomerSchema<'InvoiceSummary'>, CustomerSchema<'InvoiceSummary'>];
-    const res = await t.api.customer('listInvoices', { query: { from: yearMonth(second.period), to: yearMonth(third.period) } });
+    const [, second, third] = invoices as [
+      CustomerSchema<'InvoiceSummary'>,
+      CustomerSchema<'InvoiceSummary'>,
+      CustomerSchema<'InvoiceSummary'>,
+    ];
+    const res = await t.api.customer('listInvoices', {
+      query: { from: yearMonth(second.period), to: yearMonth(third.period) },
+    });
     expect(res.status).toBe(200);
-    const expected = invoices.filter((i) => index(i.period) >= index(second.period) && index(i.period) <= index(third.period));
+    const expected = invoices.filter(
+      (i) => index(i.period) >= index(second.period) && index(i.period) <= index(third.period),
+    );
     expect(res.body).toEqual(expected);
     const from = await t.api.customer('listInvoices', { query: { from: yearMonth(third.period) } });
     expect(from.body).toEqual(invoices.filter((i) => index(i.period) >= index(third.period)));
@@ -47,7 +55,9 @@ describe('listInvoices', () => {
   });
 
   it('is open to a billing manager key and closed to devops, member and monitor keys (403)', async ({ skip }) => {
-    expect((await t.api.customer('listInvoices', { key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(200);
+    expect((await t.api.customer('listInvoices', { key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(
+      200,
+    );
     for (const role of ['devops', 'member', 'monitor'] as const) {
       expect((await t.api.customer('listInvoices', { key: requireRoleKey(t, role, skip) })).status, role).toBe(403);
     }
@@ -84,8 +94,12 @@ describe('getInvoice', () => {
     const invoices = await all();
     if (!invoices.length) skip('the target has no invoices');
     const id = invoices[0]!.id;
-    expect((await t.api.customer('getInvoice', { params: { id }, key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(200);
-    expect((await t.api.customer('getInvoice', { params: { id }, key: requireRoleKey(t, 'monitor', skip) })).status).toBe(403);
+    expect(
+      (await t.api.customer('getInvoice', { params: { id }, key: requireRoleKey(t, 'billing manager', skip) })).status,
+    ).toBe(200);
+    expect(
+      (await t.api.customer('getInvoice', { params: { id }, key: requireRoleKey(t, 'monitor', skip) })).status,
+    ).toBe(403);
   });
 
   it('answers 401 with a wrong key and 405 for DELETE', async () => {
@@ -99,7 +113,9 @@ describe('getInvoiceForPeriod', () => {
     const invoices = await all();
     if (!invoices.length) skip('the target has no invoices');
     const inv = invoices.at(-1)!;
-    const res = await t.api.customer('getInvoiceForPeriod', { query: { year: Number(inv.period.split('/')[0]), month: yearMonth(inv.period) } });
+    const res = await t.api.customer('getInvoiceForPeriod', {
+      query: { year: Number(inv.period.split('/')[0]), month: yearMonth(inv.period) },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual((await t.api.customer('getInvoice', { params: { id: inv.id } })).body);
   });
@@ -109,7 +125,10 @@ describe('getInvoiceForPeriod', () => {
     expectBadRequest(await t.api.customer('getInvoiceForPeriod', { query: { month: '2026-06' } }), 'year');
     expectBadRequest(await t.api.customer('getInvoiceForPeriod', { query: { year: 2026 } }), 'month');
     expectBadRequest(await t.api.customer('getInvoiceForPeriod', { query: { year: 2026, month: '6' } }), 'month');
-    expectBadRequest(await t.api.customer('getInvoiceForPeriod', { query: { year: 'this', month: '2026-06' } }), 'year');
+    expectBadRequest(
+      await t.api.customer('getInvoiceForPeriod', { query: { year: 'this', month: '2026-06' } }),
+      'year',
+    );
   });
 
   it('answers 404 for a period without an invoice', async () => {
@@ -118,12 +137,18 @@ describe('getInvoiceForPeriod', () => {
 
   it('is open to a billing manager key and closed to a devops key (403)', async ({ skip }) => {
     const query = { year: 2001, month: '2001-01' };
-    expect((await t.api.customer('getInvoiceForPeriod', { query, key: requireRoleKey(t, 'billing manager', skip) })).status).toBe(404);
-    expect((await t.api.customer('getInvoiceForPeriod', { query, key: requireRoleKey(t, 'devops', skip) })).status).toBe(403);
+    expect(
+      (await t.api.customer('getInvoiceForPeriod', { query, key: requireRoleKey(t, 'billing manager', skip) })).status,
+    ).toBe(404);
+    expect(
+      (await t.api.customer('getInvoiceForPeriod', { query, key: requireRoleKey(t, 'devops', skip) })).status,
+    ).toBe(403);
   });
 
   it('answers 401 without a key and 405 for PUT', async () => {
-    expect((await t.api.customer('getInvoiceForPeriod', { query: { year: 2001, month: '2001-01' }, key: null })).status).toBe(401);
+    expect(
+      (await t.api.customer('getInvoiceForPeriod', { query: { year: 2001, month: '2001-01' }, key: null })).status,
+    ).toBe(401);
     await expectMethodNotAllowed(t, 'getInvoiceForPeriod', 'PUT', ['GET']);
   });
 });

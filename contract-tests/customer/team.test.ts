@@ -66,26 +66,45 @@ describe('inviteTeamMember', () => {
 
   it('refuses tags with a role other than member or monitor, and a malformed body (400)', async () => {
     const before = await team();
-    expectBadRequest(await t.api.customer('inviteTeamMember', { body: { email: randomEmail(), role: 'devops', tags: 'production' } }));
+    expectBadRequest(
+      await t.api.customer('inviteTeamMember', { body: { email: randomEmail(), role: 'devops', tags: 'production' } }),
+    );
     expectBadRequest(await t.api.customer('inviteTeamMember', { body: { email: 'not-an-email' } }), 'email');
     expectBadRequest(await t.api.customer('inviteTeamMember', { body: { role: 'member' } }), 'email');
-    expectBadRequest(await t.api.customer('inviteTeamMember', { body: { email: randomEmail(), role: 'owner' } }), 'role');
-    expectBadRequest(await t.api.customer('inviteTeamMember', { body: { email: randomEmail(), tags: 'a,,b' } }), 'tags');
-    expectBadRequest(await t.api.customer('inviteTeamMember', { raw: { text: JSON.stringify({ email: randomEmail() }), contentType: 'text/plain' } }));
-    expectBadRequest(await t.api.customer('inviteTeamMember', { raw: { text: '{"email":', contentType: 'application/json' } }));
+    expectBadRequest(
+      await t.api.customer('inviteTeamMember', { body: { email: randomEmail(), role: 'owner' } }),
+      'role',
+    );
+    expectBadRequest(
+      await t.api.customer('inviteTeamMember', { body: { email: randomEmail(), tags: 'a,,b' } }),
+      'tags',
+    );
+    expectBadRequest(
+      await t.api.customer('inviteTeamMember', {
+        raw: { text: JSON.stringify({ email: randomEmail() }), contentType: 'text/plain' },
+      }),
+    );
+    expectBadRequest(
+      await t.api.customer('inviteTeamMember', { raw: { text: '{"email":', contentType: 'application/json' } }),
+    );
     expect(await team()).toEqual(before);
   });
 
   it('is closed to every role but admin (403)', async ({ skip }) => {
     for (const role of ['devops', 'member', 'monitor', 'billing manager'] as const) {
       const email = randomEmail();
-      expect((await t.api.customer('inviteTeamMember', { body: { email }, key: requireRoleKey(t, role, skip) })).status, role).toBe(403);
+      expect(
+        (await t.api.customer('inviteTeamMember', { body: { email }, key: requireRoleKey(t, role, skip) })).status,
+        role,
+      ).toBe(403);
       expect(await member(email)).toBeUndefined();
     }
   });
 
   it('answers 401 with a wrong key and 405 for GET', async () => {
-    expect((await t.api.customer('inviteTeamMember', { body: { email: randomEmail() }, key: 'wrong' })).status).toBe(401);
+    expect((await t.api.customer('inviteTeamMember', { body: { email: randomEmail() }, key: 'wrong' })).status).toBe(
+      401,
+    );
     // /api/team/invite also matches the template /api/team/{user_id}: Allow may name its PUT too
     await expectMethodNotAllowed(t, 'inviteTeamMember', 'GET', ['POST'], {}, { atLeast: true });
   });
@@ -109,7 +128,10 @@ describe('removeTeamMember', () => {
   it('is closed to every role but admin (403), keeping the member', async ({ skip }) => {
     const { email } = await invite();
     for (const role of ['devops', 'member', 'monitor', 'billing manager'] as const) {
-      expect((await t.api.customer('removeTeamMember', { body: { email }, key: requireRoleKey(t, role, skip) })).status, role).toBe(403);
+      expect(
+        (await t.api.customer('removeTeamMember', { body: { email }, key: requireRoleKey(t, role, skip) })).status,
+        role,
+      ).toBe(403);
     }
     expect(await member(email)).toBeDefined();
   });
@@ -123,37 +145,71 @@ describe('removeTeamMember', () => {
 describe('updateTeamMember', () => {
   it('changes a member’s role and tags', async () => {
     const { email, id } = await invite();
-    const res = await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'monitor', tags: 'production' } });
+    const res = await t.api.customer('updateTeamMember', {
+      params: { user_id: id },
+      body: { role: 'monitor', tags: 'production' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'Role and tags updated for user.' });
     expect((await member(email))!.roles).toEqual(['monitor']);
-    expect((await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { tags: 'staging' }, form: true })).status).toBe(200);
-    expect((await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'devops' }, form: true })).status).toBe(200);
+    expect(
+      (await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { tags: 'staging' }, form: true }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'devops' }, form: true }))
+        .status,
+    ).toBe(200);
     expect((await member(email))!.roles).toEqual(['devops']);
   });
 
   it('refuses tags when the member’s role is not member or monitor, and an empty body (400), changing nothing', async () => {
     const { id } = await invite({ role: 'devops' });
     const before = await team();
-    expectBadRequest(await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { tags: 'production' } }), 'tags');
-    expectBadRequest(await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'admin', tags: 'production' } }));
+    expectBadRequest(
+      await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { tags: 'production' } }),
+      'tags',
+    );
+    expectBadRequest(
+      await t.api.customer('updateTeamMember', {
+        params: { user_id: id },
+        body: { role: 'admin', tags: 'production' },
+      }),
+    );
     expectBadRequest(await t.api.customer('updateTeamMember', { params: { user_id: id }, body: {} }));
-    expectBadRequest(await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'owner' } }), 'role');
+    expectBadRequest(
+      await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'owner' } }),
+      'role',
+    );
     expect(await team()).toEqual(before);
   });
 
   it('answers 404 for a user id no member has and 400 for one that is not a UUID', async () => {
-    expect((await t.api.customer('updateTeamMember', { params: { user_id: '00000000-0000-4000-8000-000000000000' }, body: { role: 'member' } })).status).toBe(
-      404,
+    expect(
+      (
+        await t.api.customer('updateTeamMember', {
+          params: { user_id: '00000000-0000-4000-8000-000000000000' },
+          body: { role: 'member' },
+        })
+      ).status,
+    ).toBe(404);
+    expectBadRequest(
+      await t.api.customer('updateTeamMember', { params: { user_id: 'someone' }, body: { role: 'member' } }),
+      'user_id',
     );
-    expectBadRequest(await t.api.customer('updateTeamMember', { params: { user_id: 'someone' }, body: { role: 'member' } }), 'user_id');
   });
 
   it('is closed to every role but admin (403), changing nothing', async ({ skip }) => {
     const { email, id } = await invite();
     for (const role of ['devops', 'member', 'monitor', 'billing manager'] as const) {
       expect(
-        (await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'admin' }, key: requireRoleKey(t, role, skip) })).status,
+        (
+          await t.api.customer('updateTeamMember', {
+            params: { user_id: id },
+            body: { role: 'admin' },
+            key: requireRoleKey(t, role, skip),
+          })
+        ).status,
         role,
       ).toBe(403);
     }
@@ -162,7 +218,10 @@ describe('updateTeamMember', () => {
 
   it('answers 401 with a wrong key and 405 for PATCH', async () => {
     const { id } = await invite();
-    expect((await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'monitor' }, key: 'wrong' })).status).toBe(401);
+    expect(
+      (await t.api.customer('updateTeamMember', { params: { user_id: id }, body: { role: 'monitor' }, key: 'wrong' }))
+        .status,
+    ).toBe(401);
     await expectMethodNotAllowed(t, 'updateTeamMember', 'PATCH', ['PUT'], { user_id: id });
   });
 });

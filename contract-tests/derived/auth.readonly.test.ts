@@ -25,7 +25,10 @@ for (const api of INTERFACES) {
       });
 
       it(`${line} with a wrong key: 401`, async () => {
-        const res = await t.api.call(api, op.operationId, { ...request(), key: `wrong-key-${randomSuffix()}${randomSuffix()}` });
+        const res = await t.api.call(api, op.operationId, {
+          ...request(),
+          key: `wrong-key-${randomSuffix()}${randomSuffix()}`,
+        });
         t.api.expectStatus(res, 401, 'a request with a key the target never issued');
       });
     }

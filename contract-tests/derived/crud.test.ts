@@ -28,7 +28,8 @@ function expectSameFields(created: Created, item: Record<string, unknown>, opera
   }
 }
 
-const stateless = 'the target does not keep what it was told (a stateless mock cannot pass this check; it needs a stateful deployment)';
+const stateless =
+  'the target does not keep what it was told (a stateless mock cannot pass this check; it needs a stateful deployment)';
 const needsState = '(a stateless mock cannot pass this check; it needs a stateful deployment)';
 
 for (const pair of resourcePairs(contract)) {
@@ -36,16 +37,27 @@ for (const pair of resourcePairs(contract)) {
     it(`a resource created with ${pair.create.operationId} can be read back${pair.read ? ` with ${pair.read.operationId}` : ''}${pair.list ? ` and is listed by ${pair.list.operationId}` : ''}`, async () => {
       const created = await resources.create(pair);
       if (pair.read) {
-        const res = await resources.call(pair.read, { params: itemParams(contract, pair.read, created.id, created.system) });
+        const res = await resources.call(pair.read, {
+          params: itemParams(contract, pair.read, created.id, created.system),
+        });
         t.api.expectStatus(res, 200, `reading back the resource just created (id ${created.id}): ${stateless}`);
         const got = idOf(res.body as Record<string, unknown>);
         if (got !== created.id) {
           throw new ContractViolation(
             `${pair.api} ${pair.read.operationId}`,
-            [`read back, the resource has the id ${JSON.stringify(got)}, not the id ${created.id} it was created with: ${stateless}`],
+            [
+              `read back, the resource has the id ${JSON.stringify(got)}, not the id ${created.id} it was created with: ${stateless}`,
+            ],
             res,
             {
-              request: { method: 'GET', path: t.api.url(pair.api, pair.read.operationId, itemParams(contract, pair.read, created.id, created.system)).path },
+              request: {
+                method: 'GET',
+                path: t.api.url(
+                  pair.api,
+                  pair.read.operationId,
+                  itemParams(contract, pair.read, created.id, created.system),
+                ).path,
+              },
               expected: `the resource with id ${created.id}`,
             },
           );
@@ -69,7 +81,9 @@ for (const pair of resourcePairs(contract)) {
 
     it(`after ${pair.remove.operationId}, every operation on the resource gives 404 (${pair.itemOps.map((o) => o.operationId).join(', ')})`, async () => {
       const created = await resources.create(pair);
-      const del = await resources.call(pair.remove, { params: itemParams(contract, pair.remove, created.id, created.system) });
+      const del = await resources.call(pair.remove, {
+        params: itemParams(contract, pair.remove, created.id, created.system),
+      });
       t.api.expectStatus(del, '2XX', 'deleting a resource the suite created');
       for (const op of pair.itemOps) {
         const shape = bodyShape(contract, op);
@@ -82,9 +96,14 @@ for (const pair of resourcePairs(contract)) {
       if (pair.list) {
         const items = (await resources.list(pair)) ?? [];
         if (items.some((i) => idOf(i) === created.id)) {
-          throw new ContractViolation(`${pair.api} ${pair.list.operationId}`, [`the deleted resource (id ${created.id}) is still listed ${needsState}`], del, {
-            expected: `a list without id ${created.id}`,
-          });
+          throw new ContractViolation(
+            `${pair.api} ${pair.list.operationId}`,
+            [`the deleted resource (id ${created.id}) is still listed ${needsState}`],
+            del,
+            {
+              expected: `a list without id ${created.id}`,
+            },
+          );
         }
       }
     });

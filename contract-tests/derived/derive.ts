@@ -21,7 +21,10 @@ export const pathParams = (op: OperationInfo) => op.parameters.filter((p) => p.i
 export const randomSuffix = () => Math.random().toString(36).slice(2, 10);
 
 /** Every path of a document with the methods the document gives it. */
-export function pathsOf(contract: Contract, api: InterfaceName): Map<string, { methods: string[]; ops: OperationInfo[] }> {
+export function pathsOf(
+  contract: Contract,
+  api: InterfaceName,
+): Map<string, { methods: string[]; ops: OperationInfo[] }> {
   const out = new Map<string, { methods: string[]; ops: OperationInfo[] }>();
   for (const op of contract.operations[api].values()) {
     const entry = out.get(op.path) ?? { methods: [], ops: [] };
@@ -32,7 +35,8 @@ export function pathsOf(contract: Contract, api: InterfaceName): Map<string, { m
   return out;
 }
 
-const templateRegex = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+const templateRegex = (path: string) =>
+  new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
 
 /**
  * The methods that any path of the document matching a concrete URL path supports. For a fixed
@@ -40,14 +44,20 @@ const templateRegex = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()
  */
 export function methodsMatching(contract: Contract, api: InterfaceName, urlPath: string): string[] {
   const out = new Set<string>();
-  for (const [path, { methods }] of pathsOf(contract, api)) if (templateRegex(path).test(urlPath)) methods.forEach((m) => out.add(m));
+  for (const [path, { methods }] of pathsOf(contract, api))
+    if (templateRegex(path).test(urlPath)) methods.forEach((m) => out.add(m));
   return [...out].sort();
 }
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
 
-export function resolved(contract: Contract, api: InterfaceName, node: unknown, ref: string): { node: Schema; ref: string } {
+export function resolved(
+  contract: Contract,
+  api: InterfaceName,
+  node: unknown,
+  ref: string,
+): { node: Schema; ref: string } {
   return resolveLocal(contract.documents[api], node, ref);
 }
 
@@ -56,7 +66,13 @@ export function typesOf(schema: Schema): string[] {
   if (typeof schema.type === 'string') return [schema.type];
   if (Array.isArray(schema.type)) return schema.type as string[];
   const values = 'const' in schema ? [schema.const] : Array.isArray(schema.enum) ? (schema.enum as unknown[]) : [];
-  return [...new Set(values.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v)))];
+  return [
+    ...new Set(
+      values.map((v) =>
+        v === null ? 'null' : Array.isArray(v) ? 'array' : Number.isInteger(v) ? 'integer' : typeof v,
+      ),
+    ),
+  ];
 }
 
 /** A value of a parameter that validates but names nothing on the target (for 401 and 405 checks). */
@@ -74,7 +90,10 @@ export function probeValue(schema: Schema): string | number {
 }
 
 /** Fills the path and required query parameters of an operation with probe values. */
-export function probeParams(contract: Contract, op: OperationInfo): { params: Record<string, string | number>; query: Record<string, string | number> } {
+export function probeParams(
+  contract: Contract,
+  op: OperationInfo,
+): { params: Record<string, string | number>; query: Record<string, string | number> } {
   const params: Record<string, string | number> = {};
   const query: Record<string, string | number> = {};
   for (const p of op.parameters) {
@@ -86,7 +105,10 @@ export function probeParams(contract: Contract, op: OperationInfo): { params: Re
 }
 
 function exampleOfParameter(contract: Contract, op: OperationInfo, p: ParameterInfo): string | number | undefined {
-  const raw = [...(((contract.documents[op.api].paths[op.path] ?? {}).parameters as unknown[]) ?? []), ...((op.raw.parameters as unknown[]) ?? [])]
+  const raw = [
+    ...(((contract.documents[op.api].paths[op.path] ?? {}).parameters as unknown[]) ?? []),
+    ...((op.raw.parameters as unknown[]) ?? []),
+  ]
     .map((n) => resolved(contract, op.api, n, '#').node)
     .find((n) => n.name === p.name && n.in === p.in);
   const schema = resolved(contract, op.api, p.schema, p.schemaRef).node;
@@ -120,7 +142,10 @@ export interface BodyShape {
 
 function requestExample(contract: Contract, op: OperationInfo): Body | undefined {
   const { node } = resolved(contract, op.api, op.raw.requestBody, '#');
-  const content = (node.content ?? {}) as Record<string, { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: unknown }>;
+  const content = (node.content ?? {}) as Record<
+    string,
+    { example?: unknown; examples?: Record<string, { value?: unknown }>; schema?: unknown }
+  >;
   const media = content['application/json'];
   if (!media) return undefined;
   const example = media.example ?? Object.values(media.examples ?? {})[0]?.value;
@@ -146,7 +171,11 @@ export function bodyShape(contract: Contract, op: OperationInfo): BodyShape | un
     branches = list
       .map((b, i) => {
         const r = resolved(contract, op.api, b, `${whole.ref}/${key}/${i}`);
-        return { ref: r.ref, schema: r.node, ...(typeof r.node['x-system'] === 'string' ? { system: r.node['x-system'] } : {}) };
+        return {
+          ref: r.ref,
+          schema: r.node,
+          ...(typeof r.node['x-system'] === 'string' ? { system: r.node['x-system'] } : {}),
+        };
       })
       .filter((b) => validatorOf(contract, op.api, b.ref)(example));
   } else branches = [{ ref: whole.ref, schema: whole.node }];
@@ -166,7 +195,10 @@ const requiredOf = (b: Branch) => (Array.isArray(b.schema.required) ? (b.schema.
 
 /** A branch that the body is checked against. */
 export function branchFor(shape: BodyShape, system?: string): Branch | undefined {
-  return shape.branches.find((b) => system === undefined || b.system === undefined || b.system === system) ?? shape.branches[0];
+  return (
+    shape.branches.find((b) => system === undefined || b.system === undefined || b.system === system) ??
+    shape.branches[0]
+  );
 }
 
 /** Is the body valid for the operation (against the branch the server would pick)? */
@@ -198,8 +230,15 @@ export function baseBody(contract: Contract, shape: BodyShape, options: { system
   const fix = (body: Body): Body => {
     const out: Body = { ...body };
     for (const [k, v] of Object.entries(out)) {
-      if (options.values && k in options.values && options.values[k] !== undefined && typeof options.values[k] !== 'object') out[k] = options.values[k];
-      else if (typeof v === 'string' && /^[^@\s]+@[^@\s]+\.[a-z]+$/i.test(v)) out[k] = `contract-${randomSuffix()}@example.com`;
+      if (
+        options.values &&
+        k in options.values &&
+        options.values[k] !== undefined &&
+        typeof options.values[k] !== 'object'
+      )
+        out[k] = options.values[k];
+      else if (typeof v === 'string' && /^[^@\s]+@[^@\s]+\.[a-z]+$/i.test(v))
+        out[k] = `contract-${randomSuffix()}@example.com`;
       else if (k === 'name' && typeof v === 'string') out[k] = `contract-${randomSuffix()}`;
     }
     return out;
@@ -246,17 +285,30 @@ export function mutations(contract: Contract, shape: BodyShape, base: Body, syst
   for (const [name, raw] of Object.entries(propertiesOf(branch))) {
     const prop = resolved(contract, shape.op.api, raw, `${branch.ref}/properties/${name}`).node;
     if (Array.isArray(prop.enum) || 'const' in prop) {
-      add({ kind: 'enum', field: name, body: { ...base, [name]: 'not-a-valid-value' }, what: `with ${name} outside its enum` });
+      add({
+        kind: 'enum',
+        field: name,
+        body: { ...base, [name]: 'not-a-valid-value' },
+        what: `with ${name} outside its enum`,
+      });
     }
     const wrong = wrongTypeValue(typesOf(prop));
     if (wrong !== undefined)
-      add({ kind: 'type', field: name, body: { ...base, [name]: wrong }, what: `with ${name} of the wrong type (${JSON.stringify(wrong)})` });
+      add({
+        kind: 'type',
+        field: name,
+        body: { ...base, [name]: wrong },
+        what: `with ${name} of the wrong type (${JSON.stringify(wrong)})`,
+      });
   }
   return out;
 }
 
 /** Invalid values of the path and query parameters of an operation (each must give 400). */
-export function parameterMutations(contract: Contract, op: OperationInfo): { param: ParameterInfo; value: string; what: string }[] {
+export function parameterMutations(
+  contract: Contract,
+  op: OperationInfo,
+): { param: ParameterInfo; value: string; what: string }[] {
   const out: { param: ParameterInfo; value: string; what: string }[] = [];
   for (const p of op.parameters.filter((q) => q.in === 'path' || q.in === 'query')) {
     const schema = resolved(contract, op.api, p.schema, p.schemaRef).node;
@@ -264,7 +316,8 @@ export function parameterMutations(contract: Contract, op: OperationInfo): { par
     const validate = validatorOf(contract, op.api, p.schemaRef) as (v: unknown) => boolean;
     // A parameter arrives as text; a numeric type reads it as a number.
     const accepts = (text: string) =>
-      validate(text) || ((types.includes('integer') || types.includes('number')) && text.trim() !== '' && validate(Number(text)));
+      validate(text) ||
+      ((types.includes('integer') || types.includes('number')) && text.trim() !== '' && validate(Number(text)));
     // An empty value only for query parameters (in a path it would change the path).
     for (const value of ['not-a-valid-value', '0', '-1', ...(p.in === 'query' ? [''] : [])]) {
       if (!accepts(value)) {
@@ -281,7 +334,10 @@ export function namesField(body: unknown, field: string): boolean {
   if (!body || typeof body !== 'object') return false;
   const b = body as { error?: unknown; field?: unknown };
   const last = field.split('.').pop()!;
-  return (typeof b.field === 'string' && (b.field === field || b.field.split('.').includes(last))) || (typeof b.error === 'string' && b.error.includes(last));
+  return (
+    (typeof b.field === 'string' && (b.field === field || b.field.split('.').includes(last))) ||
+    (typeof b.error === 'string' && b.error.includes(last))
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -323,12 +379,22 @@ export function resourcePairs(contract: Contract): ResourcePair[] {
 }
 
 /** Path parameters of an operation on one resource: integer parameters get its id, system tokens its system. */
-export function itemParams(contract: Contract, op: OperationInfo, id: string | number, system?: string): Record<string, string | number> {
+export function itemParams(
+  contract: Contract,
+  op: OperationInfo,
+  id: string | number,
+  system?: string,
+): Record<string, string | number> {
   const params: Record<string, string | number> = {};
   for (const p of pathParams(op)) {
     const schema = resolved(contract, op.api, p.schema, p.schemaRef).node;
     const enumValues = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
-    params[p.name] = enumValues && system !== undefined && enumValues.includes(system) ? system : enumValues ? String(enumValues[0]) : id;
+    params[p.name] =
+      enumValues && system !== undefined && enumValues.includes(system)
+        ? system
+        : enumValues
+          ? String(enumValues[0])
+          : id;
   }
   return params;
 }

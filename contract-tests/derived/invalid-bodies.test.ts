@@ -9,7 +9,19 @@ import { describe, it } from 'vitest';
 import type { OperationInfo } from '../../src/openapi/operations.js';
 import { INTERFACES } from '../../src/openapi/documents.js';
 import { Contract, ContractViolation, useContract } from '../harness/index.js';
-import { baseBody, bodyShape, itemParams, mutations, namesField, pathParams, resourcePairs, tagOf, validBody, verbOf, type BodyShape } from './derive.js';
+import {
+  baseBody,
+  bodyShape,
+  itemParams,
+  mutations,
+  namesField,
+  pathParams,
+  resourcePairs,
+  tagOf,
+  validBody,
+  verbOf,
+  type BodyShape,
+} from './derive.js';
 import { idOf, itemsOf, Resources } from './support.js';
 
 const contract = await Contract.load();
@@ -27,7 +39,9 @@ interface Prepared {
 }
 
 const listOf = (op: OperationInfo) =>
-  [...contract.operations[op.api].values()].find((o) => tagOf(o) === tagOf(op) && verbOf(o) === 'list' && o.method === 'get' && pathParams(o).length === 0);
+  [...contract.operations[op.api].values()].find(
+    (o) => tagOf(o) === tagOf(op) && verbOf(o) === 'list' && o.method === 'get' && pathParams(o).length === 0,
+  );
 
 /**
  * A list as compared before and after the rejected requests. Links lose their query string: a
@@ -63,21 +77,30 @@ async function prepare(op: OperationInfo, shape: BodyShape): Promise<Prepared> {
   } else if (pathParams(op).length) {
     // Everything on the instance interface belongs to the suite's own instance: address the first
     // listed resource of the tag.
-    if (op.api === 'customer' || !listOp) return { params, base: {}, skip: `no ${tagOf(op)} resource of the suite's own to address` };
+    if (op.api === 'customer' || !listOp)
+      return { params, base: {}, skip: `no ${tagOf(op)} resource of the suite's own to address` };
     const items = itemsOf(await resources.call(listOp));
     const id = idOf(items[0]);
     if (id === undefined) return { params, base: {}, skip: `the suite's own instance has no ${tagOf(op)} resource` };
     params = itemParams(contract, op, id);
   } else if (op.api === 'instance') await resources.ownInstance();
   const base = baseBody(contract, shape, { system, values });
-  return { params, base, ...(system !== undefined ? { system } : {}), ...(listOp ? { listOp, before: await snapshot(listOp) } : {}) };
+  return {
+    params,
+    base,
+    ...(system !== undefined ? { system } : {}),
+    ...(listOp ? { listOp, before: await snapshot(listOp) } : {}),
+  };
 }
 
 /** A body accepted by mistake: remove what it created (after the file), before the test reports it. */
 function removeCreated(op: OperationInfo, res: Response, system: string | undefined): void {
   const pair = pairs.find((x) => x.create === op);
   const id = idOf(res.body as Record<string, unknown>);
-  if (pair && id !== undefined) t.cleanup(() => resources.call(pair.remove, { params: itemParams(contract, pair.remove, id, system), unchecked: true }));
+  if (pair && id !== undefined)
+    t.cleanup(() =>
+      resources.call(pair.remove, { params: itemParams(contract, pair.remove, id, system), unchecked: true }),
+    );
 }
 
 for (const api of INTERFACES) {
@@ -94,16 +117,23 @@ for (const api of INTERFACES) {
         it(`a body ${m.what}: 400 naming ${m.field}`, async ({ skip }) => {
           const p = await ready();
           if (p.skip) return skip(p.skip);
-          const variant = mutations(contract, shape, p.base, p.system).find((x) => x.kind === m.kind && x.field === m.field);
+          const variant = mutations(contract, shape, p.base, p.system).find(
+            (x) => x.kind === m.kind && x.field === m.field,
+          );
           if (!variant) return skip(`with the values of the suite's own resource the body ${m.what} is valid`);
           const res = await resources.call(op, { params: p.params, body: variant.body });
           if (res.status < 300) removeCreated(op, res, p.system);
           t.api.expectStatus(res, 400, `a body ${m.what} (${JSON.stringify(variant.body)})`);
           if (!namesField(res.body, m.field)) {
-            throw new ContractViolation(`${api} ${op.operationId}`, [`the 400 body does not name the field ${m.field}: ${res.text.slice(0, 200)}`], res, {
-              request: { method: op.method, path: t.api.url(api, op.operationId, p.params).path },
-              expected: `400 naming ${m.field}`,
-            });
+            throw new ContractViolation(
+              `${api} ${op.operationId}`,
+              [`the 400 body does not name the field ${m.field}: ${res.text.slice(0, 200)}`],
+              res,
+              {
+                request: { method: op.method, path: t.api.url(api, op.operationId, p.params).path },
+                expected: `400 naming ${m.field}`,
+              },
+            );
           }
         });
       }

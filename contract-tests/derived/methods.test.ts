@@ -36,11 +36,16 @@ for (const api of INTERFACES) {
           const request = { method, path: urlPath };
           const declared = contract.declaredStatuses(api, ops[0]!.operationId);
           if (res.status !== 405) {
-            throw new ContractViolation(`${api} ${method} ${path}`, [`a method the path does not support: expected 405, got ${res.status}`], res, {
-              request,
-              declared,
-              expected: '405',
-            });
+            throw new ContractViolation(
+              `${api} ${method} ${path}`,
+              [`a method the path does not support: expected 405, got ${res.status}`],
+              res,
+              {
+                request,
+                declared,
+                expected: '405',
+              },
+            );
           }
           // The 405 response itself as the document declares it (Error body, Allow header).
           contract.check(api, ops[0]!.operationId, res, request);

@@ -28,7 +28,11 @@ const t = useContract({ rateLimit: '5/60' });
 
 const cheapRead = (api: InterfaceName) => {
   const op = [...contract.operations[api].values()].find(
-    (o) => o.method === 'get' && pathParams(o).length === 0 && !o.parameters.some((p) => p.required) && o.responses.has('429'),
+    (o) =>
+      o.method === 'get' &&
+      pathParams(o).length === 0 &&
+      !o.parameters.some((p) => p.required) &&
+      o.responses.has('429'),
   );
   if (!op) throw new Error(`the ${api} document has no read operation without parameters that declares 429`);
   return op;

@@ -29,7 +29,8 @@ export function itemsOf(res: Response): Record<string, unknown>[] {
   return [];
 }
 
-export const idOf = (item: Record<string, unknown> | undefined) => (item && (typeof item.id === 'number' || typeof item.id === 'string') ? item.id : undefined);
+export const idOf = (item: Record<string, unknown> | undefined) =>
+  item && (typeof item.id === 'number' || typeof item.id === 'string') ? item.id : undefined;
 
 export class Resources {
   private instance?: Promise<{ id: number; apikey: string; plan: string; region: string }>;
@@ -123,7 +124,12 @@ export class Resources {
         );
       const created: Created = { pair, id, ...(system !== undefined ? { system } : {}), body, response: res };
       const cleanupId = id;
-      this.t.cleanup(async () => this.call(pair.remove, { params: itemParams(this.t.contract, pair.remove, cleanupId, system), unchecked: true }));
+      this.t.cleanup(async () =>
+        this.call(pair.remove, {
+          params: itemParams(this.t.contract, pair.remove, cleanupId, system),
+          unchecked: true,
+        }),
+      );
       return created;
     }
     this.t.api.expectStatus(last!, '2XX', `creating a ${pair.tag} resource from the document's request example`);

@@ -13,8 +13,14 @@ import type { InterfaceName } from '../../src/openapi/documents.js';
 import { describeError } from '../../src/openapi/ajv.js';
 import { ContractViolation, type Contract } from './contract.js';
 import { recordKeyRotation, type Target } from './target.js';
-import type { operations as CustomerOperations, components as CustomerComponents } from '../../src/generated/customer.js';
-import type { operations as InstanceOperations, components as InstanceComponents } from '../../src/generated/instance.js';
+import type {
+  operations as CustomerOperations,
+  components as CustomerComponents,
+} from '../../src/generated/customer.js';
+import type {
+  operations as InstanceOperations,
+  components as InstanceComponents,
+} from '../../src/generated/instance.js';
 
 export type CustomerOperationId = keyof CustomerOperations;
 export type InstanceOperationId = keyof InstanceOperations;
@@ -22,7 +28,11 @@ export type InstanceOperationId = keyof InstanceOperations;
 export type CustomerSchema<N extends keyof CustomerComponents['schemas']> = CustomerComponents['schemas'][N];
 export type InstanceSchema<N extends keyof InstanceComponents['schemas']> = InstanceComponents['schemas'][N];
 
-type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: Record<string, infer T> } ? T : never;
+type JsonBody<R> = R extends { content: { 'application/json': infer B } }
+  ? B
+  : R extends { content: Record<string, infer T> }
+    ? T
+    : never;
 /** The body of an operation's 2XX answers, as its document declares it. */
 export type SuccessBody<Op> = Op extends { responses: infer Rs }
   ? { [S in keyof Rs]: S extends 200 | 201 | 202 | 204 ? JsonBody<Rs[S]> : never }[keyof Rs]
@@ -112,7 +122,11 @@ export class Client {
     this.clockOffsetMs = Math.abs(diff) < 2000 ? 0 : diff;
   }
 
-  url(api: InterfaceName, operationId: string, params: Record<string, string | number> = {}): { base: string; method: string; path: string } {
+  url(
+    api: InterfaceName,
+    operationId: string,
+    params: Record<string, string | number> = {},
+  ): { base: string; method: string; path: string } {
     const op = this.contract.operation(api, operationId);
     const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
       if (params[name] === undefined) throw new Error(`${operationId} needs the path parameter ${name}`);
@@ -122,12 +136,21 @@ export class Client {
   }
 
   /** Calls a customer operation (admin key by default) and checks the response against the document. */
-  customer<K extends CustomerOperationId>(operationId: K, call: Call = {}): Promise<TypedResponse<CustomerOperations[K]>> {
-    return this.call('customer', operationId, { key: this.target.apiKey, ...call }) as Promise<TypedResponse<CustomerOperations[K]>>;
+  customer<K extends CustomerOperationId>(
+    operationId: K,
+    call: Call = {},
+  ): Promise<TypedResponse<CustomerOperations[K]>> {
+    return this.call('customer', operationId, { key: this.target.apiKey, ...call }) as Promise<
+      TypedResponse<CustomerOperations[K]>
+    >;
   }
 
   /** Calls an instance operation with an instance key and checks the response against the document. */
-  instance<K extends InstanceOperationId>(operationId: K, key: string | null, call: Omit<Call, 'key'> = {}): Promise<TypedResponse<InstanceOperations[K]>> {
+  instance<K extends InstanceOperationId>(
+    operationId: K,
+    key: string | null,
+    call: Omit<Call, 'key'> = {},
+  ): Promise<TypedResponse<InstanceOperations[K]>> {
     return this.call('instance', operationId, { ...call, key }) as Promise<TypedResponse<InstanceOperations[K]>>;
   }
 
@@ -142,7 +165,8 @@ export class Client {
     }
     // A rotation (the conventions' verb `rotate`) of a key the suite was given replaces that key.
     const fresh = (res.body as { apikey?: unknown } | undefined)?.apikey;
-    if (/^rotate/.test(operationId) && res.status < 300 && typeof fresh === 'string' && call.key) recordKeyRotation(this.target, call.key, fresh);
+    if (/^rotate/.test(operationId) && res.status < 300 && typeof fresh === 'string' && call.key)
+      recordKeyRotation(this.target, call.key, fresh);
     return res;
   }
 
@@ -179,11 +203,16 @@ export class Client {
     const req = sentRequest(res);
     const operation = req ? `${req.api} ${req.operationId}` : 'a request';
     const declared = req ? [...this.contract.operation(req.api, req.operationId).responses.keys()] : undefined;
-    throw new ContractViolation(operation, [`${why ? `${why}: ` : ''}expected ${list.join(' or ')}, got ${res.status}`], res, {
-      request: req ? { method: req.method, path: req.path } : undefined,
-      declared,
-      expected: list.join(' or '),
-    });
+    throw new ContractViolation(
+      operation,
+      [`${why ? `${why}: ` : ''}expected ${list.join(' or ')}, got ${res.status}`],
+      res,
+      {
+        request: req ? { method: req.method, path: req.path } : undefined,
+        declared,
+        expected: list.join(' or '),
+      },
+    );
   }
 
   /** A raw request: any method and path (for 404/405 checks). */

@@ -27,7 +27,9 @@ describe('the contract harness', () => {
 
   it('rejects a content type the status does not declare', () => {
     const res = { ...json(200, [region]), headers: { 'content-type': 'text/plain' } };
-    expect(contract.violations('customer', 'listRegions', res).join()).toMatch(/content type "text\/plain" is not declared/);
+    expect(contract.violations('customer', 'listRegions', res).join()).toMatch(
+      /content type "text\/plain" is not declared/,
+    );
   });
 
   it('rejects a body that violates the schema, naming the field', () => {
@@ -41,10 +43,22 @@ describe('the contract harness', () => {
   });
 
   it('rejects a 401 without WWW-Authenticate and a 429 without Retry-After', () => {
-    expect(contract.violations('customer', 'listRegions', json(401, { error: 'no key' })).join()).toMatch(/WWW-Authenticate is required/);
-    expect(contract.violations('customer', 'listRegions', json(429, { error: 'slow down' })).join()).toMatch(/Retry-After is required/);
-    expect(contract.violations('customer', 'listRegions', json(405, { error: 'no' })).join()).toMatch(/Allow is required/);
-    expect(contract.violations('customer', 'listRegions', json(401, { error: 'no key' }, { 'www-authenticate': 'Basic realm="x"' }))).toEqual([]);
+    expect(contract.violations('customer', 'listRegions', json(401, { error: 'no key' })).join()).toMatch(
+      /WWW-Authenticate is required/,
+    );
+    expect(contract.violations('customer', 'listRegions', json(429, { error: 'slow down' })).join()).toMatch(
+      /Retry-After is required/,
+    );
+    expect(contract.violations('customer', 'listRegions', json(405, { error: 'no' })).join()).toMatch(
+      /Allow is required/,
+    );
+    expect(
+      contract.violations(
+        'customer',
+        'listRegions',
+        json(401, { error: 'no key' }, { 'www-authenticate': 'Basic realm="x"' }),
+      ),
+    ).toEqual([]);
   });
 
   it('rejects an error body without the error string', () => {
@@ -54,7 +68,9 @@ describe('the contract harness', () => {
   });
 
   it('check() throws a ContractViolation that names the operation', () => {
-    expect(() => contract.check('customer', 'listRegions', json(418, []))).toThrow(/customer listRegions departs from the contract/);
+    expect(() => contract.check('customer', 'listRegions', json(418, []))).toThrow(
+      /customer listRegions departs from the contract/,
+    );
   });
 });
 

@@ -43,7 +43,9 @@ export class ContractViolation extends Error {
     readonly response: ResponseLike,
     details: ViolationDetails = {},
   ) {
-    const expected = details.expected ?? (details.declared ? `a declared response (${details.declared.join(', ')})` : 'a declared response');
+    const expected =
+      details.expected ??
+      (details.declared ? `a declared response (${details.declared.join(', ')})` : 'a declared response');
     const got = details.got ?? `${response.status}${contentTypeOf(response) ? ` ${contentTypeOf(response)}` : ''}`;
     const request = details.request ? ` (${details.request.method.toUpperCase()} ${details.request.path})` : '';
     super(
@@ -93,7 +95,10 @@ export class Contract {
   check<R extends ResponseLike>(api: InterfaceName, operationId: string, res: R, request?: RequestLine): R {
     const violations = this.violations(api, operationId, res);
     if (violations.length) {
-      throw new ContractViolation(`${api} ${operationId}`, violations, res, { request, declared: this.declaredStatuses(api, operationId) });
+      throw new ContractViolation(`${api} ${operationId}`, violations, res, {
+        request,
+        declared: this.declaredStatuses(api, operationId),
+      });
     }
     return res;
   }

@@ -42,7 +42,8 @@ export const READY_PATIENCE_MS = 120_000;
  * implementation's default is 5 s, a real one may take minutes) gets TUSK_CALLBACK_TIMEOUT_MS, 60 s
  * by default. A wait ends when the callback arrives: a generous bound costs nothing.
  */
-export const callbackPatience = (t: ContractContext) => (t.target.inProcess ? 30_000 : Number(process.env.TUSK_CALLBACK_TIMEOUT_MS ?? 60_000));
+export const callbackPatience = (t: ContractContext) =>
+  t.target.inProcess ? 30_000 : Number(process.env.TUSK_CALLBACK_TIMEOUT_MS ?? 60_000);
 
 /** `options.rateLimit` starts the in-process reference implementation with that rate limit (ignored for an external target). */
 export function useContract(options: TargetOptions = {}): ContractContext {
@@ -52,7 +53,10 @@ export function useContract(options: TargetOptions = {}): ContractContext {
   beforeAll(async () => {
     // Kept as soon as it is open, so that afterAll closes it (and its embedded Postgres) also when
     // loading the contract fails.
-    const [contract, target] = await Promise.all([Contract.load(), openTarget(process.env, options).then((t) => (opened = t))]);
+    const [contract, target] = await Promise.all([
+      Contract.load(),
+      openTarget(process.env, options).then((t) => (opened = t)),
+    ]);
     api = new Client(contract, target);
   });
   afterAll(async () => {
@@ -85,13 +89,17 @@ export async function createInstance(
   overrides: { shared?: boolean; name?: string; backendKind?: string } = {},
 ): Promise<{ id: number; apikey: string; plan: string; region: string }> {
   const plans = (await t.api.customer('listPlans')).body;
-  const plan = plans.find((p) => p.shared === Boolean(overrides.shared) && (!overrides.backendKind || p.backend === overrides.backendKind));
+  const plan = plans.find(
+    (p) => p.shared === Boolean(overrides.shared) && (!overrides.backendKind || p.backend === overrides.backendKind),
+  );
   if (!plan) throw new Error(`the target offers no ${overrides.shared ? 'shared' : 'dedicated'} plan`);
   const regions = (await t.api.customer('listRegions')).body;
   const region = regions.find((r) => !overrides.shared || r.has_shared_plans);
   if (!region) throw new Error('the target offers no region for that plan');
   const name = overrides.name ?? `contract-${Math.random().toString(36).slice(2, 10)}`;
-  const res = await t.api.customer('createInstance', { body: { name, plan: plan.name, region: `${region.provider}::${region.region}` } });
+  const res = await t.api.customer('createInstance', {
+    body: { name, plan: plan.name, region: `${region.provider}::${region.region}` },
+  });
   if (res.status !== 200) throw new Error(`createInstance answered ${res.status}: ${res.text}`);
   const { id, apikey } = res.body;
   t.cleanup(() => t.api.customer('deleteInstance', { params: { id }, unchecked: true }));

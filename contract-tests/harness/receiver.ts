@@ -26,7 +26,10 @@ export interface Receiver {
   /** What arrived at `path` (the path part of a URL from url()). */
   at(pathOrUrl: string): ReceivedRequest[];
   /** Waits until a request arrives at `pathOrUrl` (and passes `match`), up to `timeoutMs`. */
-  waitFor(pathOrUrl: string, options?: { timeoutMs?: number; match?: (r: ReceivedRequest) => boolean }): Promise<ReceivedRequest>;
+  waitFor(
+    pathOrUrl: string,
+    options?: { timeoutMs?: number; match?: (r: ReceivedRequest) => boolean },
+  ): Promise<ReceivedRequest>;
   close(): Promise<void>;
 }
 
@@ -50,7 +53,14 @@ export async function openReceiver(env: NodeJS.ProcessEnv = process.env): Promis
       } catch {
         // keep the text
       }
-      received.push({ method: req.method ?? '', path: pathOf(req.url ?? '/'), headers: req.headers, body, text, at: Date.now() });
+      received.push({
+        method: req.method ?? '',
+        path: pathOf(req.url ?? '/'),
+        headers: req.headers,
+        body,
+        text,
+        at: Date.now(),
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       for (const w of [...waiters]) w();
     });
@@ -81,7 +91,9 @@ export async function openReceiver(env: NodeJS.ProcessEnv = process.env): Promis
         const timer = setTimeout(() => {
           waiters.delete(listener);
           reject(
-            new Error(`no callback arrived at ${pathOf(pathOrUrl)} within ${timeoutMs} ms (received: ${received.map((r) => r.path).join(', ') || 'nothing'})`),
+            new Error(
+              `no callback arrived at ${pathOf(pathOrUrl)} within ${timeoutMs} ms (received: ${received.map((r) => r.path).join(', ') || 'nothing'})`,
+            ),
           );
         }, timeoutMs);
         waiters.add(listener);

@@ -65,13 +65,15 @@ export function parseRoleKeys(text: string | undefined): Record<string, string> 
   for (const part of (text ?? '').split(',')) {
     if (!part.trim()) continue;
     const eq = part.indexOf('=');
-    if (eq <= 0 || eq === part.length - 1) throw new Error(`role keys must look like "monitor=KEY,billing manager=KEY", got "${part.trim()}"`);
+    if (eq <= 0 || eq === part.length - 1)
+      throw new Error(`role keys must look like "monitor=KEY,billing manager=KEY", got "${part.trim()}"`);
     out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
   }
   return out;
 }
 
-const keysFile = (env: NodeJS.ProcessEnv) => (env.TUSK_STATE_DIR ? join(env.TUSK_STATE_DIR, 'rotated-keys.json') : undefined);
+const keysFile = (env: NodeJS.ProcessEnv) =>
+  env.TUSK_STATE_DIR ? join(env.TUSK_STATE_DIR, 'rotated-keys.json') : undefined;
 
 /** Keys rotated during this run (old key -> new key), from TUSK_STATE_DIR. */
 export function rotatedKeys(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
@@ -99,7 +101,12 @@ export function currentKey(key: string, env: NodeJS.ProcessEnv = process.env): s
  * Records that a key given to the suite was rotated: the target object uses the new key from now
  * on, and with TUSK_STATE_DIR set the later test files (and the run's summary) learn it too.
  */
-export function recordKeyRotation(target: Target, oldKey: string, newKey: string, env: NodeJS.ProcessEnv = process.env): void {
+export function recordKeyRotation(
+  target: Target,
+  oldKey: string,
+  newKey: string,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   if (target.apiKey === oldKey) target.apiKey = newKey;
   for (const [role, key] of Object.entries(target.roleKeys)) if (key === oldKey) target.roleKeys[role] = newKey;
   const file = keysFile(env);
@@ -111,7 +118,9 @@ export function recordKeyRotation(target: Target, oldKey: string, newKey: string
 export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: TargetOptions = {}): Promise<Target> {
   const { TUSK_CUSTOMER_URL: customerUrl, TUSK_INSTANCE_URL: instanceUrl, TUSK_API_KEY: apiKey } = env;
   const common = {
-    roleKeys: Object.fromEntries(Object.entries(parseRoleKeys(env.TUSK_ROLE_KEYS)).map(([role, key]) => [role, currentKey(key, env)])),
+    roleKeys: Object.fromEntries(
+      Object.entries(parseRoleKeys(env.TUSK_ROLE_KEYS)).map(([role, key]) => [role, currentKey(key, env)]),
+    ),
     ...(env.TUSK_CALLBACK_HOST ? { callbackHost: env.TUSK_CALLBACK_HOST } : {}),
     allowDestructive: env.TUSK_ALLOW_DESTRUCTIVE === '1' || env.TUSK_ALLOW_DESTRUCTIVE === 'true',
     checkDatabases: env.TUSK_CHECK_DATABASES === '1' || env.TUSK_CHECK_DATABASES === 'true',
@@ -119,7 +128,9 @@ export async function openTarget(env: NodeJS.ProcessEnv = process.env, options: 
   const documented = readRateLimit(env.TUSK_RATE_LIMIT);
   if (customerUrl || instanceUrl) {
     if (!customerUrl || !instanceUrl || !apiKey) {
-      throw new Error('set all of TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL and TUSK_API_KEY, or none of them to test the in-process reference implementation');
+      throw new Error(
+        'set all of TUSK_CUSTOMER_URL, TUSK_INSTANCE_URL and TUSK_API_KEY, or none of them to test the in-process reference implementation',
+      );
     }
     return {
       customerUrl: customerUrl.replace(/\/$/, ''),

@@ -42,10 +42,14 @@ describe('rotating the instance API key', () => {
 
   it('keeps the instance state: what the old key created, the new key sees', async () => {
     const { id, apikey } = await createInstance(t);
-    const created = await t.api.instance('createRecipient', apikey, { body: { type: 'email', value: 'kept@example.com' } });
+    const created = await t.api.instance('createRecipient', apikey, {
+      body: { type: 'email', value: 'kept@example.com' },
+    });
     t.api.expectStatus(await t.api.instance('rotateInstanceApiKey', apikey), '2XX');
     const fresh = (await t.api.customer('getInstance', { params: { id } })).body.apikey;
-    expect((await t.api.instance('getRecipient', fresh, { params: { id: created.body.id } })).body).toEqual(created.body);
+    expect((await t.api.instance('getRecipient', fresh, { params: { id: created.body.id } })).body).toEqual(
+      created.body,
+    );
   });
 
   it('unsupported methods are a 405 with Allow', async () => {

@@ -9,7 +9,9 @@ let key: string;
 let defaultRecipient: number;
 beforeAll(async () => {
   ({ apikey: key } = await createInstance(t));
-  defaultRecipient = ((await t.api.instance('listRecipients', key)).body as { id: number; name: string }[]).find((r) => r.name === 'Default')!.id;
+  defaultRecipient = ((await t.api.instance('listRecipients', key)).body as { id: number; name: string }[]).find(
+    (r) => r.name === 'Default',
+  )!.id;
 });
 
 const create = async (body: Record<string, unknown>, form = false) => {
@@ -27,7 +29,14 @@ describe('alarms', () => {
     expect(list).toEqual([
       { type: 'cpu', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
       { type: 'memory', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
-      { type: 'disk', enabled: true, value_threshold: 5, value_calculation: 'fixed', time_threshold: 600, recipients: [] },
+      {
+        type: 'disk',
+        enabled: true,
+        value_threshold: 5,
+        value_calculation: 'fixed',
+        time_threshold: 600,
+        recipients: [],
+      },
       { type: 'notice', enabled: true, recipients: [] },
     ]);
   });
@@ -41,13 +50,30 @@ describe('alarms', () => {
 
   it('creating in form encoding reads recipients=[1,2], enabled=false and the numbers by the schema', async () => {
     const r = await t.api.instance('createRecipient', key, { body: { type: 'email', value: 'form@example.com' } });
-    const a = await create({ type: 'memory', enabled: false, value_threshold: 75, time_threshold: 120, recipients: [defaultRecipient, r.body.id] }, true);
-    expect(a).toMatchObject({ type: 'memory', enabled: false, value_threshold: 75, time_threshold: 120, recipients: [defaultRecipient, r.body.id] });
+    const a = await create(
+      {
+        type: 'memory',
+        enabled: false,
+        value_threshold: 75,
+        time_threshold: 120,
+        recipients: [defaultRecipient, r.body.id],
+      },
+      true,
+    );
+    expect(a).toMatchObject({
+      type: 'memory',
+      enabled: false,
+      value_threshold: 75,
+      time_threshold: 120,
+      recipients: [defaultRecipient, r.body.id],
+    });
   });
 
   it('a disk alarm has value_calculation fixed by default, or percentage', async () => {
     expect((await create({ type: 'disk', value_threshold: 200, time_threshold: 600 })).value_calculation).toBe('fixed');
-    expect(await create({ type: 'disk', value_threshold: 80, time_threshold: 600, value_calculation: 'percentage' })).toMatchObject({
+    expect(
+      await create({ type: 'disk', value_threshold: 80, time_threshold: 600, value_calculation: 'percentage' }),
+    ).toMatchObject({
       value_calculation: 'percentage',
       value_threshold: 80,
     });
@@ -85,14 +111,23 @@ describe('alarms', () => {
   });
 
   it('refuses invalid form fields (a non-boolean enabled, recipients that are not JSON) with 400', async () => {
-    expectError(await t.api.instance('createAlarm', key, { body: { type: 'notice', enabled: 'maybe' }, form: true }), 400, 'enabled');
     expectError(
-      await t.api.instance('createAlarm', key, { raw: { text: 'type=notice&recipients=1,2', contentType: 'application/x-www-form-urlencoded' } }),
+      await t.api.instance('createAlarm', key, { body: { type: 'notice', enabled: 'maybe' }, form: true }),
+      400,
+      'enabled',
+    );
+    expectError(
+      await t.api.instance('createAlarm', key, {
+        raw: { text: 'type=notice&recipients=1,2', contentType: 'application/x-www-form-urlencoded' },
+      }),
       400,
       'recipients',
     );
     expectError(
-      await t.api.instance('createAlarm', key, { body: { type: 'cpu', value_threshold: 'ninety', time_threshold: 60 }, form: true }),
+      await t.api.instance('createAlarm', key, {
+        body: { type: 'cpu', value_threshold: 'ninety', time_threshold: 60 },
+        form: true,
+      }),
       400,
       'value_threshold',
     );
@@ -100,7 +135,11 @@ describe('alarms', () => {
 
   it('recipients must be recipients of this instance (400 naming recipients)', async () => {
     const before = (await t.api.instance('listAlarms', key)).body;
-    expectError(await t.api.instance('createAlarm', key, { body: { type: 'notice', recipients: [defaultRecipient, 987654] } }), 400, 'recipients');
+    expectError(
+      await t.api.instance('createAlarm', key, { body: { type: 'notice', recipients: [defaultRecipient, 987654] } }),
+      400,
+      'recipients',
+    );
     expect((await t.api.instance('listAlarms', key)).body).toEqual(before);
   });
 
@@ -123,19 +162,33 @@ describe('alarms', () => {
 
   it("updating enabled switches the alarm off and on (the spec's transition), keeping the other fields", async () => {
     const a = await create({ type: 'cpu', value_threshold: 70, time_threshold: 90, recipients: [defaultRecipient] });
-    const off = await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'cpu', enabled: false } });
+    const off = await t.api.instance('updateAlarm', key, {
+      params: { id: a.id },
+      body: { type: 'cpu', enabled: false },
+    });
     t.api.expectStatus(off, '2XX');
     expect(off.body).toEqual({ ...a, enabled: false });
     expect(await get(a.id)).toEqual({ ...a, enabled: false });
-    const on = await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'cpu', enabled: true }, form: true });
+    const on = await t.api.instance('updateAlarm', key, {
+      params: { id: a.id },
+      body: { type: 'cpu', enabled: true },
+      form: true,
+    });
     expect(on.body).toEqual(a);
   });
 
   it('updating is a merge: given fields replace, recipients replaces the whole list', async () => {
     const a = await create({ type: 'memory', value_threshold: 70, time_threshold: 90, recipients: [defaultRecipient] });
-    const res = await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'memory', time_threshold: 30, recipients: [] } });
+    const res = await t.api.instance('updateAlarm', key, {
+      params: { id: a.id },
+      body: { type: 'memory', time_threshold: 30, recipients: [] },
+    });
     expect(res.body).toEqual({ ...a, time_threshold: 30, recipients: [] });
-    const form = await t.api.instance('updateAlarm', key, { params: { id: a.id }, body: { type: 'memory', recipients: [defaultRecipient] }, form: true });
+    const form = await t.api.instance('updateAlarm', key, {
+      params: { id: a.id },
+      body: { type: 'memory', recipients: [defaultRecipient] },
+      form: true,
+    });
     expect(form.body).toEqual({ ...a, time_threshold: 30 });
   });
 
@@ -149,14 +202,18 @@ describe('alarms', () => {
       [{ type: 'disk', value_calculation: 'percentage' }, 'value_'],
       [{ type: 'disk', value_calculation: 'percentage', value_threshold: 101 }, 'value_threshold'],
     ];
-    for (const [body, field] of cases) expectError(await t.api.instance('updateAlarm', key, { params: { id: a.id }, body }), 400, field);
+    for (const [body, field] of cases)
+      expectError(await t.api.instance('updateAlarm', key, { params: { id: a.id }, body }), 400, field);
     expect(await get(a.id)).toEqual(a);
   });
 
   it('an id that is not a positive integer is a 400; an unknown id a 404', async () => {
     expectError(await t.api.instance('getAlarm', key, { params: { id: 'first' } }), 400, 'id');
     expectError(await t.api.instance('getAlarm', key, { params: { id: 999999 } }), 404);
-    expectError(await t.api.instance('updateAlarm', key, { params: { id: 999999 }, body: { type: 'cpu', enabled: false } }), 404);
+    expectError(
+      await t.api.instance('updateAlarm', key, { params: { id: 999999 }, body: { type: 'cpu', enabled: false } }),
+      404,
+    );
     expectError(await t.api.instance('deleteAlarm', key, { params: { id: 999999 } }), 404);
   });
 

@@ -28,14 +28,20 @@ describe('instance interface authentication', () => {
 
   it('every operation refuses a wrong key with 401', async () => {
     for (const op of t.contract.operations.instance.values()) {
-      const res = await t.api.call('instance', op.operationId, { key: 'not-a-tusk-key-0000000000000000', params: paramsFor(op.path, op.method) });
+      const res = await t.api.call('instance', op.operationId, {
+        key: 'not-a-tusk-key-0000000000000000',
+        params: paramsFor(op.path, op.method),
+      });
       expectError(res, 401);
     }
   });
 
   it('every operation refuses the customer admin key with 401', async () => {
     for (const op of t.contract.operations.instance.values()) {
-      const res = await t.api.call('instance', op.operationId, { key: t.target.apiKey, params: paramsFor(op.path, op.method) });
+      const res = await t.api.call('instance', op.operationId, {
+        key: t.target.apiKey,
+        params: paramsFor(op.path, op.method),
+      });
       expectError(res, 401);
     }
   });
@@ -58,12 +64,16 @@ describe('instance interface authentication', () => {
   it("the key of another instance opens only that instance: it never sees this instance's resources", async () => {
     const a = await createInstance(t);
     const b = await createInstance(t);
-    const created = await t.api.instance('createRecipient', a.apikey, { body: { type: 'email', value: 'only-a@example.com', name: 'only a' } });
+    const created = await t.api.instance('createRecipient', a.apikey, {
+      body: { type: 'email', value: 'only-a@example.com', name: 'only a' },
+    });
     t.api.expectStatus(created, '2XX');
     const listB = await t.api.instance('listRecipients', b.apikey);
     expect(listB.status).toBe(200);
     expect((listB.body as { value: string }[]).map((r) => r.value)).not.toContain('only-a@example.com');
-    const alarm = await t.api.instance('createAlarm', a.apikey, { body: { type: 'notice', recipients: [created.body.id] } });
+    const alarm = await t.api.instance('createAlarm', a.apikey, {
+      body: { type: 'notice', recipients: [created.body.id] },
+    });
     t.api.expectStatus(alarm, '2XX');
     const alarmsB = (await t.api.instance('listAlarms', b.apikey)).body as { recipients: number[] }[];
     expect(alarmsB.every((x) => !x.recipients.includes(created.body.id))).toBe(true);
@@ -84,9 +94,18 @@ describe('stories across the customer and instance interfaces', () => {
     expect(got.body.apikey).toBe(apikey);
 
     const alarm = {
-      body: t.api.record('instance', 'Alarm', await t.api.instance('createAlarm', apikey, { body: { type: 'cpu', value_threshold: 85, time_threshold: 120 } })),
+      body: t.api.record(
+        'instance',
+        'Alarm',
+        await t.api.instance('createAlarm', apikey, {
+          body: { type: 'cpu', value_threshold: 85, time_threshold: 120 },
+        }),
+      ),
     };
-    const off = await t.api.instance('updateAlarm', apikey, { params: { id: alarm.body.id }, body: { type: 'cpu', enabled: false } });
+    const off = await t.api.instance('updateAlarm', apikey, {
+      params: { id: alarm.body.id },
+      body: { type: 'cpu', enabled: false },
+    });
     expect(off.body).toMatchObject({ id: alarm.body.id, enabled: false, value_threshold: 85 });
 
     t.api.expectStatus(await t.api.instance('rotateInstanceApiKey', apikey), '2XX');

@@ -110,16 +110,26 @@ describe('creating a backup', () => {
     async () => {
       const [existing] = await listBackups();
       const callback = receiver.url();
-      const res = await t.api.instance('createBackup', key, { body: { db: existing!.database_name, callback }, form: true });
+      const res = await t.api.instance('createBackup', key, {
+        body: { db: existing!.database_name, callback },
+        form: true,
+      });
       expect([200, 204]).toContain(res.status);
-      expect((await receiver.waitFor(callback, { timeoutMs: patience() })).body).toMatchObject({ action: 'backup', database_name: existing!.database_name });
+      expect((await receiver.waitFor(callback, { timeoutMs: patience() })).body).toMatchObject({
+        action: 'backup',
+        database_name: existing!.database_name,
+      });
     },
     CALLBACK_TEST_TIMEOUT,
   );
 
   it('refuses a database the instance does not have and a callback that is not an http(s) URL (400)', async () => {
     expectError(await t.api.instance('createBackup', key, { body: { db: 'no-such-database' } }), 400, 'db');
-    expectError(await t.api.instance('createBackup', key, { body: { callback: 'ftp://example.com/x' } }), 400, 'callback');
+    expectError(
+      await t.api.instance('createBackup', key, { body: { callback: 'ftp://example.com/x' } }),
+      400,
+      'callback',
+    );
   });
 });
 
@@ -149,7 +159,11 @@ describe('restoring a backup', () => {
     const ids = (await listBackups()).map((b) => b.id);
     const unknown = Math.max(...ids) + 100000;
     const callback = receiver.url();
-    expectError(await t.api.instance('restoreBackup', key, { body: { backup_id: unknown, callback } }), 400, 'backup_id');
+    expectError(
+      await t.api.instance('restoreBackup', key, { body: { backup_id: unknown, callback } }),
+      400,
+      'backup_id',
+    );
     expectError(await t.api.instance('restoreBackup', key, { body: { callback } }), 400, 'backup_id');
     expectError(await t.api.instance('restoreBackup', key, { body: { backup_id: 'latest' } }), 400, 'backup_id');
     expectError(await t.api.instance('restoreBackup', key, { body: { backup_id: 'x' }, form: true }), 400, 'backup_id');
@@ -164,7 +178,9 @@ describe('point-in-time recovery', () => {
     'POSTs {action: pitr, account_id} to the callback when the recovery completes',
     async () => {
       const callback = receiver.url();
-      const res = await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 60 * 60_000), callback } });
+      const res = await t.api.instance('recoverToPointInTime', key, {
+        body: { pit: pitOf(t.api.now() - 60 * 60_000), callback },
+      });
       expect([200, 204]).toContain(res.status);
       const got = await receiver.waitFor(callback, { timeoutMs: patience() });
       const validate = callbackValidator('PitrCompletedCallback');
@@ -181,8 +197,14 @@ describe('point-in-time recovery', () => {
       const restore = receiver.url();
       const pitr = receiver.url();
       await t.api.instance('restoreBackup', key, { body: { backup_id: b!.id, callback: restore } });
-      await t.api.instance('recoverToPointInTime', key, { body: { pit: pitOf(t.api.now() - 2 * DAY), callback: pitr }, form: true });
-      const [r, p] = await Promise.all([receiver.waitFor(restore, { timeoutMs: patience() }), receiver.waitFor(pitr, { timeoutMs: patience() })]);
+      await t.api.instance('recoverToPointInTime', key, {
+        body: { pit: pitOf(t.api.now() - 2 * DAY), callback: pitr },
+        form: true,
+      });
+      const [r, p] = await Promise.all([
+        receiver.waitFor(restore, { timeoutMs: patience() }),
+        receiver.waitFor(pitr, { timeoutMs: patience() }),
+      ]);
       expect((r.body as { account_id: string }).account_id).toBe((p.body as { account_id: string }).account_id);
     },
     CALLBACK_TEST_TIMEOUT,
@@ -190,7 +212,14 @@ describe('point-in-time recovery', () => {
 
   it('refuses a pit in the future, before the 30-day window, not on the calendar or in another form (400 naming pit)', async () => {
     const callback = receiver.url();
-    for (const pit of [pitOf(t.api.now() + DAY), pitOf(t.api.now() - 31 * DAY), '2026-02-30 10:00', '2026-11-20T14:30', '2026-11-20 14:30:00', '']) {
+    for (const pit of [
+      pitOf(t.api.now() + DAY),
+      pitOf(t.api.now() - 31 * DAY),
+      '2026-02-30 10:00',
+      '2026-11-20T14:30',
+      '2026-11-20 14:30:00',
+      '',
+    ]) {
       expectError(await t.api.instance('recoverToPointInTime', key, { body: { pit, callback } }), 400, 'pit');
     }
     expectError(await t.api.instance('recoverToPointInTime', key, { body: { callback } }), 400, 'pit');

@@ -16,14 +16,27 @@ const LOG_BODIES: Record<string, Record<string, string>> = {
     table: 'TuskLogs_CL',
     dcr_id: 'dcr-0123456789abcdef0123456789abcdef',
   },
-  logs_b: { region: 'us-east-1', access_key_id: 'EXAMPLEKEYID00000001', secret_access_key: 'wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY01' },
-  logs_c: { private_key: 'cx-send-only-0123456789abcdef', endpoint: 'syslog.logs-c.example.com:6514', application: 'tusk', subsystem: 'postgres' },
+  logs_b: {
+    region: 'us-east-1',
+    access_key_id: 'EXAMPLEKEYID00000001',
+    secret_access_key: 'wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY01',
+  },
+  logs_c: {
+    private_key: 'cx-send-only-0123456789abcdef',
+    endpoint: 'syslog.logs-c.example.com:6514',
+    application: 'tusk',
+    subsystem: 'postgres',
+  },
   logs_d: { api_key: '0123456789abcdef0123456789abcdef', region: 'us1', tags: 'env=production,team=platform' },
   logs_e: { token: 'tcp-token-0123456789abcdef' },
   logs_f: { token: 'logs-f-token-0123456789' },
   logs_g: { url: 'logs.example.com:514' },
   logs_h: { token: 'logs-h-token-0123456789', host: 'intake.eu.logs-h.example.com' },
-  logs_i: { token: '6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9', host_port: 'collector.logs-i.example.com:8088', sourcetype: 'postgres' },
+  logs_i: {
+    token: '6f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9',
+    host_port: 'collector.logs-i.example.com:8088',
+    sourcetype: 'postgres',
+  },
 };
 
 describe('log integrations', () => {
@@ -53,7 +66,13 @@ describe('log integrations', () => {
   it('every log system is added with its parameters as config, an empty error and the account id', async () => {
     for (const [system, body] of Object.entries(LOG_BODIES)) {
       const created = await add(system, body);
-      expect(created).toEqual({ id: created.id, type: system, config: body, error: '', account_id: created.account_id });
+      expect(created).toEqual({
+        id: created.id,
+        type: system,
+        config: body,
+        error: '',
+        account_id: created.account_id,
+      });
       expect(created.account_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
       expect(await list()).toContainEqual(created);
     }
@@ -66,7 +85,14 @@ describe('log integrations', () => {
 
   it('refuses an unknown system token and bodies the system does not take (400 naming the field; a field of another system with a value, or the missing one), adding nothing', async () => {
     const before = await list();
-    expectError(await t.api.instance('createLogIntegration', key, { params: { system_or_int_id: 'logs_z' }, body: { token: 'x' } }), 400, 'system_or_int_id');
+    expectError(
+      await t.api.instance('createLogIntegration', key, {
+        params: { system_or_int_id: 'logs_z' },
+        body: { token: 'x' },
+      }),
+      400,
+      'system_or_int_id',
+    );
     const cases: [string, Record<string, unknown>, string | string[]][] = [
       ['logs_d', { api_key: 'k' }, 'region'],
       ['logs_d', { api_key: 'k', region: 'mars' }, 'region'],
@@ -78,33 +104,56 @@ describe('log integrations', () => {
       ['logs_c', { private_key: 'k', endpoint: 'e:1', application: 'a' }, 'subsystem'],
     ];
     for (const [system, body, field] of cases) {
-      expectError(await t.api.instance('createLogIntegration', key, { params: { system_or_int_id: system }, body }), 400, field);
+      expectError(
+        await t.api.instance('createLogIntegration', key, { params: { system_or_int_id: system }, body }),
+        400,
+        field,
+      );
     }
     expect(await list()).toEqual(before);
   });
 
   it('updating by id replaces the config, validated against the stored system', async () => {
     const { id } = await add('logs_d', LOG_BODIES.logs_d!);
-    const res = await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: id }, body: { api_key: 'fedcba9876543210', region: 'eu' } });
+    const res = await t.api.instance('updateLogIntegration', key, {
+      params: { system_or_int_id: id },
+      body: { api_key: 'fedcba9876543210', region: 'eu' },
+    });
     t.api.expectStatus(res, '2XX');
     // The answer may have no body (production answers 204): the record is read back by id.
-    expect(await getOne(id)).toMatchObject({ id, type: 'logs_d', config: { api_key: 'fedcba9876543210', region: 'eu' }, error: '' });
+    expect(await getOne(id)).toMatchObject({
+      id,
+      type: 'logs_d',
+      config: { api_key: 'fedcba9876543210', region: 'eu' },
+      error: '',
+    });
     expect((await list()).find((i) => i.id === id)!.config).toEqual({ api_key: 'fedcba9876543210', region: 'eu' });
-    const form = await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: id }, body: { api_key: 'form', region: 'us5' }, form: true });
+    const form = await t.api.instance('updateLogIntegration', key, {
+      params: { system_or_int_id: id },
+      body: { api_key: 'form', region: 'us5' },
+      form: true,
+    });
     t.api.expectStatus(form, '2XX');
     expect((await getOne(id)).config).toEqual({ api_key: 'form', region: 'us5' });
   });
 
   it('updating by id with the body of another system is a 400, and changes nothing', async () => {
     const created = await add('logs_d', LOG_BODIES.logs_d!);
-    expectError(await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: created.id }, body: { token: 'abc' } }), 400, [
-      'api_key',
-      'token',
-    ]);
+    expectError(
+      await t.api.instance('updateLogIntegration', key, {
+        params: { system_or_int_id: created.id },
+        body: { token: 'abc' },
+      }),
+      400,
+      ['api_key', 'token'],
+    );
     // A body that fits no system at all is refused before the stored system is known: a 400, but
     // the field it names may belong to another system's schema.
     expectError(
-      await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: created.id }, body: { api_key: 'k', region: 'nowhere' } }),
+      await t.api.instance('updateLogIntegration', key, {
+        params: { system_or_int_id: created.id },
+        body: { api_key: 'k', region: 'nowhere' },
+      }),
       400,
     );
     // With the system in the path, the body is checked against that system's schema.
@@ -126,13 +175,23 @@ describe('log integrations', () => {
       body: { token: 'rotated-token' },
     });
     t.api.expectStatus(ok, '2XX');
-    expect(await getOne(created.id)).toMatchObject({ id: created.id, type: 'logs_e', config: { token: 'rotated-token' } });
+    expect(await getOne(created.id)).toMatchObject({
+      id: created.id,
+      type: 'logs_e',
+      config: { token: 'rotated-token' },
+    });
     expectError(
-      await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_f', int_id: created.id }, body: { token: 'other' } }),
+      await t.api.instance('updateLogIntegrationWithSystem', key, {
+        params: { system: 'logs_f', int_id: created.id },
+        body: { token: 'other' },
+      }),
       404,
     );
     expectError(
-      await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_q', int_id: created.id }, body: { token: 'other' } }),
+      await t.api.instance('updateLogIntegrationWithSystem', key, {
+        params: { system: 'logs_q', int_id: created.id },
+        body: { token: 'other' },
+      }),
       400,
       'system',
     );
@@ -143,24 +202,46 @@ describe('log integrations', () => {
     const created = await add('logs_d', LOG_BODIES.logs_d!);
     expect(await getOne(created.id)).toEqual(created);
     expectError(await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: 999999 } }), 404);
-    expectError(await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: 'logs_d' } }), 400, 'system_or_int_id');
+    expectError(
+      await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: 'logs_d' } }),
+      400,
+      'system_or_int_id',
+    );
     // A metrics integration id is no log integration.
     const metrics = {
       body: t.api.record(
         'instance',
         'Integration',
-        await t.api.instance('createMetricsIntegration', key, { params: { system_or_int_id: 'metrics_d_v3' }, body: { license_key: 'l' } }),
+        await t.api.instance('createMetricsIntegration', key, {
+          params: { system_or_int_id: 'metrics_d_v3' },
+          body: { license_key: 'l' },
+        }),
       ),
     };
     expectError(await t.api.instance('getLogIntegration', key, { params: { system_or_int_id: metrics.body.id } }), 404);
-    expect((await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: metrics.body.id } })).body).toEqual(metrics.body);
+    expect(
+      (await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: metrics.body.id } })).body,
+    ).toEqual(metrics.body);
   });
 
   it('an unknown id is a 404 for update and delete; a non-integer id a 400', async () => {
-    expectError(await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: 999999 }, body: { token: 'x' } }), 404);
-    expectError(await t.api.instance('updateLogIntegrationWithSystem', key, { params: { system: 'logs_e', int_id: 999999 }, body: { token: 'x' } }), 404);
+    expectError(
+      await t.api.instance('updateLogIntegration', key, { params: { system_or_int_id: 999999 }, body: { token: 'x' } }),
+      404,
+    );
+    expectError(
+      await t.api.instance('updateLogIntegrationWithSystem', key, {
+        params: { system: 'logs_e', int_id: 999999 },
+        body: { token: 'x' },
+      }),
+      404,
+    );
     expectError(await t.api.instance('deleteLogIntegration', key, { params: { system_or_int_id: 999999 } }), 404);
-    expectError(await t.api.instance('deleteLogIntegration', key, { params: { system_or_int_id: 'logs_d' } }), 400, 'system_or_int_id');
+    expectError(
+      await t.api.instance('deleteLogIntegration', key, { params: { system_or_int_id: 'logs_d' } }),
+      400,
+      'system_or_int_id',
+    );
   });
 
   it('deleting removes the integration', async () => {
@@ -191,7 +272,11 @@ describe('metrics integrations', () => {
   });
 
   const add = async (apikey: string, system: string, body: Record<string, unknown>, form = false) => {
-    const res = await t.api.instance('createMetricsIntegration', apikey, { params: { system_or_int_id: system }, body, form });
+    const res = await t.api.instance('createMetricsIntegration', apikey, {
+      params: { system_or_int_id: system },
+      body,
+      form,
+    });
     return t.api.record('instance', 'Integration', res);
   };
   const list = async (apikey: string) => (await t.api.instance('listMetricsIntegrations', apikey)).body;
@@ -225,25 +310,54 @@ describe('metrics integrations', () => {
   it('the primary broker from 4.2 offers the _v3 systems and refuses the others with a 400 naming the system and the broker kind', async () => {
     for (const system of ['metrics_a_v3', 'metrics_c_v3', 'metrics_d_v3']) await add(key, system, BODIES[system]!);
     const before = await list(key);
-    for (const system of ['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e']) {
-      const res = await t.api.instance('createMetricsIntegration', key, { params: { system_or_int_id: system }, body: BODIES[system] });
+    for (const system of [
+      'metrics_a',
+      'metrics_a_v2',
+      'metrics_b',
+      'metrics_c',
+      'metrics_c_v2',
+      'metrics_d_v2',
+      'metrics_e',
+    ]) {
+      const res = await t.api.instance('createMetricsIntegration', key, {
+        params: { system_or_int_id: system },
+        body: BODIES[system],
+      });
       expect(expectError(res, 400, system).error).toMatch(/primary_from_4_2|4\.2/);
     }
     expect(await list(key)).toEqual(before);
   });
 
   it('the primary broker below 4.2 offers the older systems and refuses the _v3 ones', async () => {
-    for (const system of ['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e'])
+    for (const system of [
+      'metrics_a',
+      'metrics_a_v2',
+      'metrics_b',
+      'metrics_c',
+      'metrics_c_v2',
+      'metrics_d_v2',
+      'metrics_e',
+    ])
       await add(legacyKey, system, BODIES[system]!);
     for (const system of ['metrics_a_v3', 'metrics_c_v3', 'metrics_d_v3']) {
-      expectError(await t.api.instance('createMetricsIntegration', legacyKey, { params: { system_or_int_id: system }, body: BODIES[system] }), 400, system);
+      expectError(
+        await t.api.instance('createMetricsIntegration', legacyKey, {
+          params: { system_or_int_id: system },
+          body: BODIES[system],
+        }),
+        400,
+        system,
+      );
     }
   });
 
   it('metrics_f and metrics_f_v2 are not accepted system tokens (400)', async () => {
     for (const system of ['metrics_f', 'metrics_f_v2']) {
       expectError(
-        await t.api.instance('createMetricsIntegration', alternativeKey, { params: { system_or_int_id: system }, body: { api_key: 'k' } }),
+        await t.api.instance('createMetricsIntegration', alternativeKey, {
+          params: { system_or_int_id: system },
+          body: { api_key: 'k' },
+        }),
         400,
         'system_or_int_id',
       );
@@ -259,7 +373,11 @@ describe('metrics integrations', () => {
     const cases: [string, Record<string, unknown>, string | string[]][] = [
       ['metrics_a', { region: 'us-east-1', access_key_id: 'id' }, 'secret_access_key'],
       ['metrics_a', { region: 'us-east-1' }, 'access_key_id'],
-      ['metrics_a_v3', { region: 'us-east-1', access_key_id: 'id', secret_access_key: 's' }, ['iam_role', 'access_key_id', 'secret_access_key']],
+      [
+        'metrics_a_v3',
+        { region: 'us-east-1', access_key_id: 'id', secret_access_key: 's' },
+        ['iam_role', 'access_key_id', 'secret_access_key'],
+      ],
       ['metrics_b', { email: 'not-an-address', api_key: 'k' }, 'email'],
       ['metrics_c', { api_key: 'k', region: 'us2' }, 'region'],
       ['metrics_c', { api_key: 'k', region: 'us1', include_ad_queues: 'yes' }, 'include_ad_queues'],
@@ -268,7 +386,14 @@ describe('metrics integrations', () => {
     ];
     const before = await list(alternativeKey);
     for (const [system, body, field] of cases) {
-      expectError(await t.api.instance('createMetricsIntegration', alternativeKey, { params: { system_or_int_id: system }, body }), 400, field);
+      expectError(
+        await t.api.instance('createMetricsIntegration', alternativeKey, {
+          params: { system_or_int_id: system },
+          body,
+        }),
+        400,
+        field,
+      );
     }
     expect(await list(alternativeKey)).toEqual(before);
   });
@@ -281,25 +406,38 @@ describe('metrics integrations', () => {
     });
     t.api.expectStatus(byId, '2XX');
     const readBack = await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: created.id } });
-    expect(readBack.body).toMatchObject({ id: created.id, type: 'metrics_c_v3', config: { api_key: 'k2', region: 'eu', include_ad_queues: true } });
+    expect(readBack.body).toMatchObject({
+      id: created.id,
+      type: 'metrics_c_v3',
+      config: { api_key: 'k2', region: 'eu', include_ad_queues: true },
+    });
     const bySystem = await t.api.instance('updateMetricsIntegrationWithSystem', key, {
       params: { system: 'metrics_c_v3', int_id: created.id },
       body: { api_key: 'k3', region: 'us5' },
       form: true,
     });
     t.api.expectStatus(bySystem, '2XX');
-    expect((await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: created.id } })).body.config).toEqual({
+    expect(
+      (await t.api.instance('getMetricsIntegration', key, { params: { system_or_int_id: created.id } })).body.config,
+    ).toEqual({
       api_key: 'k3',
       region: 'us5',
     });
     expectError(
-      await t.api.instance('updateMetricsIntegrationWithSystem', key, { params: { system: 'metrics_d_v3', int_id: created.id }, body: { license_key: 'l' } }),
+      await t.api.instance('updateMetricsIntegrationWithSystem', key, {
+        params: { system: 'metrics_d_v3', int_id: created.id },
+        body: { license_key: 'l' },
+      }),
       404,
     );
-    expectError(await t.api.instance('updateMetricsIntegration', key, { params: { system_or_int_id: created.id }, body: { license_key: 'l' } }), 400, [
-      'api_key',
-      'license_key',
-    ]);
+    expectError(
+      await t.api.instance('updateMetricsIntegration', key, {
+        params: { system_or_int_id: created.id },
+        body: { license_key: 'l' },
+      }),
+      400,
+      ['api_key', 'license_key'],
+    );
     expect((await list(key)).find((i) => i.id === created.id)!.config).toEqual({ api_key: 'k3', region: 'us5' });
   });
 
@@ -308,11 +446,23 @@ describe('metrics integrations', () => {
       body: t.api.record(
         'instance',
         'Integration',
-        await t.api.instance('createLogIntegration', key, { params: { system_or_int_id: 'logs_e' }, body: { token: 'x' } }),
+        await t.api.instance('createLogIntegration', key, {
+          params: { system_or_int_id: 'logs_e' },
+          body: { token: 'x' },
+        }),
       ),
     };
-    expectError(await t.api.instance('updateMetricsIntegration', key, { params: { system_or_int_id: log.body.id }, body: { license_key: 'l' } }), 404);
-    expectError(await t.api.instance('deleteMetricsIntegration', key, { params: { system_or_int_id: log.body.id } }), 404);
+    expectError(
+      await t.api.instance('updateMetricsIntegration', key, {
+        params: { system_or_int_id: log.body.id },
+        body: { license_key: 'l' },
+      }),
+      404,
+    );
+    expectError(
+      await t.api.instance('deleteMetricsIntegration', key, { params: { system_or_int_id: log.body.id } }),
+      404,
+    );
     expectError(await t.api.instance('deleteMetricsIntegration', key, { params: { system_or_int_id: 999999 } }), 404);
     expect((await t.api.instance('listLogIntegrations', key)).body).toContainEqual(log.body);
   });

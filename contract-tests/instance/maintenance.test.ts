@@ -32,9 +32,17 @@ describe('maintenance', () => {
     const { key, items } = await withMaintenance();
     const m = items[0]!;
     const target = Math.floor((t.api.now() + timeOf(m.required_by)) / 2 / 1000) * 1000;
-    const res = await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(target) } });
+    const res = await t.api.instance('rescheduleMaintenance', key, {
+      params: { id: m.id },
+      body: { scheduled_by: maintenanceDateOf(target) },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: m.id, status: 'scheduled', scheduled_by: maintenanceDateOf(target), required_by: m.required_by });
+    expect(res.body).toMatchObject({
+      id: m.id,
+      status: 'scheduled',
+      scheduled_by: maintenanceDateOf(target),
+      required_by: m.required_by,
+    });
     expect((await list(key)).find((x) => x.id === m.id)).toEqual({ ...m, scheduled_by: maintenanceDateOf(target) });
   });
 
@@ -44,7 +52,11 @@ describe('maintenance', () => {
     const target = Math.floor((t.api.now() + 2 * DAY) / 1000) * 1000;
     // The same moment written with +0200.
     const local = new Date(target + 2 * 60 * 60_000).toISOString().slice(0, 19).replace('T', ' ') + ' +0200';
-    const res = await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: local }, form: true });
+    const res = await t.api.instance('rescheduleMaintenance', key, {
+      params: { id: m.id },
+      body: { scheduled_by: local },
+      form: true,
+    });
     expect(res.status).toBe(200);
     expect(timeOf((await list(key)).find((x) => x.id === m.id)!.scheduled_by)).toBe(target);
   });
@@ -60,9 +72,17 @@ describe('maintenance', () => {
       '2026-12-01 02:00:00',
     ];
     for (const scheduled_by of cases) {
-      expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by } }), 400, 'scheduled_by');
+      expectError(
+        await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by } }),
+        400,
+        'scheduled_by',
+      );
     }
-    expectError(await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: {} }), 400, 'scheduled_by');
+    expectError(
+      await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: {} }),
+      400,
+      'scheduled_by',
+    );
     expect(await list(key)).toEqual(items);
   });
 
@@ -75,7 +95,10 @@ describe('maintenance', () => {
     expect((await list(key)).find((x) => x.id === m.id)!.status).toBe('in_progress');
     expectError(await t.api.instance('runMaintenance', key, { params: { id: m.id } }), 400);
     expectError(
-      await t.api.instance('rescheduleMaintenance', key, { params: { id: m.id }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }),
+      await t.api.instance('rescheduleMaintenance', key, {
+        params: { id: m.id },
+        body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) },
+      }),
       400,
       'scheduled_by',
     );
@@ -85,7 +108,10 @@ describe('maintenance', () => {
     const { key } = await withMaintenance();
     expectError(await t.api.instance('runMaintenance', key, { params: { id: 999999 } }), 404);
     expectError(
-      await t.api.instance('rescheduleMaintenance', key, { params: { id: 999999 }, body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) } }),
+      await t.api.instance('rescheduleMaintenance', key, {
+        params: { id: 999999 },
+        body: { scheduled_by: maintenanceDateOf(t.api.now() + DAY) },
+      }),
       404,
     );
     expectError(await t.api.instance('runMaintenance', key, { params: { id: 'next' } }), 400, 'id');

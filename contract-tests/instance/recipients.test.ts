@@ -41,7 +41,10 @@ describe('recipients', () => {
 
   it('creating in form encoding works, with options as JSON text kept as given', async () => {
     const options = { channel: '#ops', mention: ['@here'] };
-    const r = await create({ type: 'chat_a', value: 'https://chat-a.example.com/hooks/T000/B000', name: 'ops chat', options }, true);
+    const r = await create(
+      { type: 'chat_a', value: 'https://chat-a.example.com/hooks/T000/B000', name: 'ops chat', options },
+      true,
+    );
     expect(r).toMatchObject({ type: 'chat_a', name: 'Ops chat', options });
   });
 
@@ -76,23 +79,48 @@ describe('recipients', () => {
   });
 
   it('refuses malformed JSON and a JSON body sent without the JSON content type', async () => {
-    expectError(await t.api.instance('createRecipient', key, { raw: { text: '{"type": "email",', contentType: 'application/json' } }), 400);
-    expectError(await t.api.instance('createRecipient', key, { raw: { text: '{"type":"email","value":"a@example.com"}', contentType: 'text/plain' } }), 400);
+    expectError(
+      await t.api.instance('createRecipient', key, {
+        raw: { text: '{"type": "email",', contentType: 'application/json' },
+      }),
+      400,
+    );
+    expectError(
+      await t.api.instance('createRecipient', key, {
+        raw: { text: '{"type":"email","value":"a@example.com"}', contentType: 'text/plain' },
+      }),
+      400,
+    );
   });
 
   it('an id that is not a positive integer is a 400; an unknown id a 404', async () => {
     expectError(await t.api.instance('getRecipient', key, { params: { id: 'abc' } }), 400, 'id');
     expectError(await t.api.instance('getRecipient', key, { params: { id: 0 } }), 400, 'id');
     expectError(await t.api.instance('getRecipient', key, { params: { id: 999999 } }), 404);
-    expectError(await t.api.instance('updateRecipient', key, { params: { id: 999999 }, body: { type: 'email', value: 'a@example.com' } }), 404);
+    expectError(
+      await t.api.instance('updateRecipient', key, {
+        params: { id: 999999 },
+        body: { type: 'email', value: 'a@example.com' },
+      }),
+      404,
+    );
     expectError(await t.api.instance('deleteRecipient', key, { params: { id: 999999 } }), 404);
   });
 
   it('updating replaces type and value and keeps the name when none is given', async () => {
     const r = await create({ type: 'email', value: 'old@example.com', name: 'ops' });
-    const res = await t.api.instance('updateRecipient', key, { params: { id: r.id }, body: { type: 'webhook', value: 'https://hooks.example.com/tusk' } });
+    const res = await t.api.instance('updateRecipient', key, {
+      params: { id: r.id },
+      body: { type: 'webhook', value: 'https://hooks.example.com/tusk' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: r.id, type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'Ops', options: {} });
+    expect(res.body).toEqual({
+      id: r.id,
+      type: 'webhook',
+      value: 'https://hooks.example.com/tusk',
+      name: 'Ops',
+      options: {},
+    });
     const renamed = await t.api.instance('updateRecipient', key, {
       params: { id: r.id },
       body: { type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'ops hook' },
@@ -104,15 +132,32 @@ describe('recipients', () => {
 
   it('updating with an invalid body is a 400 and changes nothing', async () => {
     const r = await create({ type: 'email', value: 'keep@example.com' });
-    expectError(await t.api.instance('updateRecipient', key, { params: { id: r.id }, body: { type: 'email' } }), 400, 'value');
-    expectError(await t.api.instance('updateRecipient', key, { params: { id: r.id }, body: { type: 'webhook', value: 'keep@example.com' } }), 400, 'value');
+    expectError(
+      await t.api.instance('updateRecipient', key, { params: { id: r.id }, body: { type: 'email' } }),
+      400,
+      'value',
+    );
+    expectError(
+      await t.api.instance('updateRecipient', key, {
+        params: { id: r.id },
+        body: { type: 'webhook', value: 'keep@example.com' },
+      }),
+      400,
+      'value',
+    );
     expect((await t.api.instance('getRecipient', key, { params: { id: r.id } })).body).toEqual(r);
   });
 
   it('deleting a recipient removes it and takes it off every alarm', async () => {
     const a = await create({ type: 'email', value: 'a@example.com' });
     const b = await create({ type: 'email', value: 'b@example.com' });
-    const alarm = { body: t.api.record('instance', 'Alarm', await t.api.instance('createAlarm', key, { body: { type: 'notice', recipients: [a.id, b.id] } })) };
+    const alarm = {
+      body: t.api.record(
+        'instance',
+        'Alarm',
+        await t.api.instance('createAlarm', key, { body: { type: 'notice', recipients: [a.id, b.id] } }),
+      ),
+    };
     const del = await t.api.instance('deleteRecipient', key, { params: { id: a.id } });
     expect([200, 204]).toContain(del.status);
     expectError(await t.api.instance('getRecipient', key, { params: { id: a.id } }), 404);

@@ -22,7 +22,13 @@ export function expectError(res: Response, status: number, field?: string | stri
 }
 
 /** A request with a method the path does not support: 405 with an Allow header listing these methods. */
-export async function expectMethodNotAllowed(t: ContractContext, method: string, path: string, key: string, allow: string[]): Promise<void> {
+export async function expectMethodNotAllowed(
+  t: ContractContext,
+  method: string,
+  path: string,
+  key: string,
+  allow: string[],
+): Promise<void> {
   const res = await t.api.send(t.target.instanceUrl, method, path, { key, unchecked: true });
   expect(res.status, res.text).toBe(405);
   expect(typeof res.body.error).toBe('string');

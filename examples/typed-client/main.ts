@@ -36,7 +36,12 @@ function ok<T>(call: string, result: { data?: T; error?: unknown; response: Resp
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function main(customerUrl: string, instanceUrl: string, key: string, log: (line: string) => void = console.log): Promise<Walkthrough> {
+export async function main(
+  customerUrl: string,
+  instanceUrl: string,
+  key: string,
+  log: (line: string) => void = console.log,
+): Promise<Walkthrough> {
   const customer = createClient<CustomerPaths>({ baseUrl: customerUrl, headers: { Authorization: basic(key) } });
 
   const plans = ok('listPlans', await customer.GET('/api/plans', { params: { query: { backend: 'postgresql' } } }));
@@ -66,7 +71,10 @@ export async function main(customerUrl: string, instanceUrl: string, key: string
   log(`instance ${instance.id} is ready; its API key is ${instance.apikey}`);
 
   // The instance API authenticates with the instance's own key.
-  const inst = createClient<InstancePaths>({ baseUrl: instanceUrl, headers: { Authorization: basic(instance.apikey) } });
+  const inst = createClient<InstancePaths>({
+    baseUrl: instanceUrl,
+    headers: { Authorization: basic(instance.apikey) },
+  });
   const alarms = ok('listAlarms', await inst.GET('/api/alarms'));
   log(`alarms: ${alarms.map((a) => `${a.type}${a.enabled ? '' : ' (off)'}`).join(', ')}`);
 
@@ -79,15 +87,24 @@ export async function main(customerUrl: string, instanceUrl: string, key: string
   log(`recipient ${recipient.id}: ${recipient.name} <${recipient.value}>`);
 
   const deleted = await customer.DELETE('/api/instances/{id}', { params: { path: { id: created.id } } });
-  if (!deleted.response.ok) throw new Error(`deleteInstance: HTTP ${deleted.response.status} ${JSON.stringify(deleted.error ?? null)}`);
+  if (!deleted.response.ok)
+    throw new Error(`deleteInstance: HTTP ${deleted.response.status} ${JSON.stringify(deleted.error ?? null)}`);
   log(`deleted instance ${created.id} (HTTP ${deleted.response.status})`);
 
-  return { plans: plans.map((p) => p.name), created, instance, alarms, recipient, deletedStatus: deleted.response.status };
+  return {
+    plans: plans.map((p) => p.name),
+    created,
+    instance,
+    alarms,
+    recipient,
+    deletedStatus: deleted.response.status,
+  };
 }
 
 // Run directly: node dist/examples/typed-client/main.js [customerUrl] [instanceUrl] [key]
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const [customerUrl = 'http://127.0.0.1:4010', instanceUrl = 'http://127.0.0.1:4011', key = 'tusk-admin-key'] = process.argv.slice(2);
+  const [customerUrl = 'http://127.0.0.1:4010', instanceUrl = 'http://127.0.0.1:4011', key = 'tusk-admin-key'] =
+    process.argv.slice(2);
   main(customerUrl, instanceUrl, key).catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);

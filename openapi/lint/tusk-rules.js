@@ -3,12 +3,14 @@
 
 const ROLES = ['admin', 'devops', 'member', 'monitor', 'billing manager'];
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
-const OPERATION_ID = /^(list|get|create|update|delete|invite|remove|rotate|restore|recover|run|reschedule)[A-Z][A-Za-z0-9]*$/;
+const OPERATION_ID =
+  /^(list|get|create|update|delete|invite|remove|rotate|restore|recover|run|reschedule)[A-Z][A-Za-z0-9]*$/;
 
 /** Callback operations describe requests Tusk sends, not operations it serves: the house rules skip them. */
 const inCallback = (ctx) => ctx.location.pointer.includes('/callbacks/');
 const deref = (node, ctx) => (node && node.$ref ? ctx.resolve(node).node : node);
-const hasExample = (media) => media && (media.example !== undefined || (media.examples && Object.keys(media.examples).length > 0));
+const hasExample = (media) =>
+  media && (media.example !== undefined || (media.examples && Object.keys(media.examples).length > 0));
 
 /** operationId is lowerCamelCase and starts with one of the house verbs. */
 function OperationIdNaming() {
@@ -46,7 +48,11 @@ function ErrorResponses(opts = {}) {
           const at = ctx.location.child(method);
           const responses = op.responses || {};
           const need = (code, why) => {
-            if (!responses[code]) ctx.report({ message: `${method.toUpperCase()} ${path} must declare ${code} (${why})`, location: at.child('responses') });
+            if (!responses[code])
+              ctx.report({
+                message: `${method.toUpperCase()} ${path} must declare ${code} (${why})`,
+                location: at.child('responses'),
+              });
           };
           need('401', 'every operation authenticates');
           need('405', 'every path answers 405 to a wrong method');
@@ -57,7 +63,10 @@ function ErrorResponses(opts = {}) {
           if (op.requestBody) need('413', 'it takes a body, and bodies over the size limit are refused');
           if (path.includes('{')) need('404', 'its path has a path parameter');
           if (!Object.keys(responses).some((c) => /^2\d\d$/.test(c))) {
-            ctx.report({ message: `${method.toUpperCase()} ${path} declares no 2xx response`, location: at.child('responses') });
+            ctx.report({
+              message: `${method.toUpperCase()} ${path} declares no 2xx response`,
+              location: at.child('responses'),
+            });
           }
           const roles = op['x-roles'];
           if (opts.roles && roles === undefined) {
@@ -66,11 +75,17 @@ function ErrorResponses(opts = {}) {
           if (roles !== undefined) {
             const bad = Array.isArray(roles) ? roles.filter((r) => !ROLES.includes(r)) : ['(not an array)'];
             if (!Array.isArray(roles) || roles.length === 0 || bad.length) {
-              ctx.report({ message: `x-roles must be a non-empty list of ${ROLES.join(', ')}; got ${JSON.stringify(roles)}`, location: at.child('x-roles') });
+              ctx.report({
+                message: `x-roles must be a non-empty list of ${ROLES.join(', ')}; got ${JSON.stringify(roles)}`,
+                location: at.child('x-roles'),
+              });
             } else if (roles.length < ROLES.length) {
               need('403', 'x-roles leaves some role out');
             } else if (responses['403']) {
-              ctx.report({ message: `${method.toUpperCase()} ${path} declares 403 though every role may call it`, location: at.child('responses') });
+              ctx.report({
+                message: `${method.toUpperCase()} ${path} declares 403 though every role may call it`,
+                location: at.child('responses'),
+              });
             }
           }
           const header = (code, name) => {
@@ -99,14 +114,20 @@ function OperationExamples() {
         const body = deref(op.requestBody, ctx);
         for (const [type, media] of Object.entries((body && body.content) || {})) {
           if (!hasExample(media))
-            ctx.report({ message: `request body ${type} has no example`, location: ctx.location.child(['requestBody', 'content', type]) });
+            ctx.report({
+              message: `request body ${type} has no example`,
+              location: ctx.location.child(['requestBody', 'content', type]),
+            });
         }
         for (const [code, ref] of Object.entries(op.responses || {})) {
           if (!/^2\d\d$/.test(code)) continue;
           const res = deref(ref, ctx);
           for (const [type, media] of Object.entries((res && res.content) || {})) {
             if (!hasExample(media))
-              ctx.report({ message: `response ${code} ${type} has no example`, location: ctx.location.child(['responses', code, 'content', type]) });
+              ctx.report({
+                message: `response ${code} ${type} has no example`,
+                location: ctx.location.child(['responses', code, 'content', type]),
+              });
           }
         }
       },

@@ -28,12 +28,22 @@ const GROWTH_MB = 256;
 /** A request; `text` sends a body that JSON.stringify cannot write (deep nesting). Times out after ANSWER_MS (30 s for a state). */
 async function call(base, path, { key, method = 'GET', body, text, timeoutMs = ANSWER_MS } = {}) {
   const payload = text ?? (body === undefined ? undefined : JSON.stringify(body));
-  const headers = { ...(payload !== undefined ? { 'content-type': 'application/json' } : {}), ...(key ? { authorization: basic(key) } : {}) };
+  const headers = {
+    ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...(key ? { authorization: basic(key) } : {}),
+  };
   let res;
   try {
-    res = await fetch(`${base}${path}`, { method, headers, signal: AbortSignal.timeout(timeoutMs), ...(payload !== undefined ? { body: payload } : {}) });
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      signal: AbortSignal.timeout(timeoutMs),
+      ...(payload !== undefined ? { body: payload } : {}),
+    });
   } catch (err) {
-    throw new Error(`${method} ${path}: no answer within ${timeoutMs} ms (${err.name === 'TimeoutError' ? 'timeout' : err.message})`);
+    throw new Error(
+      `${method} ${path}: no answer within ${timeoutMs} ms (${err.name === 'TimeoutError' ? 'timeout' : err.message})`,
+    );
   }
   const raw = await res.text();
   let parsed = raw;
@@ -46,9 +56,11 @@ async function call(base, path, { key, method = 'GET', body, text, timeoutMs = A
 }
 
 /** The server's controls as the whole server (the control key, when it has one). */
-const control = (server, path, init = {}) => call(server.customerUrl, `/__tusk${path}`, { key: server.controlKey, ...init, timeoutMs: 30_000 });
+const control = (server, path, init = {}) =>
+  call(server.customerUrl, `/__tusk${path}`, { key: server.controlKey, ...init, timeoutMs: 30_000 });
 /** An account's own controls (its admin key). */
-const own = (server, job, path, init = {}) => call(server.customerUrl, `/__tusk${path}`, { ...init, key: job.admin_key, timeoutMs: 30_000 });
+const own = (server, job, path, init = {}) =>
+  call(server.customerUrl, `/__tusk${path}`, { ...init, key: job.admin_key, timeoutMs: 30_000 });
 
 /** What a refused input must leave as it was: the clock, and every account's keys, clock and instances' identities. */
 async function fingerprint(server) {
@@ -75,14 +87,16 @@ async function rssMb(server) {
 /** A fresh account with one instance (ready, when the server has real databases). */
 async function job(server, name) {
   const made = await control(server, '/accounts', { method: 'POST', body: { name } });
-  if (made.status !== 201) throw new Error(`POST /__tusk/accounts answered ${made.status}: ${JSON.stringify(made.body)}`);
+  if (made.status !== 201)
+    throw new Error(`POST /__tusk/accounts answered ${made.status}: ${JSON.stringify(made.body)}`);
   const account = made.body;
   const created = await call(server.customerUrl, '/api/instances', {
     key: account.admin_key,
     method: 'POST',
     body: { name: `${name}-db`, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
   });
-  if (created.status !== 200) throw new Error(`create instance answered ${created.status}: ${JSON.stringify(created.body)}`);
+  if (created.status !== 200)
+    throw new Error(`create instance answered ${created.status}: ${JSON.stringify(created.body)}`);
   const end = Date.now() + 60_000;
   for (;;) {
     const got = await call(server.customerUrl, `/api/instances/${created.body.id}`, { key: account.admin_key });
@@ -95,7 +109,8 @@ async function job(server, name) {
 /** Every account of `jobs` and the seeded one still answer, at once; the server's memory has not run away. */
 async function stillServes(server, jobs, rssBefore) {
   const clock = await control(server, '/clock');
-  if (clock.status !== 200 || !/^\d{4}-/.test(clock.body.now)) throw new Error(`GET /__tusk/clock then answered ${clock.status} ${JSON.stringify(clock.body)}`);
+  if (clock.status !== 200 || !/^\d{4}-/.test(clock.body.now))
+    throw new Error(`GET /__tusk/clock then answered ${clock.status} ${JSON.stringify(clock.body)}`);
   for (const j of jobs) {
     for (const [base, path, key] of [
       [server.customerUrl, `/api/instances/${j.instance.id}`, j.admin_key],
@@ -108,7 +123,8 @@ async function stillServes(server, jobs, rssBefore) {
   }
   await sleep(500); // a runaway loop grows by hundreds of MB in that time
   const rss = await rssMb(server);
-  if (rssBefore !== undefined && rss !== undefined && rss - rssBefore > GROWTH_MB) throw new Error(`the server's memory grew from ${rssBefore} to ${rss} MB`);
+  if (rssBefore !== undefined && rss !== undefined && rss - rssBefore > GROWTH_MB)
+    throw new Error(`the server's memory grew from ${rssBefore} to ${rss} MB`);
   return `clock reads ${clock.body.now}, every account answers, rss ${rss ?? '?'} MB`;
 }
 
@@ -120,16 +136,27 @@ async function refusedWhole(server, jobs, send, field, rule) {
   const before = await fingerprint(server);
   const rss = await rssMb(server);
   const res = await send();
-  const named = res.body && typeof res.body === 'object' ? `${res.status} ${res.body.field}/${res.body.rule}` : `${res.status}`;
+  const named =
+    res.body && typeof res.body === 'object' ? `${res.status} ${res.body.field}/${res.body.rule}` : `${res.status}`;
   if (res.status !== 400) throw new Error(`answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`);
   const fieldOk = field instanceof RegExp ? field.test(res.body.field ?? '') : res.body.field === field;
-  if (!fieldOk || res.body.rule !== rule) throw new Error(`a 400 naming ${res.body.field}/${res.body.rule}, not ${field}/${rule}: ${res.body.error}`);
+  if (!fieldOk || res.body.rule !== rule)
+    throw new Error(`a 400 naming ${res.body.field}/${res.body.rule}, not ${field}/${rule}: ${res.body.error}`);
   if ((await fingerprint(server)) !== before) throw new Error(`answered ${named}, but the state changed`);
   return `${named}; nothing changed; ${await stillServes(server, jobs, rss)}`;
 }
 
 const nested = (depth) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
-const deepEntry = { id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/chaos', body: '@@', dueAt: 0, attempts: 0, status: 'failed' };
+const deepEntry = {
+  id: 1,
+  kind: 'callback',
+  event: 'backup',
+  target: 'http://127.0.0.1:9/chaos',
+  body: '@@',
+  dueAt: 0,
+  attempts: 0,
+  status: 'failed',
+};
 
 /** Real Postgres behind the instances (not the records-only `*.db.tusk.example` urls)? */
 const realDatabase = (url) => !new URL(url).hostname.endsWith('.db.tusk.example');
@@ -140,7 +167,10 @@ async function jobs(server) {
   if (!jobsOf.has(server))
     jobsOf.set(
       server,
-      Promise.all([job(server, 'chaos-x'), job(server, 'chaos-y')]).then(([x, y]) => ({ x: { ...x, name: 'chaos-x' }, y: { ...y, name: 'chaos-y' } })),
+      Promise.all([job(server, 'chaos-x'), job(server, 'chaos-y')]).then(([x, y]) => ({
+        x: { ...x, name: 'chaos-x' },
+        y: { ...y, name: 'chaos-y' },
+      })),
     );
   return jobsOf.get(server);
 }
@@ -155,7 +185,10 @@ export const scenarios = [
         [x, y],
         async () => {
           const s = (await control(server, '/state')).body;
-          return control(server, '/state', { method: 'PUT', body: { ...s, clock: { offset_ms: 1e308, pinned_ms: null } } });
+          return control(server, '/state', {
+            method: 'PUT',
+            body: { ...s, clock: { offset_ms: 1e308, pinned_ms: null } },
+          });
         },
         'clock.offset_ms',
         'maximum',
@@ -171,7 +204,10 @@ export const scenarios = [
         [x, y],
         async () => {
           const s = (await control(server, '/state')).body;
-          return control(server, '/state', { method: 'PUT', body: { ...s, clock: { offset_ms: 0, pinned_ms: -1e20 } } });
+          return control(server, '/state', {
+            method: 'PUT',
+            body: { ...s, clock: { offset_ms: 0, pinned_ms: -1e20 } },
+          });
         },
         'clock.pinned_ms',
         'minimum',
@@ -205,14 +241,26 @@ export const scenarios = [
       name: `a clock move ${JSON.stringify(move)} of the whole server`,
       async run(server) {
         const { x, y } = await jobs(server);
-        return refusedWhole(server, [x, y], () => control(server, '/clock', { method: 'POST', body: move }), field, 'range');
+        return refusedWhole(
+          server,
+          [x, y],
+          () => control(server, '/clock', { method: 'POST', body: move }),
+          field,
+          'range',
+        );
       },
     },
     {
       name: `a clock move ${JSON.stringify(move)} of one account (its admin key)`,
       async run(server) {
         const { x, y } = await jobs(server);
-        return refusedWhole(server, [x, y], () => own(server, x, '/clock', { method: 'POST', body: move }), field, 'range');
+        return refusedWhole(
+          server,
+          [x, y],
+          () => own(server, x, '/clock', { method: 'POST', body: move }),
+          field,
+          'range',
+        );
       },
     },
   ]),
@@ -257,7 +305,10 @@ export const scenarios = [
       const { x, y } = await jobs(server);
       const real = realDatabase(y.instance.url);
       if (real)
-        await sql(y.instance.url, "create table if not exists chaos_secret (v text); delete from chaos_secret; insert into chaos_secret values ('y-data')");
+        await sql(
+          y.instance.url,
+          "create table if not exists chaos_secret (v text); delete from chaos_secret; insert into chaos_secret values ('y-data')",
+        );
       const line = await refusedWhole(
         server,
         [x, y],
@@ -343,16 +394,22 @@ export const scenarios = [
       const xDump = (await own(server, x, '/state')).body;
       xDump.account.instances = [];
       const left = await own(server, x, '/state', { method: 'PUT', body: xDump });
-      if (left.status !== 200) throw new Error(`X's load without its instance answered ${left.status}: ${JSON.stringify(left.body)}`);
+      if (left.status !== 200)
+        throw new Error(`X's load without its instance answered ${left.status}: ${JSON.stringify(left.body)}`);
       const yDump = (await own(server, y, '/state')).body;
       yDump.account.instances[0].providerid = x.instance.providerid;
       yDump.account.instances[0].password = 'chosen-by-y';
       const taken = await own(server, y, '/state', { method: 'PUT', body: yDump });
-      if (taken.status !== 200) throw new Error(`Y's load of a providerid nobody holds answered ${taken.status}: ${JSON.stringify(taken.body)}`);
+      if (taken.status !== 200)
+        throw new Error(
+          `Y's load of a providerid nobody holds answered ${taken.status}: ${JSON.stringify(taken.body)}`,
+        );
       if (!real) return 'both loads 200; records only (--databases off): no database to check';
       const end = Date.now() + 30_000;
       let got;
-      while (!(got = (await call(server.customerUrl, `/api/instances/${y.instance.id}`, { key: y.admin_key })).body).ready) {
+      while (
+        !(got = (await call(server.customerUrl, `/api/instances/${y.instance.id}`, { key: y.admin_key })).body).ready
+      ) {
         if (Date.now() > end) throw new Error("Y's instance not ready within 30 s");
         await sleep(100);
       }
@@ -389,10 +446,13 @@ async function main() {
     };
   } else {
     const { startServer } = await import('../load-driver.js');
-    const started = await startServer(['--databases', flags.databases, '--provision-delay', '0', '--rate-limit', '1000000/1'], {
-      adminKey: flags['api-key'],
-      timeoutMs: 120_000,
-    });
+    const started = await startServer(
+      ['--databases', flags.databases, '--provision-delay', '0', '--rate-limit', '1000000/1'],
+      {
+        adminKey: flags['api-key'],
+        timeoutMs: 120_000,
+      },
+    );
     server = started;
     console.log(`started tusk serve (pid ${started.child.pid}) at ${started.customerUrl}`);
     const running = () => started.child.exitCode === null && started.child.signalCode === null;

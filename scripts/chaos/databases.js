@@ -11,7 +11,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function call(base, path, { key, method = 'GET', body } = {}) {
   const headers = { 'content-type': 'application/json', ...(key ? { authorization: basic(key) } : {}) };
-  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
@@ -91,7 +95,10 @@ export const scenarios = [
   {
     name: "an instance's credentials against another account's database",
     async run(server) {
-      const other = await call(server.customerUrl, '/__tusk/accounts', { method: 'POST', body: { name: 'chaos tenant' } });
+      const other = await call(server.customerUrl, '/__tusk/accounts', {
+        method: 'POST',
+        body: { name: 'chaos tenant' },
+      });
       const theirs = await instance(server, other.body.admin_key);
       const mine = await instance(server, server.adminKey);
       const refused = await refusal(mine.url, dbOf(theirs.url));
@@ -173,7 +180,8 @@ export const scenarios = [
         await call(server.customerUrl, '/__tusk/clock', { method: 'POST', body: { advance: '10s' } });
         await until('callback', () => seen !== undefined);
         const v = await seen;
-        if (v !== 'before') throw new Error(`a client reading at the callback found ${JSON.stringify(v)}, not the backup's "before"`);
+        if (v !== 'before')
+          throw new Error(`a client reading at the callback found ${JSON.stringify(v)}, not the backup's "before"`);
         return 'a client reading at the callback finds the backup';
       } finally {
         await new Promise((r) => receiver.close(r));

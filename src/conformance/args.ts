@@ -109,7 +109,10 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
   const values = {
     ...flags,
     ...Object.fromEntries(
-      (['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host', 'rate-limit'] as const).map((f) => [f, flags[f] ?? fromEnv(f)]),
+      (['customer-url', 'instance-url', 'api-key', 'role-keys', 'callback-host', 'rate-limit'] as const).map((f) => [
+        f,
+        flags[f] ?? fromEnv(f),
+      ]),
     ),
     'allow-destructive': flags['allow-destructive'] === true || envFlag('allow-destructive'),
     'check-databases': flags['check-databases'] === true || envFlag('check-databases'),
@@ -119,9 +122,12 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
     throw new UsageError(
       'give both --customer-url and --instance-url (or TUSK_CUSTOMER_URL and TUSK_INSTANCE_URL), or neither to test the in-process reference implementation',
     );
-  if (external === 2 && !values['api-key']) throw new UsageError('--api-key (or TUSK_API_KEY) is required with --customer-url and --instance-url');
+  if (external === 2 && !values['api-key'])
+    throw new UsageError('--api-key (or TUSK_API_KEY) is required with --customer-url and --instance-url');
   if (external === 0 && values['api-key'] !== undefined)
-    throw new UsageError('--api-key (or TUSK_API_KEY) needs --customer-url and --instance-url (the in-process reference implementation has its own key)');
+    throw new UsageError(
+      '--api-key (or TUSK_API_KEY) needs --customer-url and --instance-url (the in-process reference implementation has its own key)',
+    );
   for (const name of ['customer-url', 'instance-url'] as const) {
     const v = values[name];
     if (v === undefined) continue;
@@ -131,12 +137,15 @@ export function parseTestArgs(args: string[], env: NodeJS.ProcessEnv = process.e
     } catch {
       throw new UsageError(`--${name} (or ${TEST_ENV[name]}) must be an http(s) URL, got "${v}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--${name} (or ${TEST_ENV[name]}) must be an http(s) URL, got "${v}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new UsageError(`--${name} (or ${TEST_ENV[name]}) must be an http(s) URL, got "${v}"`);
   }
   if (values['role-keys'] !== undefined) {
     for (const part of values['role-keys'].split(',')) {
       if (part.trim() && !/^[^=]+=.+$/.test(part.trim()))
-        throw new UsageError(`--role-keys (or TUSK_ROLE_KEYS) must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`);
+        throw new UsageError(
+          `--role-keys (or TUSK_ROLE_KEYS) must look like 'monitor=KEY,billing manager=KEY', got "${part.trim()}"`,
+        );
     }
   }
   if (values['rate-limit'] !== undefined) {

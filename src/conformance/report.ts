@@ -108,7 +108,8 @@ export class SuiteReporter implements Reporter {
       } else {
         result.skipped++;
         const note = r.state === 'skipped' ? r.note : undefined;
-        if (note?.startsWith('inconclusive')) this.summary.inconclusive!.push({ test: `${file} > ${(test as TestCase).fullName}`, note });
+        if (note?.startsWith('inconclusive'))
+          this.summary.inconclusive!.push({ test: `${file} > ${(test as TestCase).fullName}`, note });
       }
     }
     const suiteErrors = [...module.errors(), ...[...module.children.allSuites()].flatMap((s) => [...s.errors()])];
@@ -127,7 +128,10 @@ export class SuiteReporter implements Reporter {
     this.print(`${ok ? 'PASS' : 'FAIL'}  ${`[${result.group}]`.padEnd(22)} ${file}  (${counts.join(', ')})`);
   }
 
-  onTestRunEnd(_modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<{ message?: string; name?: string }>): void {
+  onTestRunEnd(
+    _modules: ReadonlyArray<TestModule>,
+    unhandled: ReadonlyArray<{ message?: string; name?: string }>,
+  ): void {
     for (const e of unhandled) this.summary.unhandled.push(firstLines(`${e.name ?? 'Error'}: ${e.message ?? ''}`));
   }
 }
@@ -141,7 +145,9 @@ export function formatSummary(s: RunSummary, notRun: string[], target: string): 
     const rs = s.files.filter((r) => r.group === group);
     const skippedFiles = notRun.filter((f) => groupOf(f) === group);
     if (rs.length === 0) {
-      out.push(`  ${group.padEnd(20)} ${skippedFiles.length ? `not run (${skippedFiles.length} files; pass --allow-destructive)` : 'no files'}`);
+      out.push(
+        `  ${group.padEnd(20)} ${skippedFiles.length ? `not run (${skippedFiles.length} files; pass --allow-destructive)` : 'no files'}`,
+      );
       continue;
     }
     const failedFiles = rs.filter((r) => r.failed || r.errors).length;
@@ -149,7 +155,9 @@ export function formatSummary(s: RunSummary, notRun: string[], target: string): 
       `  ${group.padEnd(20)} ${rs.length} files (${failedFiles} failing): ${sum((r) => r.passed, rs)} tests passed, ${sum((r) => r.failed, rs)} failed, ${sum((r) => r.skipped, rs)} skipped`,
     );
   }
-  out.push(`  ${'total'.padEnd(20)} ${s.files.length} files: ${sum((r) => r.passed)} passed, ${sum((r) => r.failed)} failed, ${sum((r) => r.skipped)} skipped`);
+  out.push(
+    `  ${'total'.padEnd(20)} ${s.files.length} files: ${sum((r) => r.passed)} passed, ${sum((r) => r.failed)} failed, ${sum((r) => r.skipped)} skipped`,
+  );
   if (s.departures.length) {
     out.push('', `Departures from the contract (${s.departures.length}):`);
     s.departures.forEach((d, i) => {
@@ -211,6 +219,10 @@ export function rotationNote(o: TestOptions, stateDir: string): string {
       .filter((p) => p.includes('='))
       .map((p) => [`${p.slice(0, p.indexOf('=')).trim()} key`, p.slice(p.indexOf('=') + 1).trim()] as [string, string]),
   ];
-  const lines = given.filter(([, key]) => current(key) !== key).map(([name, key]) => `  ${name}: rotated; the current key is ${current(key)}`);
-  return lines.length ? `\nKeys rotated by destructive tests (the keys given no longer work):\n${lines.join('\n')}` : '';
+  const lines = given
+    .filter(([, key]) => current(key) !== key)
+    .map(([name, key]) => `  ${name}: rotated; the current key is ${current(key)}`);
+  return lines.length
+    ? `\nKeys rotated by destructive tests (the keys given no longer work):\n${lines.join('\n')}`
+    : '';
 }

@@ -24,7 +24,9 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
   const notRun = o.allowDestructive ? [] : selected.filter((f) => groupOf(f) === 'destructive');
   const toRun = selected.filter((f) => !notRun.includes(f));
   const external = Boolean(o.customerUrl);
-  const target = external ? `customer API ${o.customerUrl}, instance API ${o.instanceUrl}` : 'the in-process reference implementation';
+  const target = external
+    ? `customer API ${o.customerUrl}, instance API ${o.instanceUrl}`
+    : 'the in-process reference implementation';
   if (toRun.length === 0) {
     print(`tusk test: no test files to run${o.filters.length ? ` (filters: ${o.filters.join(', ')})` : ''}`);
     return 1;
@@ -43,7 +45,9 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
-  print(`tusk test: ${toRun.length} test files against ${target}${notRun.length ? `; ${notRun.length} destructive files left out (--allow-destructive)` : ''}`);
+  print(
+    `tusk test: ${toRun.length} test files against ${target}${notRun.length ? `; ${notRun.length} destructive files left out (--allow-destructive)` : ''}`,
+  );
   try {
     return await runFiles(o, toRun, notRun, target, stateDir, print);
   } finally {
@@ -54,7 +58,14 @@ export async function runSuite(o: TestOptions, print: (line: string) => void = (
 }
 
 /** Runs the suite's files in vitest and prints the summary; the exit code. */
-async function runFiles(o: TestOptions, toRun: string[], notRun: string[], target: string, stateDir: string, print: (line: string) => void): Promise<number> {
+async function runFiles(
+  o: TestOptions,
+  toRun: string[],
+  notRun: string[],
+  target: string,
+  stateDir: string,
+  print: (line: string) => void,
+): Promise<number> {
   const { startVitest, BaseSequencer } = await import('vitest/node');
   // Read-only files first, destructive ones last (one after the other against a deployment).
   const rank = (id: string) => ['read-only', 'creates and removes', 'destructive'].indexOf(groupOf(id));

@@ -39,7 +39,11 @@ export function reportCode(code: number): Promise<void> {
  * resolves with the code to exit with: the one the suite reported, else the process's own (128 plus
  * the signal's number when a signal passed on stopped it, 1 when another signal ended it).
  */
-export function superviseSuite(script: string, args: string[], note: (line: string) => void = (l) => console.error(l)): Promise<number> {
+export function superviseSuite(
+  script: string,
+  args: string[],
+  note: (line: string) => void = (l) => console.error(l),
+): Promise<number> {
   const child = fork(script, args, { env: { ...process.env, [SUITE_PROCESS]: '1' }, stdio: 'inherit' });
   let reported: number | undefined;
   let stoppedBy: NodeJS.Signals | undefined;
@@ -63,7 +67,10 @@ export function superviseSuite(script: string, args: string[], note: (line: stri
     child.once('exit', (code, signal) => {
       const how = signal ?? `exit code ${code}`;
       if (reported !== undefined) {
-        if (signal || code !== reported) note(`tusk test: the suite's process ended by ${how} after its summary; the exit code is the summary's (${reported})`);
+        if (signal || code !== reported)
+          note(
+            `tusk test: the suite's process ended by ${how} after its summary; the exit code is the summary's (${reported})`,
+          );
         finish(reported);
       } else if (signal && signal === stoppedBy) finish(128 + constants.signals[signal]);
       else if (signal) {

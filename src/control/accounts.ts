@@ -13,21 +13,39 @@ export interface FreshAccountOptions {
 }
 
 /** The fixture of a fresh account and its keys by role. */
-export function freshAccount(options: FreshAccountOptions = {}): { fixture: AccountFixture; keys: Record<Role, string> } {
+export function freshAccount(options: FreshAccountOptions = {}): {
+  fixture: AccountFixture;
+  keys: Record<Role, string>;
+} {
   const id = randomUUID();
   const short = id.slice(0, 8);
   const name = options.name ?? `Test account ${short}`;
   const domain = `account-${short}.example`;
   const teamEmail = options.team_email ?? `team@${domain}`;
   const emailOf = (role: Role) => `${role.replace(' ', '-')}@${domain}`;
-  const keys = Object.fromEntries(ROLES.map((r) => [r, `tusk-${short}-${r.replace(' ', '-')}-${randomSecret(24)}`])) as Record<Role, string>;
+  const keys = Object.fromEntries(
+    ROLES.map((r) => [r, `tusk-${short}-${r.replace(' ', '-')}-${randomSecret(24)}`]),
+  ) as Record<Role, string>;
   const fixture: AccountFixture = {
     id,
     name,
     teamEmail,
     customer: { company: name, address: '1 Test Street, Testville', country: 'US', account_name: name },
-    keys: ROLES.map((role, i) => ({ id: `key-${i + 1}`, key: keys[role], role, comment: `${role} key`, email: emailOf(role) })),
-    team: ROLES.map((role) => ({ id: randomUUID(), email: emailOf(role), tfa_auth_enabled: false, roles: [role], tags: [], joinedAt: 0 })),
+    keys: ROLES.map((role, i) => ({
+      id: `key-${i + 1}`,
+      key: keys[role],
+      role,
+      comment: `${role} key`,
+      email: emailOf(role),
+    })),
+    team: ROLES.map((role) => ({
+      id: randomUUID(),
+      email: emailOf(role),
+      tfa_auth_enabled: false,
+      roles: [role],
+      tags: [],
+      joinedAt: 0,
+    })),
     instances: [],
     usedInstanceIds: [],
     invoices: [],

@@ -15,13 +15,19 @@ import type { operations } from '../generated/control.js';
 import type { ControlDocument } from './document.js';
 
 /** The operations of the control document that take a JSON body. */
-type WithBody = { [K in keyof operations]: operations[K] extends { requestBody?: { content: { 'application/json': unknown } } } ? K : never }[keyof operations];
+type WithBody = {
+  [K in keyof operations]: operations[K] extends { requestBody?: { content: { 'application/json': unknown } } }
+    ? K
+    : never;
+}[keyof operations];
 
 /** The body of operation `K`, as the control document declares it. */
 export type ControlBody<K extends WithBody> = NonNullable<operations[K]['requestBody']>['content']['application/json'];
 
 /** What controlBody() gives: the body, or undefined too when the document says it is optional. */
-type Read<K extends WithBody> = undefined extends operations[K]['requestBody'] ? ControlBody<K> | undefined : ControlBody<K>;
+type Read<K extends WithBody> = undefined extends operations[K]['requestBody']
+  ? ControlBody<K> | undefined
+  : ControlBody<K>;
 
 /**
  * Of the errors of a failed validation, the one to report: not the `oneOf`/`anyOf` summary, and not
@@ -35,7 +41,11 @@ export function reportedError(errors: ErrorObject[]): ErrorObject {
 /** The errors of a failed validation that say something (see reportedError), in their order. */
 export function tellingErrors(errors: ErrorObject[]): ErrorObject[] {
   const real = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
-  const telling = real.filter((e) => e.keyword !== 'type' || !real.some((o) => o !== e && o.keyword !== 'type' && o.instancePath.startsWith(e.instancePath)));
+  const telling = real.filter(
+    (e) =>
+      e.keyword !== 'type' ||
+      !real.some((o) => o !== e && o.keyword !== 'type' && o.instancePath.startsWith(e.instancePath)),
+  );
   return telling.length ? telling : real;
 }
 
@@ -61,7 +71,11 @@ export async function jsonOf(c: Context, required: boolean, limit = CONTROL_BODY
  * The JSON body of control operation `operationId`, checked against its declared schema.
  * An empty body is `undefined` when the operation's body is optional, else a 400 `body`/`required`.
  */
-export async function controlBody<K extends WithBody>(c: Context, document: ControlDocument, operationId: K): Promise<Read<K>> {
+export async function controlBody<K extends WithBody>(
+  c: Context,
+  document: ControlDocument,
+  operationId: K,
+): Promise<Read<K>> {
   const { schema, required } = document.requestBody(operationId);
   const value = await jsonOf(c, required);
   if (value === undefined) return undefined as Read<K>;

@@ -22,7 +22,9 @@ export class ControlDocument {
 
   private load() {
     if (!this.loaded) {
-      const doc = (requireHere('yaml') as typeof import('yaml')).parse(readFileSync(CONTROL_DOCUMENT_PATH, 'utf8')) as OpenApiDocument;
+      const doc = (requireHere('yaml') as typeof import('yaml')).parse(
+        readFileSync(CONTROL_DOCUMENT_PATH, 'utf8'),
+      ) as OpenApiDocument;
       const { Ajv, addFormats } = ajvModules();
       const ajv = new Ajv({ strict: false, allErrors: true });
       addFormats(ajv);

@@ -21,7 +21,10 @@ export function faultRoutes(deps: ControlDeps): Hono {
     if (s.kind === 'server') return deps.registry.faults;
     return make ? s.home.faultsToSet() : s.home.faults;
   };
-  const view = (f: Faults | undefined) => ({ seed: f?.currentSeed ?? deps.registry.faults.serverSeed, rules: f?.list() ?? [] });
+  const view = (f: Faults | undefined) => ({
+    seed: f?.currentSeed ?? deps.registry.faults.serverSeed,
+    rules: f?.list() ?? [],
+  });
 
   app.get('/', (c) => c.json(view(rulesOf(c, false))));
 

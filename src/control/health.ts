@@ -38,7 +38,9 @@ interface Control {
 function controls(deps: ControlDeps): Control[] {
   const methods = ['get', 'put', 'post', 'delete', 'patch'];
   return Object.entries(deps.document.document().paths).flatMap(([path, item]) =>
-    methods.filter((m) => item[m]).map((m) => ({ method: m.toUpperCase(), path, summary: (item[m] as { summary?: string }).summary ?? '' })),
+    methods
+      .filter((m) => item[m])
+      .map((m) => ({ method: m.toUpperCase(), path, summary: (item[m] as { summary?: string }).summary ?? '' })),
   );
 }
 

@@ -22,7 +22,11 @@ import { controlBody } from './body.js';
 export function findInstance(registry: Registry, c: Context): { account: AccountStore; instance: InstanceStore } {
   const raw = c.req.param('instance_id') ?? '';
   if (!/^[1-9]\d{0,9}$/.test(raw))
-    throw invalid('instance_id', 'type', `must be a positive integer (the instance's id on the customer interface), got "${raw}"`);
+    throw invalid(
+      'instance_id',
+      'type',
+      `must be a positive integer (the instance's id on the customer interface), got "${raw}"`,
+    );
   const id = Number(raw);
   const accountId = c.req.query('account');
   if (accountId !== undefined) {
@@ -42,10 +46,14 @@ export function findInstance(registry: Registry, c: Context): { account: Account
     }
     const own = registry.authenticateInstance(key);
     if (own) {
-      if (own.instance.id !== id) throw new ApiError(404, `Not found: the instance key opens instance ${own.instance.id}, not ${id}`);
+      if (own.instance.id !== id)
+        throw new ApiError(404, `Not found: the instance key opens instance ${own.instance.id}, not ${id}`);
       return { account: own.account, instance: own.instance };
     }
-    throw new ApiError(404, "Not found: the request's key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)");
+    throw new ApiError(
+      404,
+      "Not found: the request's key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)",
+    );
   }
   const found: { account: AccountStore; instance: InstanceStore }[] = [];
   for (const account of registry.allAccounts()) {

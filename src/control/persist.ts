@@ -20,7 +20,9 @@ export class StateFileError extends Error {
     readonly file: string,
     reason: string,
   ) {
-    super(`the state file ${file} cannot be loaded: ${reason}. It was left as it is: fix it, move it away or give another --state file.`);
+    super(
+      `the state file ${file} cannot be loaded: ${reason}. It was left as it is: fix it, move it away or give another --state file.`,
+    );
     this.name = 'StateFileError';
   }
 }

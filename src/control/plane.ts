@@ -50,7 +50,10 @@ export function controlApp(deps: ControlDeps): Hono {
   for (const { path, routes } of CONTROL_ROUTES) app.route(path, routes(deps));
   app.get('/', indexRoute(deps));
   app.all('*', (c) => {
-    throw new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a control of Tusk (see ${CONTROL_PREFIX}/openapi.json)`);
+    throw new ApiError(
+      404,
+      `Not found: ${c.req.method} ${c.req.path} is not a control of Tusk (see ${CONTROL_PREFIX}/openapi.json)`,
+    );
   });
   app.onError((err, c) => errorResponse(c, err));
   return app;
@@ -61,7 +64,8 @@ export function controlApp(deps: ControlDeps): Hono {
  * reset, state, clock, outbox, request journal, faults, coverage, and its instances' metrics and events.
  * Not: re-seeding and creating accounts, which act on the whole server.
  */
-const ACCOUNT_SCOPED = /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|state|clock|outbox|requests|faults|coverage)\/?$/;
+const ACCOUNT_SCOPED =
+  /^\/__tusk\/(instances\/[^/]+\/(metrics|events)|reset|state|clock|outbox|requests|faults|coverage)\/?$/;
 
 /** `--control-key`: the control key, or an admin key of the account for the account's own controls; else 401. */
 function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {

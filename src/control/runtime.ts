@@ -24,7 +24,12 @@ export function runtimeRoutes(deps: ControlDeps): Hono {
   app.get('/', (c) =>
     c.json({
       event_loop_delay_ms: delay.count
-        ? { p50: lateMs(delay.percentile(50)), p99: lateMs(delay.percentile(99)), max: lateMs(delay.max), samples: delay.count }
+        ? {
+            p50: lateMs(delay.percentile(50)),
+            p99: lateMs(delay.percentile(99)),
+            max: lateMs(delay.max),
+            samples: delay.count,
+          }
         : { p50: 0, p99: 0, max: 0, samples: 0 },
       rss_mb: Math.round(process.memoryUsage.rss() / 2 ** 20),
       uptime_s: Math.round(process.uptime()),

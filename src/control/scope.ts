@@ -33,17 +33,21 @@ export function scopeOf(c: Context, registry: Registry, controlKey: string | und
     named = registry.home(id);
     if (!named) throw new ApiError(404, `Not found: no account with id ${id}`);
   }
-  if (!key || (controlKey !== undefined && sameKey(key, controlKey))) return named ? { kind: 'account', home: named } : SERVER;
+  if (!key || (controlKey !== undefined && sameKey(key, controlKey)))
+    return named ? { kind: 'account', home: named } : SERVER;
   const customer = registry.authenticateCustomer(key);
   const owner = customer?.home ?? registry.authenticateInstance(key)?.home;
   if (!owner)
-    throw unauthorized('Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)');
+    throw unauthorized(
+      'Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)',
+    );
   if (customer?.key.role !== 'admin')
     throw new ApiError(
       403,
       `Forbidden: the controls of an account need an admin key of the account, not ${customer ? `a ${customer.key.role} key` : 'an instance key'}`,
     );
-  if (named && named !== owner) throw new ApiError(403, `Forbidden: the key is of account ${owner.id}, not of account ${named.id}`);
+  if (named && named !== owner)
+    throw new ApiError(403, `Forbidden: the key is of account ${owner.id}, not of account ${named.id}`);
   return { kind: 'account', home: owner };
 }
 

@@ -68,7 +68,8 @@ export function stateRoutes(deps: ControlDeps): Hono {
       try {
         registry.resetAccount(s.home.id);
       } catch (err) {
-        if (err instanceof StateError) throw new ApiError(400, `account: ${err.problems.join('; ')}`, { field: 'account', rule: 'resettable' });
+        if (err instanceof StateError)
+          throw new ApiError(400, `account: ${err.problems.join('; ')}`, { field: 'account', rule: 'resettable' });
         throw err;
       }
     } else {
@@ -98,7 +99,11 @@ export function stateRoutes(deps: ControlDeps): Hono {
       if (s.kind === 'account') loadAccountState(registry, s.home.id, value, deps.app.schemas, deps.document);
       else loadState(registry, value, deps.app.schemas, deps.document);
     } catch (err) {
-      if (err instanceof StateError) throw new ApiError(400, err.message, { ...(err.field !== undefined ? { field: err.field } : {}), rule: err.rule });
+      if (err instanceof StateError)
+        throw new ApiError(400, err.message, {
+          ...(err.field !== undefined ? { field: err.field } : {}),
+          rule: err.rule,
+        });
       throw err;
     }
     deps.clockMoved();
@@ -113,12 +118,20 @@ export function stateRoutes(deps: ControlDeps): Hono {
     const clock = clockIn(registry, s);
     if (move.follow_server !== undefined) {
       if (s.kind !== 'account')
-        throw invalid('follow_server', 'scope', "only an account follows the server's clock: scope the request to an account (?account=ID or its admin key)");
+        throw invalid(
+          'follow_server',
+          'scope',
+          "only an account follows the server's clock: scope the request to an account (?account=ID or its admin key)",
+        );
       if (move.follow_server) s.home.clock.follow();
     } else if (move.advance !== undefined) {
       const ms = parseDuration(move.advance);
       if (ms === undefined)
-        throw invalid('advance', 'duration', `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`);
+        throw invalid(
+          'advance',
+          'duration',
+          `${JSON.stringify(move.advance)} is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`,
+        );
       const problem = clockTimeProblem(clock.now() + ms);
       if (problem) throw invalid('advance', 'range', problem);
       clock.advance(ms);
@@ -135,8 +148,10 @@ export function stateRoutes(deps: ControlDeps): Hono {
     const status = c.req.query('status');
     const kind = c.req.query('kind');
     const statuses = ['pending', 'sending', 'delivered', 'failed', 'recorded'];
-    if (status !== undefined && !statuses.includes(status)) throw invalid('status', 'enum', `must be one of ${statuses.join(', ')}`);
-    if (kind !== undefined && kind !== 'callback' && kind !== 'notification') throw invalid('kind', 'enum', 'must be callback or notification');
+    if (status !== undefined && !statuses.includes(status))
+      throw invalid('status', 'enum', `must be one of ${statuses.join(', ')}`);
+    if (kind !== undefined && kind !== 'callback' && kind !== 'notification')
+      throw invalid('kind', 'enum', 'must be callback or notification');
     const s = scope(c);
     const entries = (s.kind === 'account' ? s.home.outbox() : registry.outbox.list())
       .filter((e) => (status === undefined || e.status === status) && (kind === undefined || e.kind === kind))
@@ -163,7 +178,10 @@ export function stateRoutes(deps: ControlDeps): Hono {
     if (!Number.isInteger(limit) || limit < 1 || limit > journal.capacity) {
       throw invalid('limit', 'range', `must be an integer from 1 to ${journal.capacity}, got "${raw}"`);
     }
-    return c.json({ capacity: journal.capacity, entries: s.kind === 'account' ? s.home.requests(limit) : journal.last(limit) });
+    return c.json({
+      capacity: journal.capacity,
+      entries: s.kind === 'account' ? s.home.requests(limit) : journal.last(limit),
+    });
   });
 
   app.delete('/requests', (c) => {
@@ -182,7 +200,10 @@ export function stateRoutes(deps: ControlDeps): Hono {
     } catch (err) {
       throw badRequest(`the account cannot be created: ${(err as Error).message}`);
     }
-    return c.json({ account_id: fixture.id, name: fixture.name, team_email: fixture.teamEmail, admin_key: keys.admin, keys }, 201);
+    return c.json(
+      { account_id: fixture.id, name: fixture.name, team_email: fixture.teamEmail, admin_key: keys.admin, keys },
+      201,
+    );
   });
 
   app.get('/openapi.json', (c) => c.json(deps.document.document()));

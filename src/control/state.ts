@@ -9,7 +9,13 @@ import { MAX_BODY_DEPTH } from '../core/limits.js';
 import { errorField, ruleOf, type SchemaSet } from '../openapi/ajv.js';
 import type { InterfaceName } from '../openapi/documents.js';
 import { deeperThan } from '../openapi/requests.js';
-import { StateError, type AccountDump, type AccountState, type RegistryState, type StateProblem } from '../store/snapshot.js';
+import {
+  StateError,
+  type AccountDump,
+  type AccountState,
+  type RegistryState,
+  type StateProblem,
+} from '../store/snapshot.js';
 import type { OutboxEntry } from '../store/outbox.js';
 import type { Registry } from '../store/registry.js';
 import type { ControlDocument } from './document.js';
@@ -28,7 +34,9 @@ function checkSchema(value: unknown, name: 'State' | 'AccountState', control: Co
   const validate = control.schema(name);
   if (!validate(value)) {
     const errors = tellingErrors(validate.errors!);
-    throw new StateError((errors.length ? errors : validate.errors!).slice(0, MAX_PROBLEMS).map((e) => problemOf(e, '')));
+    throw new StateError(
+      (errors.length ? errors : validate.errors!).slice(0, MAX_PROBLEMS).map((e) => problemOf(e, '')),
+    );
   }
 }
 
@@ -37,28 +45,46 @@ function checkSchema(value: unknown, name: 'State' | 'AccountState', control: Co
  * that none nests deeper than a request body may, then each against its interface schema.
  * `at(ai)` is the place of account `ai` in the dump.
  */
-function checkRecords(accounts: AccountState[], entries: OutboxEntry[], at: (ai: number) => string, schemas: SchemaSet): void {
+function checkRecords(
+  accounts: AccountState[],
+  entries: OutboxEntry[],
+  at: (ai: number) => string,
+  schemas: SchemaSet,
+): void {
   const problems: StateProblem[] = [];
   const free: [unknown, string][] = entries.map((e, i) => [e.body, `outbox.entries.${i}.body`]);
   const typed: [InterfaceName, string, unknown, string][] = [];
   accounts.forEach((a, ai) => {
     const where = at(ai);
-    typed.push(['customer', 'Uuid', a.id, `${where}.id`], ['customer', 'InvoiceCustomer', a.customer, `${where}.customer`]);
+    typed.push(
+      ['customer', 'Uuid', a.id, `${where}.id`],
+      ['customer', 'InvoiceCustomer', a.customer, `${where}.customer`],
+    );
     a.keys.forEach((k, i) => typed.push(['customer', 'TeamRole', k.role, `${where}.keys.${i}.role`]));
     a.team.forEach(({ tags: _tags, ...m }, i) => typed.push(['customer', 'TeamMember', m, `${where}.team.${i}`]));
-    a.invoices.forEach((inv, i) => typed.push(['customer', 'InvoiceDetail', inv.detail, `${where}.invoices.${i}.detail`]));
+    a.invoices.forEach((inv, i) =>
+      typed.push(['customer', 'InvoiceDetail', inv.detail, `${where}.invoices.${i}.detail`]),
+    );
     a.instances.forEach((x, xi) => {
       const place = `${where}.instances.${xi}`;
       x.recipients.items.forEach((r, i) => typed.push(['instance', 'Recipient', r, `${place}.recipients.items.${i}`]));
       x.alarms.items.forEach((r, i) => typed.push(['instance', 'Alarm', r, `${place}.alarms.items.${i}`]));
-      x.integrations.logs.forEach((r, i) => typed.push(['instance', 'Integration', r, `${place}.integrations.logs.${i}`]));
-      x.integrations.metrics.forEach((r, i) => typed.push(['instance', 'Integration', r, `${place}.integrations.metrics.${i}`]));
+      x.integrations.logs.forEach((r, i) =>
+        typed.push(['instance', 'Integration', r, `${place}.integrations.logs.${i}`]),
+      );
+      x.integrations.metrics.forEach((r, i) =>
+        typed.push(['instance', 'Integration', r, `${place}.integrations.metrics.${i}`]),
+      );
     });
   });
   for (const [value, where] of [...free, ...typed.map(([, , v, w]): [unknown, string] => [v, w])]) {
     if (problems.length >= MAX_PROBLEMS) break;
     if (deeperThan(value, MAX_BODY_DEPTH))
-      problems.push({ field: where, rule: 'maxDepth', message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels, as no request body may` });
+      problems.push({
+        field: where,
+        rule: 'maxDepth',
+        message: `nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels, as no request body may`,
+      });
   }
   if (problems.length) throw new StateError(problems);
   for (const [api, schema, value, where] of typed) {
@@ -83,7 +109,13 @@ export function loadState(registry: Registry, value: unknown, schemas: SchemaSet
 }
 
 /** Checks one account's dump (the AccountState schema, and its records) and makes it account `id`'s state. */
-export function loadAccountState(registry: Registry, id: string, value: unknown, schemas: SchemaSet, control: ControlDocument): void {
+export function loadAccountState(
+  registry: Registry,
+  id: string,
+  value: unknown,
+  schemas: SchemaSet,
+  control: ControlDocument,
+): void {
   checkSchema(value, 'AccountState', control);
   const dump = value as AccountDump;
   checkRecords([dump.account], dump.outbox.entries, () => 'account', schemas);

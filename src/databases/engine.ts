@@ -43,13 +43,27 @@ const BACKOFF_FIRST_MS = 250;
 const BACKOFF_MAX_MS = 5_000;
 
 /** Errors that say the server is out of reach (not that a statement was wrong). */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+]);
 export function isUnreachable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
   return Boolean(
     e &&
     ((e.code && UNREACHABLE.has(e.code)) ||
-      /Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(e.message ?? '')),
+      /Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(
+        e.message ?? '',
+      )),
   );
 }
 
@@ -91,7 +105,10 @@ export class PostgresEngine {
     private readonly log: EngineLog = () => undefined,
     private readonly options: { dataDir?: string } = {},
   ) {
-    this.prefix = spec.kind === 'embedded' && options.dataDir ? 'tusk_' : `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
+    this.prefix =
+      spec.kind === 'embedded' && options.dataDir
+        ? 'tusk_'
+        : `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
   }
 
   /** The kept data directory, if any (`--state`). */
@@ -165,7 +182,13 @@ export class PostgresEngine {
       this.embedded = server;
       await server.boot();
       if (this.closed) throw new Error('closed while starting');
-      connection = { host: '127.0.0.1', port: this.port, user: 'postgres', password: server.password, database: 'postgres' };
+      connection = {
+        host: '127.0.0.1',
+        port: this.port,
+        user: 'postgres',
+        password: server.password,
+        database: 'postgres',
+      };
     } else {
       connection = { connectionString: this.spec.url };
     }
@@ -189,10 +212,14 @@ export class PostgresEngine {
     if (this.current !== 'ready' || this.probing || this.closed) return;
     this.probing = true;
     try {
-      const answered = await Promise.race([this.pool!.query('select 1').then(() => true), sleep(PROBE_TIMEOUT_MS).then(() => false)]);
+      const answered = await Promise.race([
+        this.pool!.query('select 1').then(() => true),
+        sleep(PROBE_TIMEOUT_MS).then(() => false),
+      ]);
       // A busy machine can be slow once: silence counts only three times in a row.
       if (answered) this.silent = 0;
-      else if (++this.silent >= 3) await this.lost(`no answer to ${this.silent} probes of ${PROBE_TIMEOUT_MS / 1000} s`);
+      else if (++this.silent >= 3)
+        await this.lost(`no answer to ${this.silent} probes of ${PROBE_TIMEOUT_MS / 1000} s`);
     } catch (err) {
       if (isUnreachable(err) || (this.embedded && !this.embedded.running)) await this.lost((err as Error).message);
     } finally {
@@ -243,7 +270,10 @@ export class PostgresEngine {
           }
           await this.pool!.query('select 1');
           if (this.closed) return;
-          this.log('info', `tusk: databases: the Postgres server is back after ${((Date.now() - since) / 1000).toFixed(1)} s`);
+          this.log(
+            'info',
+            `tusk: databases: the Postgres server is back after ${((Date.now() - since) / 1000).toFixed(1)} s`,
+          );
           this.setState('ready');
           return;
         } catch {
@@ -307,7 +337,8 @@ export class PostgresEngine {
    */
   async close(cleanup?: () => Promise<void>): Promise<void> {
     if (this.closed) return;
-    if (cleanup && this.current === 'ready') await cleanup().catch((err: Error) => this.log('warn', `tusk: databases: cleanup failed: ${err.message}`));
+    if (cleanup && this.current === 'ready')
+      await cleanup().catch((err: Error) => this.log('warn', `tusk: databases: cleanup failed: ${err.message}`));
     this.closed = true;
     clearInterval(this.probeTimer);
     this.back?.resolve();

@@ -237,7 +237,9 @@ export class Databases implements InstanceDatabases {
   }
 
   setConnectionLimit(ref: DatabaseRef, limit: number | undefined): void {
-    void this.enqueue(`setting the connection limit of ${ref.role}`, () => this.admin.setConnectionLimit(ref.role, limit ?? -1));
+    void this.enqueue(`setting the connection limit of ${ref.role}`, () =>
+      this.admin.setConnectionLimit(ref.role, limit ?? -1),
+    );
   }
 
   drop(ref: DatabaseRef): void {
@@ -273,7 +275,8 @@ export class Databases implements InstanceDatabases {
    */
   private snapshotAt(ref: DatabaseRef, at: number): string | undefined {
     let best: { name: string; at: number } | undefined;
-    for (const s of this.snapshots.get(ref.database)?.values() ?? []) if (s.at <= at && (!best || s.at >= best.at)) best = s;
+    for (const s of this.snapshots.get(ref.database)?.values() ?? [])
+      if (s.at <= at && (!best || s.at >= best.at)) best = s;
     return best?.name;
   }
 
@@ -290,11 +293,21 @@ export class Databases implements InstanceDatabases {
   }
 
   restore(ref: DatabaseRef, backupId: number, done?: () => void): void {
-    this.replaceWith(ref, () => this.snapshots.get(ref.database)?.get(backupId)?.name, `restoring ${ref.database} from backup ${backupId}`, done);
+    this.replaceWith(
+      ref,
+      () => this.snapshots.get(ref.database)?.get(backupId)?.name,
+      `restoring ${ref.database} from backup ${backupId}`,
+      done,
+    );
   }
 
   recover(ref: DatabaseRef, at: number, done?: () => void): void {
-    this.replaceWith(ref, () => this.snapshotAt(ref, at), `recovering ${ref.database} to ${new Date(at).toISOString()}`, done);
+    this.replaceWith(
+      ref,
+      () => this.snapshotAt(ref, at),
+      `recovering ${ref.database} to ${new Date(at).toISOString()}`,
+      done,
+    );
   }
 
   terminate(ref: DatabaseRef): void {
@@ -314,7 +327,10 @@ export class Databases implements InstanceDatabases {
       // A live database keeps its snapshots (`<database>_b<backup id>`), registered or not yet;
       // the instances are counted when the step runs (a state loaded meanwhile, at start-up, counts).
       const keep = (name: string) => this.live.has(name) || this.live.has(name.replace(/_b\d+$/, ''));
-      await this.admin.dropEverything({ keepDatabase: keep, keepRoles: new Set([...this.live.values()].map((r) => r.role)) });
+      await this.admin.dropEverything({
+        keepDatabase: keep,
+        keepRoles: new Set([...this.live.values()].map((r) => r.role)),
+      });
     });
   }
 

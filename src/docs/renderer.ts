@@ -47,7 +47,9 @@ export function offlineBundle(source: string): string {
   let out = source;
   for (const [remote, local] of OFFLINE_REWRITES) {
     if (!out.includes(remote))
-      throw new Error(`the Redoc bundle no longer contains ${remote}: check OFFLINE_REWRITES in src/docs/renderer.ts against this Redoc version`);
+      throw new Error(
+        `the Redoc bundle no longer contains ${remote}: check OFFLINE_REWRITES in src/docs/renderer.ts against this Redoc version`,
+      );
     out = out.split(remote).join(local);
   }
   return out;
@@ -65,13 +67,19 @@ export function loadRenderer(): Renderer {
   ]
     .filter(([, path]) => existsSync(path!))
     .map(([file, path]) => ({ file: file!, text: readFileSync(path!, 'utf8') }));
-  cached = { name: 'redoc', version: pkg.version, script: offlineBundle(readFileSync(join(root, 'bundles', RENDERER_FILE), 'utf8')), licenses };
+  cached = {
+    name: 'redoc',
+    version: pkg.version,
+    script: offlineBundle(readFileSync(join(root, 'bundles', RENDERER_FILE), 'utf8')),
+    licenses,
+  };
   return cached;
 }
 
 /** Redoc's options (https://redocly.com/docs/redoc/config): system fonts, nothing remote. */
 function rendererOptions(downloads: { json: string; yaml: string }) {
-  const sans = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
+  const sans =
+    'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", "Liberation Sans", sans-serif';
   const mono = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", "DejaVu Sans Mono", monospace';
   return {
     downloadUrls: [

@@ -43,7 +43,11 @@ export function docsRoutes(documents: Record<InterfaceName, OpenApiDocument>) {
 
     app.get(DOCS_PATH, (c) => {
       const { html, csp } = page();
-      return c.html(html, 200, { 'Content-Security-Policy': csp, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+      return c.html(html, 200, {
+        'Content-Security-Policy': csp,
+        'Cache-Control': 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      });
     });
     app.get(`${DOCS_PATH}/`, (c) => c.redirect(DOCS_PATH, 301));
     app.get(`${DOCS_PATH}/${RENDERER_FILE}`, (c) =>

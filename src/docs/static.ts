@@ -6,7 +6,13 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { INTERFACES, PROJECT_ROOT, loadDocuments, type InterfaceName, type OpenApiDocument } from '../openapi/documents.js';
+import {
+  INTERFACES,
+  PROJECT_ROOT,
+  loadDocuments,
+  type InterfaceName,
+  type OpenApiDocument,
+} from '../openapi/documents.js';
 import { loadRenderer, referencePage, RENDERER_FILE } from './renderer.js';
 
 export const DEFAULT_DOCS_DIR = join(PROJECT_ROOT, 'dist', 'docs');
@@ -36,7 +42,10 @@ ${items}
 }
 
 /** Writes the static references into `outDir` (emptied first); returns the files written. */
-export async function buildStaticDocs(outDir: string = DEFAULT_DOCS_DIR, documents?: Record<InterfaceName, OpenApiDocument>): Promise<string[]> {
+export async function buildStaticDocs(
+  outDir: string = DEFAULT_DOCS_DIR,
+  documents?: Record<InterfaceName, OpenApiDocument>,
+): Promise<string[]> {
   const docs = documents ?? (await loadDocuments());
   const out = resolve(outDir);
   const renderer = loadRenderer();
@@ -52,7 +61,12 @@ export async function buildStaticDocs(outDir: string = DEFAULT_DOCS_DIR, documen
   for (const license of renderer.licenses) write(join('assets', `redoc-${license.file}`), license.text);
   for (const api of INTERFACES) {
     const doc = docs[api];
-    const { html } = referencePage({ api, doc, scriptUrl: `../assets/${RENDERER_FILE}`, downloads: { json: 'openapi.json', yaml: 'openapi.yaml' } });
+    const { html } = referencePage({
+      api,
+      doc,
+      scriptUrl: `../assets/${RENDERER_FILE}`,
+      downloads: { json: 'openapi.json', yaml: 'openapi.yaml' },
+    });
     write(join(api, 'index.html'), html);
     write(join(api, 'openapi.json'), JSON.stringify(doc, null, 2) + '\n');
     write(join(api, 'openapi.yaml'), stringify(doc, { lineWidth: 0 }));

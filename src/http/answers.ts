@@ -21,7 +21,10 @@ export function answerModeOf(header: string | undefined): AnswerMode | undefined
   if (header === undefined) return undefined;
   const mode = header.trim().toLowerCase();
   if ((ANSWER_MODES as readonly string[]).includes(mode)) return mode as AnswerMode;
-  throw new ApiError(400, `Tusk-Answers: must be one of ${ANSWER_MODES.join(', ')} (header outside the contract)`, { field: 'Tusk-Answers', rule: 'enum' });
+  throw new ApiError(400, `Tusk-Answers: must be one of ${ANSWER_MODES.join(', ')} (header outside the contract)`, {
+    field: 'Tusk-Answers',
+    rule: 'enum',
+  });
 }
 
 export interface AnswerOptions {
@@ -41,13 +44,18 @@ export interface SuccessCodes {
 }
 
 /** How `op`'s success status is chosen; undefined when the operation documents one success code only. */
-export function successCodes(doc: OpenApiDocument, op: OperationInfo, options: AnswerOptions): SuccessCodes | undefined {
+export function successCodes(
+  doc: OpenApiDocument,
+  op: OperationInfo,
+  options: AnswerOptions,
+): SuccessCodes | undefined {
   const codes = [...op.responses.keys()]
     .filter((k) => /^2\d\d$/.test(k))
     .map(Number)
     .sort((a, b) => a - b);
   if (codes.length < 2) return undefined;
-  const production = typeof op.raw['x-production-status'] === 'number' ? (op.raw['x-production-status'] as number) : undefined;
+  const production =
+    typeof op.raw['x-production-status'] === 'number' ? (op.raw['x-production-status'] as number) : undefined;
   // The body of a status when the handler answered without one: the documented example.
   const examples = new Map<number, string>();
   for (const code of codes) {

@@ -56,7 +56,11 @@ export interface ApiAppOptions<P> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- extensions serve both interfaces
   extensions?: ((app: Hono<any>, api: InterfaceName) => void)[];
   /** Outside the contract: fault injection (first step of every operation) and the Prefer header (last). */
-  simulation?: { faults?: () => Faults | undefined; accountFaults?: (c: Context) => Faults | undefined; prefer?: boolean };
+  simulation?: {
+    faults?: () => Faults | undefined;
+    accountFaults?: (c: Context) => Faults | undefined;
+    prefer?: boolean;
+  };
   /**
    * The clock of the principal's account (rate-limit windows follow the account's time);
    * absent: the limiter's own clock.
@@ -134,10 +138,20 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
           authenticate: auth,
           authorize: authz,
           parse: parseBody<P>({ acceptsBody: validator.acceptsBody }),
-          validate: validateRequest<P>({ validator, ...(options.strictFields ? { strictFields: options.strictFields } : {}) }),
+          validate: validateRequest<P>({
+            validator,
+            ...(options.strictFields ? { strictFields: options.strictFields } : {}),
+          }),
           rateLimit: limit,
           ...(sim?.faults
-            ? { faults: faultStep({ doc: options.doc, op, server: sim.faults, ...(sim.accountFaults ? { account: sim.accountFaults } : {}) }) }
+            ? {
+                faults: faultStep({
+                  doc: options.doc,
+                  op,
+                  server: sim.faults,
+                  ...(sim.accountFaults ? { account: sim.accountFaults } : {}),
+                }),
+              }
             : {}),
           ...(sim?.prefer ? { prefer: preferStep(options.doc, op) } : {}),
         }),
@@ -164,7 +178,14 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const app = new Hono<PipelineEnv<P>>({ router: new MemoRouter() });
   moveFused(staging, app, (pipeline) => {
     const op = pipelines.get(pipeline);
-    return op && { operationId: op.operationId, guard: guard.forRoute(op), finish: finishers.get(pipeline)!, answered: options.onAnswer };
+    return (
+      op && {
+        operationId: op.operationId,
+        guard: guard.forRoute(op),
+        finish: finishers.get(pipeline)!,
+        answered: options.onAnswer,
+      }
+    );
   });
 
   // Every operation of the document is routed, at its own method and path, and nothing else is.
@@ -174,11 +195,17 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const misplaced = ops
     .filter((o) => !registered.has(`${o.method.toUpperCase()} ${o.routePath}`))
     .map((o) => `${o.operationId} (${o.method.toUpperCase()} ${o.path})`);
-  if (misplaced.length) throw new Error(`the ${options.api} app routes these operations elsewhere than the document says: ${misplaced.join(', ')}`);
+  if (misplaced.length)
+    throw new Error(
+      `the ${options.api} app routes these operations elsewhere than the document says: ${misplaced.join(', ')}`,
+    );
 
   app.notFound((c) => {
     guard.check(c);
-    const res = errorResponse(c, new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`));
+    const res = errorResponse(
+      c,
+      new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`),
+    );
     options.onAnswer?.(c, res);
     return res;
   });
@@ -203,8 +230,12 @@ const MAX_IGNORED_NAMES = 20;
  * rest are counted (`... and 3 more`).
  */
 export function ignoredFieldsHeader(names: readonly string[]): string {
-  const shown = names.slice(0, MAX_IGNORED_NAMES).map((n) => (/^[\x21-\x2b\x2d-\x7e]+$/.test(n) ? n : encodeURIComponent(n)));
-  return shown.join(', ') + (names.length > MAX_IGNORED_NAMES ? `, ... and ${names.length - MAX_IGNORED_NAMES} more` : '');
+  const shown = names
+    .slice(0, MAX_IGNORED_NAMES)
+    .map((n) => (/^[\x21-\x2b\x2d-\x7e]+$/.test(n) ? n : encodeURIComponent(n)));
+  return (
+    shown.join(', ') + (names.length > MAX_IGNORED_NAMES ? `, ... and ${names.length - MAX_IGNORED_NAMES} more` : '')
+  );
 }
 
 /**
@@ -246,7 +277,12 @@ function methodGuard(ops: OperationInfo[]) {
     .sort((a, b) => a.params - b.params);
   const refuse = (c: Context, t: Template | undefined) => {
     if (t && !t.methods.has(c.req.method)) {
-      throw new ApiError(405, `Method ${c.req.method} is not allowed for ${c.req.path}; allowed: ${t.header}`, {}, { Allow: t.header });
+      throw new ApiError(
+        405,
+        `Method ${c.req.method} is not allowed for ${c.req.path}; allowed: ${t.header}`,
+        {},
+        { Allow: t.header },
+      );
     }
   };
   const segments = (path: string) => path.split('/').length;

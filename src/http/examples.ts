@@ -25,7 +25,10 @@ export function responseKeyFor(op: OperationInfo, status: number): string | unde
 
 /** The media types of a response: `[mediaType, media object]`, in document order. */
 export function mediaOf(doc: OpenApiDocument, response: Node): [string, Node][] {
-  return Object.entries((response.content ?? {}) as Record<string, unknown>).map(([type, media]) => [type, resolveLocal(doc, media, '#/media').node]);
+  return Object.entries((response.content ?? {}) as Record<string, unknown>).map(([type, media]) => [
+    type,
+    resolveLocal(doc, media, '#/media').node,
+  ]);
 }
 
 /**
@@ -36,7 +39,8 @@ export function mediaExamples(doc: OpenApiDocument, media: Node): { key: string;
   const out: { key: string; value: unknown }[] = [];
   const schema = media.schema === undefined ? undefined : resolveLocal(doc, media.schema, '#/schema').node;
   if ('example' in media) out.push({ key: 'default', value: media.example });
-  else if (Array.isArray(schema?.examples) && schema.examples.length) out.push({ key: 'default', value: schema.examples[0] });
+  else if (Array.isArray(schema?.examples) && schema.examples.length)
+    out.push({ key: 'default', value: schema.examples[0] });
   for (const [key, ex] of Object.entries((media.examples ?? {}) as Record<string, unknown>)) {
     const node = resolveLocal(doc, ex, '#/example').node;
     out.push({ key, value: node.value });
@@ -56,7 +60,10 @@ export function sampleSchema(doc: OpenApiDocument, schemaNode: unknown, depth = 
   for (const k of ['oneOf', 'anyOf'] as const)
     if (Array.isArray(s[k]) && (s[k] as unknown[]).length) return sampleSchema(doc, (s[k] as unknown[])[0], depth + 1);
   if (Array.isArray(s.allOf)) {
-    return Object.assign({}, ...(s.allOf as unknown[]).map((p) => sampleSchema(doc, p, depth + 1)).filter((v) => v && typeof v === 'object'));
+    return Object.assign(
+      {},
+      ...(s.allOf as unknown[]).map((p) => sampleSchema(doc, p, depth + 1)).filter((v) => v && typeof v === 'object'),
+    );
   }
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
   if (type === 'object' || s.properties) {

@@ -49,9 +49,15 @@ export function moveFused(from: Hono<any>, to: Hono<any>, fusable: (handler: obj
   }
 }
 
-/** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
-function fuse(pipeline: MiddlewareHandler<any>, handler: object, { guard, finish, answered }: Fusable): MiddlewareHandler<any> {
+type AnyEnv = any;
+
+/** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
+function fuse(
+  pipeline: MiddlewareHandler<AnyEnv>,
+  handler: object,
+  { guard, finish, answered }: Fusable,
+): MiddlewareHandler<AnyEnv> {
   const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
   const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
   const run = (c: Context, next: Next) => {
@@ -82,8 +88,10 @@ const SERVES = Symbol('fused operation');
  * template (/api/alarms/recipients beside /api/alarms/{id}) meets both operations' handlers; the
  * literal's comes first and answers. The tests check that no operation is listed.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any env
-export function unfusedRoutes(app: Hono<any>, operations: readonly { operationId: string; method: string; routePath: string }[]): string[] {
+export function unfusedRoutes(
+  app: Hono<AnyEnv>,
+  operations: readonly { operationId: string; method: string; routePath: string }[],
+): string[] {
   const served = (handler: unknown) => (handler as { [SERVES]?: string })[SERVES];
   return operations
     .filter((o) => {
@@ -110,7 +118,12 @@ export function observeResponses(app: Hono<any>, onResponse: (r: ResponseInfo, m
   const dispatch = app.fetch;
   const report = (request: Request, res: Response, start: number) => {
     onResponse(
-      { method: request.method, path: pathOf(request.url), status: res.status, authorization: request.headers.get('authorization') },
+      {
+        method: request.method,
+        path: pathOf(request.url),
+        status: res.status,
+        authorization: request.headers.get('authorization'),
+      },
       performance.now() - start,
     );
     return res;

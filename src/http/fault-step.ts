@@ -24,7 +24,9 @@ export function faultResponse(doc: OpenApiDocument, op: OperationInfo, status: n
   const headers = new Headers(declared ? exampleHeaders(doc, declared) : {});
   headers.set('content-type', 'application/json');
   headers.set('Tusk-Fault', 'error');
-  const body = { error: `Injected fault: HTTP ${status} for ${op.operationId} (fault rule ${rule + 1}, see /__tusk/faults)` };
+  const body = {
+    error: `Injected fault: HTTP ${status} for ${op.operationId} (fault rule ${rule + 1}, see /__tusk/faults)`,
+  };
   return new Response(JSON.stringify(body), { status, headers });
 }
 

@@ -44,7 +44,11 @@ export function operationsOf<Ops, E extends Env>(route: Route) {
 }
 
 /** Makes the response of a handler's answer, with the success status its codes choose. */
-function answer<E extends Env>(operationId: string, codes: SuccessCodes | undefined, handler: (c: Context<E>) => unknown): (c: Context<E>) => Response {
+function answer<E extends Env>(
+  operationId: string,
+  codes: SuccessCodes | undefined,
+  handler: (c: Context<E>) => unknown,
+): (c: Context<E>) => Response {
   return (c) => {
     const out = handler(c);
     if (out instanceof Response) return out;
@@ -53,7 +57,8 @@ function answer<E extends Env>(operationId: string, codes: SuccessCodes | undefi
     const natural = out === NO_CONTENT ? 204 : 200;
     const status = codes ? codes.status(c, natural) : natural;
     if (status === 204) return c.body(null, 204);
-    if (out === NO_CONTENT) return c.body(codes?.example(status) ?? '{}', status as 200, { 'Content-Type': 'application/json' });
+    if (out === NO_CONTENT)
+      return c.body(codes?.example(status) ?? '{}', status as 200, { 'Content-Type': 'application/json' });
     return c.json(out as object, status as 200);
   };
 }

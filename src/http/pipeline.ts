@@ -117,7 +117,10 @@ export async function readLimitedBody(req: Request, limit = MAX_BODY_BYTES): Pro
     // path from the socket (req.body would build a web stream and a full Request for it).
     const whole = new Uint8Array(
       await req.arrayBuffer().catch(() => {
-        throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', { field: 'body', rule: 'aborted' });
+        throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', {
+          field: 'body',
+          rule: 'aborted',
+        });
       }),
     );
     if (whole.byteLength > limit) throw payloadTooLarge(limit);
@@ -129,7 +132,10 @@ export async function readLimitedBody(req: Request, limit = MAX_BODY_BYTES): Pro
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read().catch(() => {
-      throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', { field: 'body', rule: 'aborted' });
+      throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', {
+        field: 'body',
+        rule: 'aborted',
+      });
     });
     if (done) break;
     size += value.byteLength;
@@ -159,7 +165,10 @@ export function strictFieldsOf(header: string | undefined): boolean | undefined 
   if (header === undefined) return undefined;
   const v = header.trim().toLowerCase();
   if (v === 'true' || v === 'false') return v === 'true';
-  throw new ApiError(400, 'Tusk-Strict-Fields: must be true or false (header outside the contract)', { field: 'Tusk-Strict-Fields', rule: 'enum' });
+  throw new ApiError(400, 'Tusk-Strict-Fields: must be true or false (header outside the contract)', {
+    field: 'Tusk-Strict-Fields',
+    rule: 'enum',
+  });
 }
 
 export function validateRequest<P>(options: ValidateOptions): MiddlewareHandler<PipelineEnv<P>> {
@@ -171,7 +180,10 @@ export function validateRequest<P>(options: ValidateOptions): MiddlewareHandler<
     if (answers !== undefined) c.set('answerMode', answerModeOf(answers));
     // Only what the operation declares is read: no path parameters, no query string parsed for nothing.
     const pathParams = validator.hasPathParameters ? (c.req.param() as Record<string, string>) : {};
-    const { params, query } = validator.parameters(pathParams, validator.hasQueryParameters ? queryOf(c.req.url) : EMPTY_QUERY);
+    const { params, query } = validator.parameters(
+      pathParams,
+      validator.hasQueryParameters ? queryOf(c.req.url) : EMPTY_QUERY,
+    );
     // Integration bodies: the path names the system whose schema applies.
     const system = validator.systemBodies.size
       ? Object.values(params).find((v): v is string => typeof v === 'string' && validator.systemBodies.has(v))
@@ -211,7 +223,12 @@ export function rateLimit<P>(options: RateLimitMiddlewareOptions<P>): Middleware
     const limiter = options.limiter();
     const wait = limiter.hit(c.get('credentialId'), clockOf?.(c.get('principal')).now());
     if (wait !== undefined) {
-      throw new ApiError(429, `Too many requests: limit is ${limiter.describe()} for this key`, {}, { 'Retry-After': String(wait) });
+      throw new ApiError(
+        429,
+        `Too many requests: limit is ${limiter.describe()} for this key`,
+        {},
+        { 'Retry-After': String(wait) },
+      );
     }
     return next();
   };
@@ -271,7 +288,10 @@ export function composeSteps<E extends object>(steps: MiddlewareHandler<E>[]): M
     const run = (i: number): Result => {
       if (i <= reached) throw new Error('next() called multiple times');
       reached = i;
-      const r = i === steps.length ? next() : (steps[i] as unknown as (c: Context, next: () => Result) => Result)(c, () => run(i + 1));
+      const r =
+        i === steps.length
+          ? next()
+          : (steps[i] as unknown as (c: Context, next: () => Result) => Result)(c, () => run(i + 1));
       return r instanceof Promise ? r.then(settle) : settle(r);
     };
     return run(0);

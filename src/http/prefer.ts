@@ -86,7 +86,8 @@ function pickMedia<T>(media: [string, T][], accept: string | undefined): [string
     .split(',')
     .map((a) => a.split(';')[0]!.trim().toLowerCase())
     .filter(Boolean);
-  const matches = (declared: string, w: string) => w === '*/*' || w === declared || (w.endsWith('/*') && declared.startsWith(w.slice(0, -1)));
+  const matches = (declared: string, w: string) =>
+    w === '*/*' || w === declared || (w.endsWith('/*') && declared.startsWith(w.slice(0, -1)));
   for (const w of wanted) {
     const found = media.find(([type]) => matches(type.toLowerCase(), w));
     if (found) return found;
@@ -110,7 +111,8 @@ export function preferredResponse(
   let key: string | undefined;
   let status: number;
   if (code !== undefined) {
-    if (!/^\d{3}$/.test(code)) return problem('UNPROCESSABLE_ENTITY', `Prefer: code must be a three-digit status, got "${code}"`);
+    if (!/^\d{3}$/.test(code))
+      return problem('UNPROCESSABLE_ENTITY', `Prefer: code must be a three-digit status, got "${code}"`);
     status = Number(code);
     key = responseKeyFor(op, status);
     if (!key) return problem('NOT_FOUND', `Requested status code ${status} is not defined in the document.`);
@@ -121,7 +123,9 @@ export function preferredResponse(
   }
   const response = responseObject(doc, op, key)!;
   const headers = exampleHeaders(doc, response);
-  const applied = [code !== undefined ? `code=${code}` : '', exampleKey ? `example=${exampleKey}` : ''].filter(Boolean).join(', ');
+  const applied = [code !== undefined ? `code=${code}` : '', exampleKey ? `example=${exampleKey}` : '']
+    .filter(Boolean)
+    .join(', ');
   headers['Preference-Applied'] = applied;
   const media = pickMedia(mediaOf(doc, response), request.accept);
   if (!media) return { status, headers };
@@ -130,7 +134,11 @@ export function preferredResponse(
   let body: unknown;
   if (exampleKey) {
     const found = examples.find((e) => e.key === exampleKey);
-    if (!found) return problem('NOT_FOUND', `Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`);
+    if (!found)
+      return problem(
+        'NOT_FOUND',
+        `Response for contentType: ${mediaType} and exampleKey: ${exampleKey} does not exist.`,
+      );
     body = found.value;
   } else {
     body = examples.length ? examples[0]!.value : sampleSchema(doc, mediaNode.schema);
@@ -142,7 +150,8 @@ export function preferredResponse(
 /** Turns a documented response into a fetch Response (JSON serialised unless it is a text type given a string). */
 export function toResponse(r: DocumentedResponse): Response {
   const headers = new Headers(r.headers);
-  if (r.body === undefined || r.status === 204 || r.status === 304) return new Response(null, { status: r.status, headers });
+  if (r.body === undefined || r.status === 204 || r.status === 304)
+    return new Response(null, { status: r.status, headers });
   const mediaType = r.mediaType ?? 'application/json';
   const text = typeof r.body === 'string' && !/json/i.test(mediaType) ? r.body : JSON.stringify(r.body);
   headers.set('content-type', /^text\//i.test(mediaType) ? `${mediaType}; charset=utf-8` : mediaType);

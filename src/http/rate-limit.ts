@@ -46,6 +46,8 @@ export function parseRateLimit(text: string): { limit: number; windowMs: number 
   const m = /^(\d+)\/(\S+)$/.exec(text.trim());
   const windowMs = m ? parseDuration(m[2], 's') : undefined;
   if (!m || Number(m[1]) < 1 || !windowMs)
-    throw new Error(`--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`);
+    throw new Error(
+      `--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`,
+    );
   return { limit: Number(m[1]), windowMs };
 }

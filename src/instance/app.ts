@@ -15,7 +15,11 @@ import { maintenanceApp } from './maintenance.js';
 import type { InstanceEnv } from './env.js';
 export type { InstanceEnv, InstanceOperations } from './env.js';
 
-export function mountInstanceResources(app: Hono<InstanceEnv>, route: Route, validators: ReadonlyMap<string, OperationValidator>): void {
+export function mountInstanceResources(
+  app: Hono<InstanceEnv>,
+  route: Route,
+  validators: ReadonlyMap<string, OperationValidator>,
+): void {
   app.route('/api/backup', backupsApp(route));
   app.route('/api/account', rotationApp(route));
   // Before the alarms: /api/alarms/{id} would also match /api/alarms/recipients.
@@ -28,7 +32,10 @@ export function mountInstanceResources(app: Hono<InstanceEnv>, route: Route, val
 
 export function createInstanceApp(
   deps: AppDependencies,
-  extra: Pick<ApiAppOptions<InstancePrincipal>, 'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'> = {},
+  extra: Pick<
+    ApiAppOptions<InstancePrincipal>,
+    'onResponse' | 'onAnswer' | 'extensions' | 'simulation' | 'answers' | 'strictFields'
+  > = {},
 ) {
   return createApiApp<InstancePrincipal>({
     api: 'instance',

@@ -30,7 +30,11 @@ const OPERATIONS = {
   },
 } as const;
 
-export function integrationsApp(kind: IntegrationKind, route: Route, validators: ReadonlyMap<string, OperationValidator>) {
+export function integrationsApp(
+  kind: IntegrationKind,
+  route: Route,
+  validators: ReadonlyMap<string, OperationValidator>,
+) {
   const ops = OPERATIONS[kind];
   const validator = validators.get(ops.update);
   if (!validator) throw new Error(`integrationsApp(${kind}): the document has no operation ${ops.update}`);
@@ -60,7 +64,9 @@ export function integrationsApp(kind: IntegrationKind, route: Route, validators:
   app.post(
     '/:system_or_int_id',
     ...op(ops.create, (c, { params, body }) => {
-      return c.get('principal').instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
+      return c
+        .get('principal')
+        .instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
     }),
   );
   app.put(

@@ -67,7 +67,11 @@ export interface PrecompiledManifest {
 }
 
 /** The precompiled validators of a document by ref, when the files exist and were made from this document. */
-function loadPrecompiled(name: InterfaceName, doc: OpenApiDocument, dir?: string): Map<string, ValidateFunction> | undefined {
+function loadPrecompiled(
+  name: InterfaceName,
+  doc: OpenApiDocument,
+  dir?: string,
+): Map<string, ValidateFunction> | undefined {
   const files = precompiledFiles(name, dir);
   if (!existsSync(files.manifest) || !existsSync(files.code)) return undefined;
   try {
@@ -164,14 +168,20 @@ export function reportErrors(errors: ErrorObject[], where: string, fieldPrefix?:
   const out = new Map<string, ErrorReport>();
   const add = (f: string | undefined, rule: string, sentence: string) => {
     const field = f === undefined ? (fieldPrefix ?? where) : fieldPrefix ? `${fieldPrefix}.${f}` : f;
-    const message = f === undefined ? `${where}: ${sentence}` : `${[fieldPrefix, f].filter(Boolean).join(' ')}: ${sentence}`;
+    const message =
+      f === undefined ? `${where}: ${sentence}` : `${[fieldPrefix, f].filter(Boolean).join(' ')}: ${sentence}`;
     out.set(`${field} ${rule} ${message}`, { field, rule, message });
   };
   for (const e of errors) {
-    if (e.keyword === 'if' || combinations.some((c) => c !== e && e.schemaPath.startsWith(c.schemaPath + '/'))) continue;
+    if (e.keyword === 'if' || combinations.some((c) => c !== e && e.schemaPath.startsWith(c.schemaPath + '/')))
+      continue;
     const branches = e.keyword === 'anyOf' ? branchesOf(e) : [];
     if (branches.length > 1 && branches.every((b) => b.keyword === 'required' && b.instancePath === e.instancePath)) {
-      add(errorField(e), 'required', `${branches.map((b) => String(b.params.missingProperty)).join(' or ')}: at least one of them is required`);
+      add(
+        errorField(e),
+        'required',
+        `${branches.map((b) => String(b.params.missingProperty)).join(' or ')}: at least one of them is required`,
+      );
     } else add(errorField(e), e.keyword, ruleOf(e));
   }
   return [...out.values()];
@@ -202,9 +212,12 @@ export function errorField(err: ErrorObject): string | undefined {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const params = err.params as Record<string, unknown>;
   if (err.keyword === 'required' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
-  if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') base.push(params.additionalProperty);
-  if (err.keyword === 'unevaluatedProperties' && typeof params.unevaluatedProperty === 'string') base.push(params.unevaluatedProperty);
-  if (err.keyword === 'dependentRequired' && typeof params.missingProperty === 'string') base.push(params.missingProperty);
+  if (err.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string')
+    base.push(params.additionalProperty);
+  if (err.keyword === 'unevaluatedProperties' && typeof params.unevaluatedProperty === 'string')
+    base.push(params.unevaluatedProperty);
+  if (err.keyword === 'dependentRequired' && typeof params.missingProperty === 'string')
+    base.push(params.missingProperty);
   if (err.keyword === 'discriminator' && typeof params.tag === 'string') base.push(params.tag);
   return base.length ? base.join('.') : undefined;
 }
@@ -234,7 +247,9 @@ export function ruleOf(err: ErrorObject): string {
       return `must match the form ${String(params.pattern)}`;
     case 'discriminator':
       // params.error is 'tag' (missing or not a string) or 'mapping' (a value no branch has).
-      return params.error === 'mapping' ? `${JSON.stringify(params.tagValue)} is not one of the accepted values` : 'is required and must be a string';
+      return params.error === 'mapping'
+        ? `${JSON.stringify(params.tagValue)} is not one of the accepted values`
+        : 'is required and must be a string';
     default:
       return err.message ?? err.keyword;
   }

@@ -45,14 +45,22 @@ const NO_FIELDS: NormalisedBody['ignored'] = [];
  * allOf, anyOf, oneOf, if/then/else; returns true when it takes any other field too
  * (`additionalProperties` other than false, or `patternProperties`).
  */
-function collect(doc: OpenApiDocument, schema: unknown, props: Map<string, Obj>, required: Set<string>, depth = 0): boolean {
+function collect(
+  doc: OpenApiDocument,
+  schema: unknown,
+  props: Map<string, Obj>,
+  required: Set<string>,
+  depth = 0,
+): boolean {
   if (!schema || typeof schema !== 'object' || depth > 16) return false;
   const s = resolveLocal(doc, schema, '#').node;
-  let open = (s.additionalProperties !== undefined && s.additionalProperties !== false) || s.patternProperties !== undefined;
+  let open =
+    (s.additionalProperties !== undefined && s.additionalProperties !== false) || s.patternProperties !== undefined;
   for (const [name, p] of Object.entries((s.properties ?? {}) as Record<string, unknown>))
     if (!props.has(name)) props.set(name, resolveLocal(doc, p, '#').node);
   if (depth === 0) for (const r of (s.required as string[] | undefined) ?? []) required.add(r);
-  for (const key of ['allOf', 'anyOf', 'oneOf']) for (const sub of (s[key] ?? []) as unknown[]) open = collect(doc, sub, props, required, depth + 1) || open;
+  for (const key of ['allOf', 'anyOf', 'oneOf'])
+    for (const sub of (s[key] ?? []) as unknown[]) open = collect(doc, sub, props, required, depth + 1) || open;
   for (const key of ['then', 'else']) if (s[key]) open = collect(doc, s[key], props, required, depth + 1) || open;
   return open;
 }
@@ -81,7 +89,11 @@ export class BodyRules {
       const required = new Set<string>();
       const open = collect(doc, node, props, required);
       const names = open ? undefined : new Set(props.keys());
-      const emptyIsAbsent = new Set([...props].filter(([name, p]) => !required.has(name) && p.default !== undefined && p.default !== '').map(([name]) => name));
+      const emptyIsAbsent = new Set(
+        [...props]
+          .filter(([name, p]) => !required.has(name) && p.default !== undefined && p.default !== '')
+          .map(([name]) => name),
+      );
       for (const n of props.keys()) this.union.add(n);
       let tag: string | undefined;
       if (typeof node['x-system'] === 'string') tag = node['x-system'];
@@ -89,7 +101,11 @@ export class BodyRules {
         const p = props.get(this.discriminator);
         if (typeof p?.const === 'string') tag = p.const;
       }
-      this.branches.set(tag ?? '', { ...(tag !== undefined ? { tag } : {}), ...(names ? { names } : {}), emptyIsAbsent });
+      this.branches.set(tag ?? '', {
+        ...(tag !== undefined ? { tag } : {}),
+        ...(names ? { names } : {}),
+        emptyIsAbsent,
+      });
     }
   }
 
@@ -127,12 +143,17 @@ export class BodyRules {
         continue;
       }
       const elsewhere = this.union.has(key);
-      const what = branch.tag === undefined ? '' : ` ${this.bySystem ? 'system' : (this.discriminator ?? 'type')} ${branch.tag}`;
+      const what =
+        branch.tag === undefined ? '' : ` ${this.bySystem ? 'system' : (this.discriminator ?? 'type')} ${branch.tag}`;
       const problem = options.strict
-        ? new ApiError(400, `${key}: is not an accepted field here${elsewhere ? ` (it does not apply to${what})` : ''}`, {
-            field: key,
-            rule: 'additionalProperties',
-          })
+        ? new ApiError(
+            400,
+            `${key}: is not an accepted field here${elsewhere ? ` (it does not apply to${what})` : ''}`,
+            {
+              field: key,
+              rule: 'additionalProperties',
+            },
+          )
         : elsewhere && !isZeroValue(v)
           ? new ApiError(
               400,

@@ -15,7 +15,9 @@ export type StatusCoverage = S['StatusCount'];
 export type InterfaceCoverage = S['InterfaceCoverage'];
 export type OperationCoverage = InterfaceCoverage['by_operation'][number];
 export type OutsideTraffic = S['Coverage']['outside'][number];
-export type CoverageReport = Omit<S['Coverage'], 'interfaces'> & { interfaces: Record<InterfaceName, InterfaceCoverage> };
+export type CoverageReport = Omit<S['Coverage'], 'interfaces'> & {
+  interfaces: Record<InterfaceName, InterfaceCoverage>;
+};
 
 /** The documented response key (`404`, `4XX`, `default`) a status falls under, if any. */
 export function documentedKey(op: OperationInfo, status: number): string | undefined {
@@ -41,7 +43,10 @@ export class CoverageRecorder {
 
   /** @param operations every operation of both interfaces (readOperations of each document) */
   constructor(operations: readonly OperationInfo[]) {
-    this.operations = { customer: operations.filter((o) => o.api === 'customer'), instance: operations.filter((o) => o.api === 'instance') };
+    this.operations = {
+      customer: operations.filter((o) => o.api === 'customer'),
+      instance: operations.filter((o) => o.api === 'instance'),
+    };
     this.byId = {
       customer: new Map(this.operations.customer.map((o) => [o.operationId, o])),
       instance: new Map(this.operations.instance.map((o) => [o.operationId, o])),
@@ -54,7 +59,13 @@ export class CoverageRecorder {
   }
 
   /** Counts one answer of `operationId` (undefined: a request no operation took, then `method` and `path` name it). */
-  record(api: InterfaceName, operationId: string | undefined, status: number, account: string | undefined, request?: { method: string; path: string }): void {
+  record(
+    api: InterfaceName,
+    operationId: string | undefined,
+    status: number,
+    account: string | undefined,
+    request?: { method: string; path: string },
+  ): void {
     const acc = account ?? '';
     if (operationId !== undefined && this.byId[api].has(operationId)) {
       let m = this.counts.get(acc);
@@ -82,7 +93,8 @@ export class CoverageRecorder {
 
   /** The report of all traffic, or of one account's. */
   report(account?: string): CoverageReport {
-    const pick = <T>(m: Map<string, T>) => (account === undefined ? [...m.values()] : m.has(account) ? [m.get(account)!] : []);
+    const pick = <T>(m: Map<string, T>) =>
+      account === undefined ? [...m.values()] : m.has(account) ? [m.get(account)!] : [];
     const counts = new Map<string, number>();
     let requests = 0;
     for (const m of pick(this.counts))
@@ -107,7 +119,13 @@ export class CoverageRecorder {
           const [api, method, path, status] = k.split(' ') as [InterfaceName, string, string, string];
           return { api, method, path, status: Number(status), count };
         })
-        .sort((a, b) => a.api.localeCompare(b.api) || a.path.localeCompare(b.path) || a.method.localeCompare(b.method) || a.status - b.status),
+        .sort(
+          (a, b) =>
+            a.api.localeCompare(b.api) ||
+            a.path.localeCompare(b.path) ||
+            a.method.localeCompare(b.method) ||
+            a.status - b.status,
+        ),
     };
   }
 
@@ -132,7 +150,11 @@ export class CoverageRecorder {
       };
     });
     const rank = (r: OperationCoverage) =>
-      r.statuses.every((s) => s.count === 0) && r.undocumented.length === 0 ? 0 : r.statuses.some((s) => s.count === 0) ? 1 : 2;
+      r.statuses.every((s) => s.count === 0) && r.undocumented.length === 0
+        ? 0
+        : r.statuses.some((s) => s.count === 0)
+          ? 1
+          : 2;
     const exercised = rows.filter((r) => rank(r) > 0).length;
     const statuses = rows.reduce((n, r) => n + r.statuses.length, 0);
     const seen = rows.reduce((n, r) => n + r.statuses.filter((s) => s.count > 0).length, 0);

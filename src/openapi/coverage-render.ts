@@ -9,7 +9,8 @@ import { html, text } from '../core/html.js';
 
 const INTERFACES = ['customer', 'instance'] as const;
 
-const statusCell = (s: { status: string; count: number }) => (s.count > 0 ? `${s.status} ok (${s.count})` : `${s.status} never`);
+const statusCell = (s: { status: string; count: number }) =>
+  s.count > 0 ? `${s.status} ok (${s.count})` : `${s.status} never`;
 
 /** One line per operation: `getAlarm  GET /api/alarms/{id}  200 ok (3), 401 ok (1), 404 never`. */
 export function coverageTable(report: CoverageReport): string {
@@ -37,10 +38,18 @@ export function coverageTable(report: CoverageReport): string {
 
 function operationRow(op: OperationCoverage) {
   const cells = [
-    ...op.statuses.map((s) => html`<span class="${s.count > 0 ? 'seen' : 'never'}">${s.status}${s.count > 0 ? html` &times;${s.count}` : ' never'}</span>`),
+    ...op.statuses.map(
+      (s) =>
+        html`<span class="${s.count > 0 ? 'seen' : 'never'}">${s.status}${s.count > 0 ? html` &times;${s.count}` : ' never'}</span>`,
+    ),
     ...op.undocumented.map((u) => html`<span class="undocumented">${u.status} undocumented &times;${u.count}</span>`),
   ];
-  const state = op.statuses.every((s) => s.count === 0) && op.undocumented.length === 0 ? 'never' : op.statuses.some((s) => s.count === 0) ? 'partly' : 'all';
+  const state =
+    op.statuses.every((s) => s.count === 0) && op.undocumented.length === 0
+      ? 'never'
+      : op.statuses.some((s) => s.count === 0)
+        ? 'partly'
+        : 'all';
   return html`<tr class="${state}"><td><code>${op.operation_id}</code></td><td><code>${op.method} ${op.path}</code></td><td>${cells.map((cell, i) => (i ? [' ', cell] : cell))}</td></tr>`;
 }
 
@@ -58,7 +67,8 @@ ${c.by_operation.map((op, i) => (i ? ['\n', operationRow(op)] : operationRow(op)
 export function coverageHtml(report: CoverageReport, generatedAt = new Date()): string {
   const outside = report.outside.length
     ? html`<section id="outside"><h2>Outside the contract</h2><table><thead><tr><th>interface</th><th>request</th><th>status</th><th>count</th></tr></thead><tbody>${report.outside.map(
-        (o) => html`<tr><td>${o.api}</td><td><code>${o.method} ${o.path}</code></td><td>${o.status}</td><td>${o.count}</td></tr>`,
+        (o) =>
+          html`<tr><td>${o.api}</td><td><code>${o.method} ${o.path}</code></td><td>${o.status}</td><td>${o.count}</td></tr>`,
       )}</tbody></table></section>`
     : '';
   return text(html`<!doctype html>

@@ -29,7 +29,8 @@ export const PROJECT_ROOT = (() => {
 /** The version of the tusk-mock package (package.json), read once. */
 export const packageVersion = (() => {
   let version: string | undefined;
-  return (): string => (version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+  return (): string =>
+    (version ??= (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version);
 })();
 
 export const OPENAPI_DIR = join(PROJECT_ROOT, 'openapi');
@@ -59,7 +60,8 @@ const newestSourceMtime = (): number => Math.max(0, ...sourceFiles().map((f) => 
 /** The SHA-256 of every YAML source's path (under openapi/) and content. */
 function sourcesHash(): string {
   const hash = createHash('sha256');
-  for (const file of sourceFiles()) hash.update(file.slice(OPENAPI_DIR.length)).update('\0').update(readFileSync(file)).update('\0');
+  for (const file of sourceFiles())
+    hash.update(file.slice(OPENAPI_DIR.length)).update('\0').update(readFileSync(file)).update('\0');
   return hash.digest('hex');
 }
 
@@ -107,14 +109,16 @@ export async function loadDocument(name: InterfaceName): Promise<OpenApiDocument
   const file = resolve(BUNDLE_DIR, `${name}.json`);
   if (
     existsSync(file) &&
-    (statSync(file).mtimeMs >= newestSourceMtime() || (existsSync(SOURCES_HASH_FILE()) && readFileSync(SOURCES_HASH_FILE(), 'utf8').trim() === sourcesHash()))
+    (statSync(file).mtimeMs >= newestSourceMtime() ||
+      (existsSync(SOURCES_HASH_FILE()) && readFileSync(SOURCES_HASH_FILE(), 'utf8').trim() === sourcesHash()))
   ) {
     return JSON.parse(readFileSync(file, 'utf8')) as OpenApiDocument;
   }
   try {
     return await writeBundle(name);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EACCES' || (err as NodeJS.ErrnoException).code === 'EROFS') return bundleDocument(name);
+    if ((err as NodeJS.ErrnoException).code === 'EACCES' || (err as NodeJS.ErrnoException).code === 'EROFS')
+      return bundleDocument(name);
     throw err;
   }
 }

@@ -30,10 +30,16 @@ export interface Departure {
  * conforms). `head`: the answer to a HEAD request, which has the GET's status and headers but no
  * body, so its body is not checked.
  */
-export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: ResponseLike, options: { head?: boolean } = {}): Departure[] {
+export function responseDepartures(
+  schemas: SchemaSet,
+  op: OperationInfo,
+  res: ResponseLike,
+  options: { head?: boolean } = {},
+): Departure[] {
   const api = op.api;
   const out: Departure[] = [];
-  const depart = (rule: string, message: string, field?: string) => out.push({ side: 'response', rule, message, ...(field !== undefined ? { field } : {}) });
+  const depart = (rule: string, message: string, field?: string) =>
+    out.push({ side: 'response', rule, message, ...(field !== undefined ? { field } : {}) });
   const declared = declaredResponse(op, res.status);
   if (!declared) {
     depart('status', `status ${res.status} is not declared (declared: ${[...op.responses.keys()].join(', ')})`);
@@ -50,13 +56,15 @@ export function responseDepartures(schemas: SchemaSet, op: OperationInfo, res: R
       continue;
     }
     const validate = schemas.validator(api, h.schemaRef);
-    if (!validate(value)) depart('header', `header ${h.name} ${JSON.stringify(value)}: ${describeError(validate.errors![0]!)}`, h.name);
+    if (!validate(value))
+      depart('header', `header ${h.name} ${JSON.stringify(value)}: ${describeError(validate.errors![0]!)}`, h.name);
   }
   if (options.head) return out;
   const text = res.text ?? '';
   const contentType = (header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (declared.content.length === 0) {
-    if (text.length > 0) depart('body', `status ${res.status} declares no body, but one was sent (${contentType || 'no content type'})`);
+    if (text.length > 0)
+      depart('body', `status ${res.status} declares no body, but one was sent (${contentType || 'no content type'})`);
     return out;
   }
   const media = declared.content.find((m) => m.mediaType.toLowerCase() === contentType);
@@ -103,7 +111,10 @@ const KEY_FIELD: Record<InterfaceName, KeyField> = { customer: 'password', insta
  * request is for and checks requests and responses against it.
  */
 export class ExchangeChecker {
-  private readonly routes: Record<InterfaceName, { op: OperationInfo; regex: RegExp; names: string[]; validator: OperationValidator }[]>;
+  private readonly routes: Record<
+    InterfaceName,
+    { op: OperationInfo; regex: RegExp; names: string[]; validator: OperationValidator }[]
+  >;
 
   constructor(
     documents: Record<InterfaceName, OpenApiDocument>,
@@ -113,7 +124,9 @@ export class ExchangeChecker {
       readOperations(api, documents[api])
         .map((op) => {
           const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-          const regex = new RegExp('^' + op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)') + '$');
+          const regex = new RegExp(
+            '^' + op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '([^/]+)') + '$',
+          );
           return { op, regex, names, validator: new OperationValidator(op, documents[api], this.schemas) };
         })
         // A literal segment wins over a template (/api/alarms/recipients before /api/alarms/{id}).
@@ -130,16 +143,28 @@ export class ExchangeChecker {
    * The operation a method and path are for, with the path's parameters (decoded); undefined when
    * none. A HEAD request is the GET of its path (HTTP: the same answer without the body).
    */
-  match(api: InterfaceName, method: string, path: string): { op: OperationInfo; params: Record<string, string>; validator: OperationValidator } | undefined {
+  match(
+    api: InterfaceName,
+    method: string,
+    path: string,
+  ): { op: OperationInfo; params: Record<string, string>; validator: OperationValidator } | undefined {
     const m = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     for (const r of this.routes[api]) {
       if (r.op.method !== m) continue;
       const found = r.regex.exec(path);
       if (!found) continue;
       try {
-        return { op: r.op, validator: r.validator, params: Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(found[i + 1]!)])) };
+        return {
+          op: r.op,
+          validator: r.validator,
+          params: Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(found[i + 1]!)])),
+        };
       } catch {
-        return { op: r.op, validator: r.validator, params: Object.fromEntries(r.names.map((n, i) => [n, found[i + 1]!])) };
+        return {
+          op: r.op,
+          validator: r.validator,
+          params: Object.fromEntries(r.names.map((n, i) => [n, found[i + 1]!])),
+        };
       }
     }
     return undefined;
@@ -150,11 +175,17 @@ export class ExchangeChecker {
    * not in the interface's form, parameters or a body its schemas refuse (after the request-body
    * convention, CONVENTIONS.md, as the stand-in reads them). `op` is the operation, if any matched.
    */
-  async requestDepartures(api: InterfaceName, req: RequestLike): Promise<{ op?: OperationInfo; departures: Departure[]; error?: ApiError }> {
+  async requestDepartures(
+    api: InterfaceName,
+    req: RequestLike,
+  ): Promise<{ op?: OperationInfo; departures: Departure[]; error?: ApiError }> {
     const matched = this.match(api, req.method, req.path);
     if (!matched) {
       const message = `no operation of the ${api} interface is ${req.method.toUpperCase()} ${req.path}`;
-      return { departures: [{ side: 'request', rule: 'operation', message }], error: new ApiError(404, `Not found: ${message}`) };
+      return {
+        departures: [{ side: 'request', rule: 'operation', message }],
+        error: new ApiError(404, `Not found: ${message}`),
+      };
     }
     const { op, params, validator } = matched;
     const auth = authDeparture(api, headerOf(req.headers, 'authorization'));
@@ -211,5 +242,9 @@ function authDeparture(api: InterfaceName, header: string | undefined): Departur
   const { user, password } = creds;
   if (password) return undefined;
   if (user && KEY_FIELD[api] === 'password-or-user') return undefined;
-  return depart(user ? 'the key is in the user field; this interface reads the password field (curl -u :KEY)' : 'the Basic credentials carry no key');
+  return depart(
+    user
+      ? 'the key is in the user field; this interface reads the password field (curl -u :KEY)'
+      : 'the Basic credentials carry no key',
+  );
 }

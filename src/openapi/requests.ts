@@ -12,7 +12,8 @@ import { MAX_BODY_DEPTH } from '../core/limits.js';
 
 export type FieldKind = 'integer' | 'number' | 'boolean' | 'json' | 'string';
 
-export type RawBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'form'; fields: [string, string][] };
+export type RawBody =
+  { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'form'; fields: [string, string][] };
 
 const UTF8 = new TextDecoder();
 
@@ -71,11 +72,16 @@ function validationError(errors: ErrorObject[] | null | undefined, where: string
   // "One of these fields is required" (anyOf of required): name them all, not only the first branch's.
   const alternatives =
     err.keyword === 'required' && errors!.some((e) => e.keyword === 'anyOf' && e.instancePath === err.instancePath)
-      ? errors!.filter((e) => e.keyword === 'required' && e.instancePath === err.instancePath).map((e) => String(e.params.missingProperty))
+      ? errors!
+          .filter((e) => e.keyword === 'required' && e.instancePath === err.instancePath)
+          .map((e) => String(e.params.missingProperty))
       : [];
   if (alternatives.length > 1) {
     const at = [prefix, errorField({ ...err, keyword: 'x', params: {} })].filter(Boolean).join('.');
-    return new ApiError(400, `${at ? `${at}: ` : ''}${alternatives.join(' or ')}: at least one of them is required`, { field, rule: 'required' });
+    return new ApiError(400, `${at ? `${at}: ` : ''}${alternatives.join(' or ')}: at least one of them is required`, {
+      field,
+      rule: 'required',
+    });
   }
   // The message starts with the field the body names (`body` for the body as a whole).
   return new ApiError(400, `${field}: ${ruleOf(err)}`, { field, rule: err.keyword });
@@ -88,14 +94,20 @@ export interface FormKinds {
 }
 
 /** Collects the JSON type of every property a body schema may have, through $ref, allOf, anyOf, oneOf, if/then. */
-function propertyKinds(doc: OpenApiDocument, schema: unknown, into: FormKinds = { fields: new Map(), arrayItems: new Map() }, depth = 0): FormKinds {
+function propertyKinds(
+  doc: OpenApiDocument,
+  schema: unknown,
+  into: FormKinds = { fields: new Map(), arrayItems: new Map() },
+  depth = 0,
+): FormKinds {
   if (!schema || typeof schema !== 'object' || depth > 16) return into;
   const s = resolveLocal(doc, schema, '#').node;
   for (const [name, prop] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
     const p = resolveLocal(doc, prop, '#').node;
     const kind = kindOf(p);
     if (!into.fields.has(name) || into.fields.get(name) === 'string') into.fields.set(name, kind);
-    if (([] as unknown[]).concat(p.type ?? []).includes('array') && p.items) into.arrayItems.set(name, kindOf(resolveLocal(doc, p.items, '#').node));
+    if (([] as unknown[]).concat(p.type ?? []).includes('array') && p.items)
+      into.arrayItems.set(name, kindOf(resolveLocal(doc, p.items, '#').node));
   }
   for (const key of ['allOf', 'anyOf', 'oneOf']) {
     for (const sub of (s[key] ?? []) as unknown[]) propertyKinds(doc, sub, into, depth + 1);
@@ -169,7 +181,13 @@ function kindOf(schema: Record<string, unknown>): FieldKind {
 }
 
 export class OperationValidator {
-  private readonly paramValidators: { name: string; in: string; required: boolean; kind: FieldKind; validate: ValidateFunction }[];
+  private readonly paramValidators: {
+    name: string;
+    in: string;
+    required: boolean;
+    kind: FieldKind;
+    validate: ValidateFunction;
+  }[];
   private readonly bodyValidator?: ValidateFunction;
   /** The refs of the body schema and of each system's branch, for `departures`. */
   private bodyRef?: string;
@@ -192,7 +210,13 @@ export class OperationValidator {
     const api: InterfaceName = op.api;
     this.paramValidators = op.parameters
       .filter((p) => p.in === 'path' || p.in === 'query')
-      .map((p) => ({ name: p.name, in: p.in, required: p.required, kind: kindOf(p.schema), validate: schemas.validator(api, p.schemaRef) }));
+      .map((p) => ({
+        name: p.name,
+        in: p.in,
+        required: p.required,
+        kind: kindOf(p.schema),
+        validate: schemas.validator(api, p.schemaRef),
+      }));
     this.hasPathParameters = this.paramValidators.some((p) => p.in === 'path');
     this.hasQueryParameters = this.paramValidators.some((p) => p.in === 'query');
     const media = op.body?.media.find((m) => m.mediaType === 'application/json') ?? op.body?.media[0];
@@ -202,11 +226,16 @@ export class OperationValidator {
       this.bodyRef = media.schemaRef;
       propertyKinds(doc, media.schema, this.formKinds);
       const form = op.body?.media.find((m) => m.mediaType === 'application/x-www-form-urlencoded');
-      for (const f of form?.jsonFields ?? []) if (!this.formKinds.arrayItems.has(f)) this.formKinds.fields.set(f, 'json');
+      for (const f of form?.jsonFields ?? [])
+        if (!this.formKinds.arrayItems.has(f)) this.formKinds.fields.set(f, 'json');
       this.rules = new BodyRules(doc, media.schemaRef);
       const branches = (media.schema.anyOf ?? media.schema.oneOf ?? []) as unknown[];
       branches.forEach((b, i) => {
-        const { node, ref } = resolveLocal(doc, b, `${media.schemaRef}/${media.schema!.anyOf ? 'anyOf' : 'oneOf'}/${i}`);
+        const { node, ref } = resolveLocal(
+          doc,
+          b,
+          `${media.schemaRef}/${media.schema!.anyOf ? 'anyOf' : 'oneOf'}/${i}`,
+        );
         if (typeof node['x-system'] === 'string') {
           this.systemBodies.set(node['x-system'], schemas.validator(api, ref));
           this.systemBodyRefs.set(node['x-system'], ref);
@@ -227,10 +256,15 @@ export class OperationValidator {
   }
 
   /** One parameter's value as its schema reads it (undefined when absent and optional); throws a 400 ApiError. */
-  private parameter(p: OperationValidator['paramValidators'][number], pathParams: Record<string, string>, query: URLSearchParams): unknown {
+  private parameter(
+    p: OperationValidator['paramValidators'][number],
+    pathParams: Record<string, string>,
+    query: URLSearchParams,
+  ): unknown {
     const raw = p.in === 'path' ? pathParams[p.name] : (query.getAll(p.name).at(-1) ?? undefined);
     if (raw === undefined) {
-      if (p.required) throw new ApiError(400, `${p.name}: is required (${p.in} parameter)`, { field: p.name, rule: 'required' });
+      if (p.required)
+        throw new ApiError(400, `${p.name}: is required (${p.in} parameter)`, { field: p.name, rule: 'required' });
       return undefined;
     }
     // Path parameters arrive decoded by the router: decoding again would read %2531 as 1.
@@ -244,7 +278,12 @@ export class OperationValidator {
    * rule (none: it conforms): what the validating proxy lists. The stand-in answers the first of
    * them only (`parameters`, then `read`). `body` is the raw body, or the 400 reading it gave.
    */
-  departures(pathParams: Record<string, string>, query: URLSearchParams, body: RawBody | ApiError, system?: string): ErrorReport[] {
+  departures(
+    pathParams: Record<string, string>,
+    query: URLSearchParams,
+    body: RawBody | ApiError,
+    system?: string,
+  ): ErrorReport[] {
     const out: ErrorReport[] = [];
     const report = (err: ApiError) => {
       const b = err.body as { field?: string; rule?: string };
@@ -291,14 +330,21 @@ export class OperationValidator {
    * The body as the schema describes it, after the request-body convention (body-rules.ts), and
    * the fields it ignored; throws a 400 ApiError.
    */
-  read(raw: RawBody, system?: string, options: { strict?: boolean } = {}): { value: unknown; ignored: readonly string[] } {
+  read(
+    raw: RawBody,
+    system?: string,
+    options: { strict?: boolean } = {},
+  ): { value: unknown; ignored: readonly string[] } {
     if (!this.bodyValidator) return { value: undefined, ignored: [] };
     let value: unknown;
     if (raw.kind === 'json') value = raw.value;
     else if (raw.kind === 'none') value = {};
     else value = readForm(raw.fields, this.formKinds);
     if (deeperThan(value, MAX_BODY_DEPTH)) {
-      throw new ApiError(400, `body: nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`, { field: 'body', rule: 'maxDepth' });
+      throw new ApiError(400, `body: nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`, {
+        field: 'body',
+        rule: 'maxDepth',
+      });
     }
     // Every body is an object (each has a form encoding, which can only carry fields). Checked here
     // because Ajv's discriminator skips non-objects (a string body would pass a oneOf) and throws on null.
@@ -318,7 +364,8 @@ export class OperationValidator {
   /** Validates a body against one system's schema (integration updates, where the system comes from the stored record). */
   systemBody(system: string, value: unknown, options: { strict?: boolean; ignored?: string[] } = {}): unknown {
     const validate = this.systemBodies.get(system);
-    if (!validate) throw new ApiError(400, `type: ${system} is not an accepted system`, { field: 'type', rule: 'enum' });
+    if (!validate)
+      throw new ApiError(400, `type: ${system} is not an accepted system`, { field: 'type', rule: 'enum' });
     if (!isObject(value)) throw new ApiError(400, 'body: must be a JSON object', { field: 'body', rule: 'type' });
     const normal = this.rules!.apply(value, { system, ...(options.strict ? { strict: true } : {}) });
     if (!validate(normal.value)) throw validationError(validate.errors, 'body');

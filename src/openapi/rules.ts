@@ -18,7 +18,9 @@ export function readContractRules(instanceDoc: OpenApiDocument): ContractRules {
   const availability = ops.get('createMetricsIntegration')?.raw['x-metrics-availability'];
   const alarmTypes = ops.get('createAlarm')?.raw['x-alarm-types-by-plan'];
   if (!availability || !alarmTypes) {
-    throw new Error('the instance document must carry x-metrics-availability on createMetricsIntegration and x-alarm-types-by-plan on createAlarm');
+    throw new Error(
+      'the instance document must carry x-metrics-availability on createMetricsIntegration and x-alarm-types-by-plan on createAlarm',
+    );
   }
   return {
     metricsAvailability: availability as ContractRules['metricsAvailability'],

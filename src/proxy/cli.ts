@@ -47,7 +47,8 @@ export function junitReport(proxy: ValidatingProxy): string {
     const seen = coverage.by_operation.filter((o) => o.statuses.some((s) => s.count > 0) || o.undocumented.length > 0);
     const byOp = new Map<string, ReportedDeparture[]>();
     for (const d of proxy.departures)
-      if (d.api === api) byOp.set(d.operation_id ?? '(no operation)', [...(byOp.get(d.operation_id ?? '(no operation)') ?? []), d]);
+      if (d.api === api)
+        byOp.set(d.operation_id ?? '(no operation)', [...(byOp.get(d.operation_id ?? '(no operation)') ?? []), d]);
     const names = [...new Set([...seen.map((o) => o.operation_id), ...byOp.keys()])];
     const cases = names.map((name) => {
       const found = byOp.get(name) ?? [];
@@ -57,7 +58,9 @@ export function junitReport(proxy: ValidatingProxy): string {
       return text(html`    <testcase classname="${api}" name="${name}">${failure}</testcase>`);
     });
     const failures = names.filter((n) => byOp.has(n)).length;
-    suites.push(`  <testsuite name="tusk proxy ${api}" tests="${names.length}" failures="${failures}">\n${cases.join('\n')}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="tusk proxy ${api}" tests="${names.length}" failures="${failures}">\n${cases.join('\n')}\n  </testsuite>`,
+    );
   }
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="tusk proxy">\n${suites.join('\n')}\n</testsuites>\n`;
 }
@@ -131,7 +134,9 @@ export async function proxyCommand(args: string[]): Promise<void> {
   }
   console.log(`tusk proxy: customer API   ${proxy.urls.customer} -> ${target('customer-target')}`);
   console.log(`tusk proxy: instance API   ${proxy.urls.instance} -> ${target('instance-target')}`);
-  console.log(`tusk proxy: departures     ${proxy.urls.customer}/__tusk/departures${values.strict ? ' (strict: departing requests are refused)' : ''}`);
+  console.log(
+    `tusk proxy: departures     ${proxy.urls.customer}/__tusk/departures${values.strict ? ' (strict: departing requests are refused)' : ''}`,
+  );
   console.log('tusk proxy: ready');
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -145,7 +150,10 @@ export async function proxyCommand(args: string[]): Promise<void> {
           `tusk proxy: report         ${write(values.report, JSON.stringify({ exchanges: proxy.exchanges, count: proxy.departureCount, departures: proxy.departures }, null, 2) + '\n')}`,
         );
       if (values.junit) console.log(`tusk proxy: junit          ${write(values.junit, junitReport(proxy))}`);
-      if (values.coverage) console.log(`tusk proxy: coverage       ${writeCoverageFiles(values.coverage, proxy.coverage.report()).join(', ')}`);
+      if (values.coverage)
+        console.log(
+          `tusk proxy: coverage       ${writeCoverageFiles(values.coverage, proxy.coverage.report()).join(', ')}`,
+        );
     } catch (err) {
       console.error(`tusk proxy: cannot write a report: ${(err as Error).message}`);
       process.exit(2);

@@ -11,7 +11,14 @@
 // refused with the stand-in's own answer (400 naming field and rule, 401, 404) instead of being
 // forwarded. A target that cannot be reached is a 502 (one that does not answer in time a 504)
 // with a JSON Error body; nothing a client or a target does crashes the proxy.
-import { createServer, request as httpRequest, Agent as HttpAgent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  Agent as HttpAgent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
@@ -93,7 +100,9 @@ export class ValidatingProxy {
     const host = this.options.host ?? '127.0.0.1';
     for (const api of ['customer', 'instance'] as const) {
       const server = createServer((req, res) => {
-        this.handle(api, req, res).catch((err: unknown) => this.fail(res, 500, `the proxy failed: ${(err as Error).message}`));
+        this.handle(api, req, res).catch((err: unknown) =>
+          this.fail(res, 500, `the proxy failed: ${(err as Error).message}`),
+        );
       });
       server.keepAliveTimeout = 5_000;
       server.headersTimeout = 10_000;
@@ -126,7 +135,14 @@ export class ValidatingProxy {
     (this.options.log ?? ((l: string) => console.error(l)))(line);
   }
 
-  private note(api: InterfaceName, operationId: string | null, method: string, path: string, status: number | undefined, found: Departure[]): void {
+  private note(
+    api: InterfaceName,
+    operationId: string | null,
+    method: string,
+    path: string,
+    status: number | undefined,
+    found: Departure[],
+  ): void {
     for (const d of found) {
       this.departureCount++;
       const reported: ReportedDeparture = {
@@ -150,13 +166,25 @@ export class ValidatingProxy {
   private async handle(api: InterfaceName, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const method = (req.method ?? 'GET').toUpperCase();
-    if (url.pathname === '/__tusk/departures' && method === 'GET') return this.json(res, 200, { count: this.departureCount, departures: this.departures });
+    if (url.pathname === '/__tusk/departures' && method === 'GET')
+      return this.json(res, 200, { count: this.departureCount, departures: this.departures });
     if (url.pathname === '/__tusk/coverage' && method === 'GET') return this.json(res, 200, this.coverage.report());
     const body = await readBody(req);
-    if (body === 'too large') return this.fail(res, 413, `Payload too large: the proxy reads request bodies of at most ${MAX_REQUEST_BYTES} bytes`);
+    if (body === 'too large')
+      return this.fail(
+        res,
+        413,
+        `Payload too large: the proxy reads request bodies of at most ${MAX_REQUEST_BYTES} bytes`,
+      );
     if (body === 'aborted') return; // the client went away
     this.exchanges++;
-    const checked = await this.checker.requestDepartures(api, { method, path: url.pathname, query: url.searchParams, headers: req.headers, body });
+    const checked = await this.checker.requestDepartures(api, {
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body,
+    });
     const operationId = checked.op?.operationId ?? null;
     if (this.options.strict && checked.departures.length && checked.error) {
       this.note(api, operationId, method, url.pathname, undefined, checked.departures);
@@ -173,9 +201,11 @@ export class ValidatingProxy {
     const target = new URL(this.options.targets[api]);
     const upstreamPath = target.pathname.replace(/\/$/, '') + url.pathname + url.search;
     const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'host') headers[k] = v;
+    for (const [k, v] of Object.entries(req.headers))
+      if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'host') headers[k] = v;
     headers.host = target.host;
-    if (body.byteLength > 0 || headers['content-length'] !== undefined) headers['content-length'] = String(body.byteLength);
+    if (body.byteLength > 0 || headers['content-length'] !== undefined)
+      headers['content-length'] = String(body.byteLength);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const dispatch = (again: boolean) => {
       const upstream = send({
@@ -187,14 +217,18 @@ export class ValidatingProxy {
         headers,
         agent: target.protocol === 'https:' ? this.agents.https : this.agents.http,
       });
-      const timeout = setTimeout(() => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), this.options.timeoutMs ?? 30_000);
+      const timeout = setTimeout(
+        () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+        this.options.timeoutMs ?? 30_000,
+      );
       upstream.on('error', (err: NodeJS.ErrnoException) => {
         clearTimeout(timeout);
         if (res.headersSent) return void res.destroy();
         // A kept-alive connection that the target closed while it was idle (its keep-alive timeout
         // passing as the request went out) fails before the target read the request: sent once
         // more, on a new connection, as Node's documentation advises (not a 502 of the target's).
-        if (!again && upstream.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return void dispatch(true);
+        if (!again && upstream.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE'))
+          return void dispatch(true);
         const status = err.code === 'ETIMEDOUT' ? 504 : 502;
         const why = `the ${api} target ${target.origin} ${status === 504 ? 'did not answer in time' : `cannot be reached (${err.code ?? err.message})`}`;
         this.log(`tusk proxy: ${status} to ${method} ${url.pathname}: ${why}`);
@@ -207,14 +241,21 @@ export class ValidatingProxy {
         const chunks: Buffer[] = [];
         let size = 0;
         const outHeaders: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v;
+        for (const [k, v] of Object.entries(answer.headers))
+          if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v;
         const finish = () => {
           clearTimeout(timeout);
           const text = size <= MAX_CHECKED_RESPONSE_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
           const status = answer.statusCode ?? 502;
           const found = [...checked.departures];
           if (checked.op && text !== undefined)
-            found.push(...this.checker.responseDepartures(checked.op, { status, headers: answer.headers, text }, { head: method === 'HEAD' }));
+            found.push(
+              ...this.checker.responseDepartures(
+                checked.op,
+                { status, headers: answer.headers, text },
+                { head: method === 'HEAD' },
+              ),
+            );
           this.note(api, operationId, method, url.pathname, status, found);
           this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
           return found;
@@ -266,7 +307,9 @@ export class ValidatingProxy {
 
 /** `Tusk-Departures`: the departures of one exchange, `side field rule` each, comma-separated (Latin-1 safe). */
 function departureHeader(found: Departure[]): string {
-  return found.map((d) => `${d.side} ${d.field ?? '-'} ${d.rule}`.replace(/[^\x20-\x7e]|,/g, (ch) => encodeURIComponent(ch))).join(', ');
+  return found
+    .map((d) => `${d.side} ${d.field ?? '-'} ${d.rule}`.replace(/[^\x20-\x7e]|,/g, (ch) => encodeURIComponent(ch)))
+    .join(', ');
 }
 
 async function readBody(req: IncomingMessage): Promise<Uint8Array | 'too large' | 'aborted'> {

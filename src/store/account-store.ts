@@ -114,9 +114,17 @@ export class AccountStore {
       this.keyIds.observe(Number(/(\d+)$/.exec(k.id)?.[1] ?? 0));
       ctx.keys.addCustomerKey(k.key, this.id, k.id);
     }
-    this.team = fixture.team.map((m) => ({ id: m.id, email: m.email, tfa_auth_enabled: m.tfa_auth_enabled, roles: [...m.roles], tags: [...m.tags] }));
+    this.team = fixture.team.map((m) => ({
+      id: m.id,
+      email: m.email,
+      tfa_auth_enabled: m.tfa_auth_enabled,
+      roles: [...m.roles],
+      tags: [...m.tags],
+    }));
     for (const m of this.team) this.teamByEmail.set(m.email.toLowerCase(), m);
-    this.invoices = [...fixture.invoices].sort((a, b) => monthIndexOfYearMonth(a.detail.period) - monthIndexOfYearMonth(b.detail.period) || a.id - b.id);
+    this.invoices = [...fixture.invoices].sort(
+      (a, b) => monthIndexOfYearMonth(a.detail.period) - monthIndexOfYearMonth(b.detail.period) || a.id - b.id,
+    );
     this.invoiceSummaries = this.invoices.map((inv) => ({
       month: monthIndexOfYearMonth(inv.detail.period),
       summary: {
@@ -165,7 +173,14 @@ export class AccountStore {
       for (const x of state.instances) {
         const plan = this.plan(x.plan, 'plan');
         this.instanceIds.observe(x.id);
-        this.instances.set(x.id, InstanceStore.fromJSON(x, { accountId: this.id, teamEmail: this.teamEmail, plan, backend: this.backendOf(plan) }, ctx));
+        this.instances.set(
+          x.id,
+          InstanceStore.fromJSON(
+            x,
+            { accountId: this.id, teamEmail: this.teamEmail, plan, backend: this.backendOf(plan) },
+            ctx,
+          ),
+        );
       }
     }
   }
@@ -196,9 +211,17 @@ export class AccountStore {
       customer: structuredClone(this.fixture.customer),
       keys: this.apiKeys(),
       last_key_id: this.keyIds.current,
-      team: this.team.map((m) => ({ id: m.id, email: m.email, tfa_auth_enabled: m.tfa_auth_enabled, roles: [...m.roles], tags: [...m.tags] })),
+      team: this.team.map((m) => ({
+        id: m.id,
+        email: m.email,
+        tfa_auth_enabled: m.tfa_auth_enabled,
+        roles: [...m.roles],
+        tags: [...m.tags],
+      })),
       invoices: structuredClone(this.invoices),
-      audit: this.audit.rows().map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) })),
+      audit: this.audit
+        .rows()
+        .map((e) => ({ ...e, extras: e.extras.map(([k, v]) => [k, v] as [string, string | number]) })),
       last_instance_id: this.instanceIds.current,
       instances: [...this.instances.values()].sort((a, b) => a.id - b.id).map((i) => i.toJSON()),
     };
@@ -254,7 +277,10 @@ export class AccountStore {
 
   createInstance(body: CreateInstanceBody, actor: ApiKeyRecord): CreatedInstance {
     if (this.instances.size >= LIST_CAPS.instancesPerAccount) {
-      throw limitReached('instances', `an account has at most ${LIST_CAPS.instancesPerAccount} instances; delete one to create another`);
+      throw limitReached(
+        'instances',
+        `an account has at most ${LIST_CAPS.instancesPerAccount} instances; delete one to create another`,
+      );
     }
     const plan = this.plan(body.plan, 'plan');
     const region = this.region(body.region);
@@ -269,11 +295,16 @@ export class AccountStore {
     if (action === 'pit') {
       if (body.pit === undefined) throw invalid('pit', 'required', 'is required with action pit');
       const pit = parsePitSecond(body.pit);
-      if (pit === undefined) throw invalid('pit', 'format', `${body.pit} is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)`);
+      if (pit === undefined)
+        throw invalid('pit', 'format', `${body.pit} is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)`);
       // pit has whole seconds: compare at that precision.
       if (pit > this.ctx.clock.now()) throw invalid('pit', 'not-in-future', `${body.pit} lies in the future`);
       if (pit < Math.floor(source!.createdAt / 1000) * 1000) {
-        throw invalid('pit', 'not-before-source', `${body.pit} lies before instance ${source!.id} was created (${auditTimestamp(source!.createdAt)})`);
+        throw invalid(
+          'pit',
+          'not-before-source',
+          `${body.pit} lies before instance ${source!.id} was created (${auditTimestamp(source!.createdAt)})`,
+        );
       }
     }
 
@@ -285,7 +316,9 @@ export class AccountStore {
         accountId: this.id,
         name: body.name,
         tags: body.tags ?? [],
-        ...(source ? { copyOf: { source, ...(action === 'pit' && body.pit ? { at: parsePitSecond(body.pit)! } : {}) } } : {}),
+        ...(source
+          ? { copyOf: { source, ...(action === 'pit' && body.pit ? { at: parsePitSecond(body.pit)! } : {}) } }
+          : {}),
         plan,
         backend: this.backendOf(plan),
         region: body.region,
@@ -376,7 +409,13 @@ export class AccountStore {
       .rows()
       .filter((e) => monthIndexOfTime(e.at) === index)
       .sort((a, b) => a.at - b.at)
-      .map((e) => [auditTimestamp(e.at), e.event, e.source, e.user, e.extras.map(([k, v]) => `${k} = ${v}`).join(', ')]);
+      .map((e) => [
+        auditTimestamp(e.at),
+        e.event,
+        e.source,
+        e.user,
+        e.extras.map(([k, v]) => `${k} = ${v}`).join(', '),
+      ]);
     return csvStringify()(rows, { header: true, columns: [...AUDIT_COLUMNS], record_delimiter: 'windows' });
   }
 
@@ -397,23 +436,42 @@ export class AccountStore {
   }
 
   listTeamMembers(): TeamMember[] {
-    return this.team.map(({ id, email, tfa_auth_enabled, roles }) => ({ id, email, tfa_auth_enabled, roles: [...roles] }));
+    return this.team.map(({ id, email, tfa_auth_enabled, roles }) => ({
+      id,
+      email,
+      tfa_auth_enabled,
+      roles: [...roles],
+    }));
   }
 
   inviteTeamMember(body: InviteTeamMemberBody, actor: ApiKeyRecord): { message: typeof TEAM_MESSAGES.invite } {
     const role = body.role ?? 'member';
-    if (this.teamByEmail.has(body.email.toLowerCase())) throw invalid('email', 'not-a-member', `${body.email} is already a member of the team`);
+    if (this.teamByEmail.has(body.email.toLowerCase()))
+      throw invalid('email', 'not-a-member', `${body.email} is already a member of the team`);
     if (body.tags !== undefined && !TAGGED_ROLES.includes(role))
       throw invalid('tags', 'role', `tags are only allowed with role member or monitor, not ${role}`);
     const tags = body.tags === undefined ? [] : splitTags(body.tags);
     if (this.team.length >= LIST_CAPS.teamMembersPerAccount) {
-      throw limitReached('team', `a team has at most ${LIST_CAPS.teamMembersPerAccount} members; remove one to invite another`);
+      throw limitReached(
+        'team',
+        `a team has at most ${LIST_CAPS.teamMembersPerAccount} members; remove one to invite another`,
+      );
     }
-    const member: TeamMemberState = { id: randomUUID(), email: body.email, tfa_auth_enabled: false, roles: [role], tags };
+    const member: TeamMemberState = {
+      id: randomUUID(),
+      email: body.email,
+      tfa_auth_enabled: false,
+      roles: [role],
+      tags,
+    };
     this.team.push(member);
     this.teamByEmail.set(body.email.toLowerCase(), member);
     this.teamChanges++;
-    this.log(actor, 'team.invite', [['email', body.email], ['role', role], ...(tags.length ? [['tags', tags.join(',')] as [string, string]] : [])]);
+    this.log(actor, 'team.invite', [
+      ['email', body.email],
+      ['role', role],
+      ...(tags.length ? [['tags', tags.join(',')] as [string, string]] : []),
+    ]);
     return { message: TEAM_MESSAGES.invite };
   }
 
@@ -435,13 +493,19 @@ export class AccountStore {
     return { message: TEAM_MESSAGES.remove };
   }
 
-  updateTeamMember(userId: string, body: UpdateTeamMemberBody, actor: ApiKeyRecord): { message: typeof TEAM_MESSAGES.update } {
+  updateTeamMember(
+    userId: string,
+    body: UpdateTeamMemberBody,
+    actor: ApiKeyRecord,
+  ): { message: typeof TEAM_MESSAGES.update } {
     const member = this.team.find((m) => m.id.toLowerCase() === userId.toLowerCase());
     if (!member) throw new ApiError(404, `Not found: no team member with id ${userId}`);
-    if (body.role === undefined && body.tags === undefined) throw invalid('body', 'minProperties', 'give at least one of role and tags');
+    if (body.role === undefined && body.tags === undefined)
+      throw invalid('body', 'minProperties', 'give at least one of role and tags');
     const roles: Role[] = body.role !== undefined ? [body.role] : member.roles;
     const tagged = roles.every((r) => TAGGED_ROLES.includes(r));
-    if (body.tags !== undefined && !tagged) throw invalid('tags', 'role', `tags are only allowed for role member or monitor, not ${roles.join(', ')}`);
+    if (body.tags !== undefined && !tagged)
+      throw invalid('tags', 'role', `tags are only allowed for role member or monitor, not ${roles.join(', ')}`);
     member.roles = [...roles];
     this.teamChanges++;
     // Given tags replace the member's tags; a role that takes no tags drops them.
@@ -466,7 +530,13 @@ export class AccountStore {
   rotateApiKey(keyId: string): { apikey: string } {
     const old = this.keys.get(keyId);
     if (!old) throw notFound('API key', keyId);
-    const fresh: ApiKeyRecord = { id: `key-${this.keyIds.next()}`, key: randomUUID(), role: old.role, comment: old.comment, email: old.email };
+    const fresh: ApiKeyRecord = {
+      id: `key-${this.keyIds.next()}`,
+      key: randomUUID(),
+      role: old.role,
+      comment: old.comment,
+      email: old.email,
+    };
     this.ctx.keys.revoke(old.key);
     this.keys.delete(old.id);
     this.keys.set(fresh.id, fresh);
@@ -504,18 +574,31 @@ export class AccountStore {
 
   private region(name: string): Region {
     const region = this.catalogue.regions.find((r) => `${r.provider}::${r.region}` === name);
-    if (!region) throw invalid('region', 'exists', `${name} is not a region (see listRegions; form <provider>::<region>)`);
+    if (!region)
+      throw invalid('region', 'exists', `${name} is not a region (see listRegions; form <provider>::<region>)`);
     return region;
   }
 
   private checkSharedPlan(plan: Plan, region: Region, field: string): void {
     if (plan.shared && !region.has_shared_plans) {
-      throw invalid(field, 'shared-plans', `the shared plan ${plan.name} is not offered in ${region.provider}::${region.region}, which has no shared plans`);
+      throw invalid(
+        field,
+        'shared-plans',
+        `the shared plan ${plan.name} is not offered in ${region.provider}::${region.region}, which has no shared plans`,
+      );
     }
   }
 
   summary(i: InstanceStore): InstanceSummary {
-    return { id: i.id, name: i.name, plan: i.plan.name, region: i.region, url: i.url, providerid: i.providerid, tags: [...i.tags] };
+    return {
+      id: i.id,
+      name: i.name,
+      plan: i.plan.name,
+      region: i.region,
+      url: i.url,
+      providerid: i.providerid,
+      tags: [...i.tags],
+    };
   }
 
   private instanceRecord(i: InstanceStore): InstanceRecord {

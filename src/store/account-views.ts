@@ -80,7 +80,8 @@ export class AccountViews {
     const last = this.lastInstances;
     const version = this.account.instancesVersion;
     const sameSet = last !== undefined && last.instancesVersion === version;
-    if (sameSet && last.epoch === epoch && last.list.every((i, k) => i.revision === last.revisions[k])) return last.bytes;
+    if (sameSet && last.epoch === epoch && last.list.every((i, k) => i.revision === last.revisions[k]))
+      return last.bytes;
     const list = sameSet ? last.list : this.account.sortedInstances();
     const texts = list.map((i) => {
       let item = this.summaries.get(i);

@@ -21,12 +21,14 @@ export class ClockRangeError extends RangeError {
 const CLOCK_RANGE_TEXT = `${new Date(CLOCK_RANGE.min).toISOString()} to ${new Date(CLOCK_RANGE.max).toISOString()}`;
 
 /** A time in words: ISO 8601 where Date can write it, else the number of ms. */
-const timeInWords = (ms: number): string => (Math.abs(ms) <= 8.64e15 ? new Date(Math.trunc(ms)).toISOString() : `${ms} ms`);
+const timeInWords = (ms: number): string =>
+  Math.abs(ms) <= 8.64e15 ? new Date(Math.trunc(ms)).toISOString() : `${ms} ms`;
 
 /** Why the clock cannot stand at `at` (ms since the epoch), or undefined when it can. */
 export function clockTimeProblem(at: number): string | undefined {
   if (!Number.isInteger(at)) return `${at} is not a whole number of ms`;
-  if (at < CLOCK_RANGE.min || at > CLOCK_RANGE.max) return `the clock would stand at ${timeInWords(at)}, outside its range (${CLOCK_RANGE_TEXT})`;
+  if (at < CLOCK_RANGE.min || at > CLOCK_RANGE.max)
+    return `the clock would stand at ${timeInWords(at)}, outside its range (${CLOCK_RANGE_TEXT})`;
   return undefined;
 }
 
@@ -49,7 +51,8 @@ export function clockStateProblems(state: ClockJSON): { field: 'offset_ms' | 'pi
   const problems: { field: 'offset_ms' | 'pinned_ms'; message: string }[] = [];
   const pinned = state.pinned_ms === null ? undefined : clockTimeProblem(state.pinned_ms);
   if (pinned) problems.push({ field: 'pinned_ms', message: pinned });
-  if (!Number.isInteger(state.offset_ms)) problems.push({ field: 'offset_ms', message: `${state.offset_ms} is not a whole number of ms` });
+  if (!Number.isInteger(state.offset_ms))
+    problems.push({ field: 'offset_ms', message: `${state.offset_ms} is not a whole number of ms` });
   else if (Math.abs(state.offset_ms) > MAX_OFFSET_MS)
     problems.push({
       field: 'offset_ms',

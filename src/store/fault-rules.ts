@@ -44,7 +44,8 @@ export function parseLatency(text: string): [number, number] {
   const unit = /(ms|s|m|h|d)\s*$/.exec(high ?? low ?? '')?.[1] as DurationUnit | undefined;
   const hi = parseDuration(high ?? low);
   const lo = high === undefined ? hi : parseDuration(low, unit);
-  if (more.length || lo === undefined || hi === undefined) throw new Error(`latency must look like 200ms, 1.5s, 1m or 100-300ms, got "${text}"`);
+  if (more.length || lo === undefined || hi === undefined)
+    throw new Error(`latency must look like 200ms, 1.5s, 1m or 100-300ms, got "${text}"`);
   if (hi < lo) throw new Error(`latency range ${text} goes down`);
   if (hi > MAX_LATENCY_MS) throw new Error(`latency ${text} is more than ${MAX_LATENCY_MS} ms`);
   return [lo, hi];
@@ -53,7 +54,8 @@ export function parseLatency(text: string): [number, number] {
 function parseRate(text: string | undefined, what: string): number {
   if (text === undefined) return 1;
   const rate = /%$/.test(text) ? Number(text.slice(0, -1)) / 100 : Number(text);
-  if (!/^\d+(\.\d+)?%?$/.test(text) || !(rate >= 0 && rate <= 1)) throw new Error(`${what} rate must be 0 to 1 (or 0% to 100%), got "${text}"`);
+  if (!/^\d+(\.\d+)?%?$/.test(text) || !(rate >= 0 && rate <= 1))
+    throw new Error(`${what} rate must be 0 to 1 (or 0% to 100%), got "${text}"`);
   return rate;
 }
 
@@ -64,13 +66,15 @@ function parseRate(text: string | undefined, what: string): number {
  */
 export function parseFaultFlag(text: string): FaultRule {
   const colon = text.indexOf(':');
-  if (colon < 0) throw new Error(`a fault rule looks like "listAlarms:latency=200ms" or "*:error=500@0.1", got "${text}"`);
+  if (colon < 0)
+    throw new Error(`a fault rule looks like "listAlarms:latency=200ms" or "*:error=500@0.1", got "${text}"`);
   let target = text.slice(0, colon).trim();
   const rule: FaultRule = {};
   const slash = target.indexOf('/');
   if (slash >= 0) {
     const api = target.slice(0, slash);
-    if (api !== 'customer' && api !== 'instance') throw new Error(`fault rule "${text}": the interface must be customer or instance, got "${api}"`);
+    if (api !== 'customer' && api !== 'instance')
+      throw new Error(`fault rule "${text}": the interface must be customer or instance, got "${api}"`);
     rule.api = api;
     target = target.slice(slash + 1);
   }
@@ -86,13 +90,18 @@ export function parseFaultFlag(text: string): FaultRule {
     if (name === 'latency' && value) rule.latency = value;
     else if (name === 'error' && value) {
       const [status, rate] = value.split('@', 2);
-      if (!/^\d{3}$/.test(status ?? '')) throw new Error(`fault rule "${text}": error needs a status like error=500 or error=429@0.2`);
+      if (!/^\d{3}$/.test(status ?? ''))
+        throw new Error(`fault rule "${text}": error needs a status like error=500 or error=429@0.2`);
       rule.error = { status: Number(status), rate: parseRate(rate, 'error') };
     } else if (name.startsWith('reset') && value === undefined) {
       const [, rate] = name.split('@', 2);
-      if (name !== 'reset' && !name.startsWith('reset@')) throw new Error(`fault rule "${text}": unknown effect "${effect}"`);
+      if (name !== 'reset' && !name.startsWith('reset@'))
+        throw new Error(`fault rule "${text}": unknown effect "${effect}"`);
       rule.reset = { rate: parseRate(rate, 'reset') };
-    } else throw new Error(`fault rule "${text}": unknown effect "${effect}" (latency=200ms, latency=100-300ms, error=500, error=500@0.1, reset, reset@0.1)`);
+    } else
+      throw new Error(
+        `fault rule "${text}": unknown effect "${effect}" (latency=200ms, latency=100-300ms, error=500, error=500@0.1, reset, reset@0.1)`,
+      );
   }
   return rule;
 }
@@ -202,20 +211,29 @@ export class Faults {
     if (extra.length) throw new Error(`${where}: unknown field ${extra[0]} (fields: ${known.join(', ')})`);
     const rule: FaultRule = {};
     if (input.api !== undefined) {
-      if (input.api !== 'customer' && input.api !== 'instance') throw new Error(`${where}: api must be customer or instance`);
+      if (input.api !== 'customer' && input.api !== 'instance')
+        throw new Error(`${where}: api must be customer or instance`);
       rule.api = input.api;
     }
     if (input.operation !== undefined && input.operation !== '*') {
       if (typeof input.operation !== 'string') throw new Error(`${where}: operation must be an operationId`);
       const apis = rule.api ? [rule.api] : (['customer', 'instance'] as const);
       if (!apis.some((a) => this.operations.get(a)!.has(input.operation!))) {
-        throw new Error(`${where}: no operation ${input.operation} in the ${rule.api ?? 'customer or instance'} document`);
+        throw new Error(
+          `${where}: no operation ${input.operation} in the ${rule.api ?? 'customer or instance'} document`,
+        );
       }
       rule.operation = input.operation;
     }
-    const out: CompiledRule = { rule, errorRate: 0, resetRate: 0, random: mulberry32(seed ^ Math.imul(index + 1, 0x9e3779b1)) };
+    const out: CompiledRule = {
+      rule,
+      errorRate: 0,
+      resetRate: 0,
+      random: mulberry32(seed ^ Math.imul(index + 1, 0x9e3779b1)),
+    };
     if (input.latency !== undefined) {
-      if (typeof input.latency !== 'string') throw new Error(`${where}: latency must be a string like 200ms or 100-300ms`);
+      if (typeof input.latency !== 'string')
+        throw new Error(`${where}: latency must be a string like 200ms or 100-300ms`);
       out.latency = parseLatency(input.latency);
       rule.latency = input.latency;
     }
@@ -223,7 +241,8 @@ export class Faults {
       const { status, rate = 1 } = (input.error ?? {}) as { status?: unknown; rate?: unknown };
       if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599)
         throw new Error(`${where}: error.status must be a 4xx or 5xx status`);
-      if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) throw new Error(`${where}: error.rate must be a number from 0 to 1`);
+      if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1))
+        throw new Error(`${where}: error.rate must be a number from 0 to 1`);
       // The status must be one the document declares for every operation the rule covers.
       const covered = [...this.operations.entries()]
         .filter(([a]) => !rule.api || rule.api === a)
@@ -240,11 +259,13 @@ export class Faults {
     }
     if (input.reset !== undefined) {
       const { rate = 1 } = (input.reset ?? {}) as { rate?: unknown };
-      if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) throw new Error(`${where}: reset.rate must be a number from 0 to 1`);
+      if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1))
+        throw new Error(`${where}: reset.rate must be a number from 0 to 1`);
       rule.reset = { rate };
       out.resetRate = rate;
     }
-    if (!rule.latency && !rule.error && !rule.reset) throw new Error(`${where} has no effect: give latency, error or reset`);
+    if (!rule.latency && !rule.error && !rule.reset)
+      throw new Error(`${where} has no effect: give latency, error or reset`);
     return out;
   }
 }

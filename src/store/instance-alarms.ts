@@ -112,7 +112,10 @@ export class Alarms {
     }
     this.checkRecipients(body.recipients);
     if (this.items.size >= LIST_CAPS.alarmsPerInstance) {
-      throw limitReached('alarms', `an instance has at most ${LIST_CAPS.alarmsPerInstance} alarms (the default ones included); delete one to create another`);
+      throw limitReached(
+        'alarms',
+        `an instance has at most ${LIST_CAPS.alarmsPerInstance} alarms (the default ones included); delete one to create another`,
+      );
     }
     return record(this.insert(body));
   }
@@ -120,7 +123,12 @@ export class Alarms {
   /** A merge update: `type` must equal the stored type; given fields replace stored ones. */
   update(id: number, body: UpdateAlarmBody): Alarm {
     const a = this.find(id);
-    if (body.type !== a.type) throw invalid('type', 'unchanged', `alarm ${id} has type ${a.type}; the type of an alarm cannot change (got ${body.type})`);
+    if (body.type !== a.type)
+      throw invalid(
+        'type',
+        'unchanged',
+        `alarm ${id} has type ${a.type}; the type of an alarm cannot change (got ${body.type})`,
+      );
     this.checkRecipients(body.recipients);
     const given = body as LevelFields;
     const merged: Alarm = {
@@ -134,7 +142,11 @@ export class Alarms {
     // Only disk alarms have a value_calculation.
     if (merged.value_calculation === 'percentage' && merged.value_threshold! > 100) {
       const field = given.value_threshold !== undefined ? 'value_threshold' : 'value_calculation';
-      throw invalid(field, 'maximum', `with value_calculation percentage, value_threshold must be at most 100 (it would be ${merged.value_threshold})`);
+      throw invalid(
+        field,
+        'maximum',
+        `with value_calculation percentage, value_threshold must be at most 100 (it would be ${merged.value_threshold})`,
+      );
     }
     this.items.set(id, merged);
     return record(merged);
@@ -170,8 +182,13 @@ export class Alarms {
     const unknown = (ids ?? []).filter((r) => !this.rules.recipientExists(r));
     if (unknown.length) {
       // At most 10 ids in the message: a 64 KiB body can name thousands.
-      const named = unknown.length > 10 ? `${unknown.slice(0, 10).join(', ')} and ${unknown.length - 10} more` : unknown.join(', ');
-      throw invalid('recipients', 'exists', `no recipient of this instance has the id${unknown.length > 1 ? 's' : ''} ${named} (see listRecipients)`);
+      const named =
+        unknown.length > 10 ? `${unknown.slice(0, 10).join(', ')} and ${unknown.length - 10} more` : unknown.join(', ');
+      throw invalid(
+        'recipients',
+        'exists',
+        `no recipient of this instance has the id${unknown.length > 1 ? 's' : ''} ${named} (see listRecipients)`,
+      );
     }
   }
 

@@ -29,7 +29,10 @@ export interface InstanceFacts {
 }
 
 /** The per-instance state a state dump carries (InstanceStore.toJSON). */
-export type InstanceApiStateDump = Pick<InstanceState, 'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'>;
+export type InstanceApiStateDump = Pick<
+  InstanceState,
+  'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'
+>;
 
 /**
  * The time before which an instance created at `origin`, untouched since, has nothing to notify:
@@ -106,7 +109,13 @@ export class InstanceApiState {
    * @param databases the instance's databases, the default one first
    * @param state the state to take over (InstanceStore.fromJSON) instead of the initial one
    */
-  constructor(owner: InstanceFacts, ctx: StoreContext, origin: number, databases: readonly string[], state?: InstanceApiStateDump) {
+  constructor(
+    owner: InstanceFacts,
+    ctx: StoreContext,
+    origin: number,
+    databases: readonly string[],
+    state?: InstanceApiStateDump,
+  ) {
     this.alarms = new Alarms(
       {
         allowedTypes: () => {
@@ -119,27 +128,49 @@ export class InstanceApiState {
     );
     this.recipients = new Recipients(owner.teamEmail, (id) => this.alarms.forgetRecipient(id), state?.recipients);
     this.integrationIds = state ? IdSequence.fromJSON(state.integrations.last_id) : new IdSequence();
-    const integrationRules = { accountId: owner.accountId, brokerKind: () => owner.brokerKind, availability: ctx.rules.metricsAvailability };
+    const integrationRules = {
+      accountId: owner.accountId,
+      brokerKind: () => owner.brokerKind,
+      availability: ctx.rules.metricsAvailability,
+    };
     this.integrations = {
       logs: new Integrations('logs', this.integrationIds, integrationRules, state?.integrations.logs),
       metrics: new Integrations('metrics', this.integrationIds, integrationRules, state?.integrations.metrics),
     };
     this.backups = new Backups(
-      { instanceId: owner.id, providerid: owner.providerid, accountId: owner.accountId, region: owner.region, databases },
+      {
+        instanceId: owner.id,
+        providerid: owner.providerid,
+        accountId: owner.accountId,
+        region: owner.region,
+        databases,
+      },
       ctx,
       origin,
       state?.backups,
     );
     this.backupsView = new BackupsView(this.backups, ctx.clock);
-    this.maintenance = new MaintenanceSchedule(ctx.clock, state ? [] : seededMaintenance(owner.id, origin), state?.maintenance);
-    this.monitor = new Monitor(new SideMonitorHost(owner, ctx, this.alarms, this.recipients, this.maintenance), state?.monitor, origin);
+    this.maintenance = new MaintenanceSchedule(
+      ctx.clock,
+      state ? [] : seededMaintenance(owner.id, origin),
+      state?.maintenance,
+    );
+    this.monitor = new Monitor(
+      new SideMonitorHost(owner, ctx, this.alarms, this.recipients, this.maintenance),
+      state?.monitor,
+      origin,
+    );
   }
 
   toJSON(): InstanceApiStateDump {
     return {
       recipients: this.recipients.toJSON(),
       alarms: this.alarms.toJSON(),
-      integrations: { last_id: this.integrationIds.toJSON(), logs: this.integrations.logs.list(), metrics: this.integrations.metrics.list() },
+      integrations: {
+        last_id: this.integrationIds.toJSON(),
+        logs: this.integrations.logs.list(),
+        metrics: this.integrations.metrics.list(),
+      },
       backups: this.backups.toJSON(),
       maintenance: this.maintenance.toJSON(),
       monitor: this.monitor.toJSON(),

@@ -10,7 +10,16 @@ import { createHmac, hash } from 'node:crypto';
 import { invalid, limitReached } from '../core/errors.js';
 import { LIST_CAPS } from '../core/limits.js';
 import { IdSequence } from './ids.js';
-import { DAY, HOUR, MINUTE, fileStamp, floorToMinute, formatBackupDate, parsePitMinute, startOfUtcDay } from './dates.js';
+import {
+  DAY,
+  HOUR,
+  MINUTE,
+  fileStamp,
+  floorToMinute,
+  formatBackupDate,
+  parsePitMinute,
+  startOfUtcDay,
+} from './dates.js';
 import type {
   Backup,
   BackupReadyCallback,
@@ -103,7 +112,14 @@ export class Backups {
       this.ids = IdSequence.fromJSON(state.last_id);
       this.nextDaily = [...state.next_daily];
       for (const b of state.items)
-        this.items.push({ id: b.id, databaseName: b.database_name, takenAt: b.taken_at, readyAt: b.ready_at, size: b.size, salt: 0 });
+        this.items.push({
+          id: b.id,
+          databaseName: b.database_name,
+          takenAt: b.taken_at,
+          readyAt: b.ready_at,
+          size: b.size,
+          salt: 0,
+        });
       return;
     }
     // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance:
@@ -127,7 +143,13 @@ export class Backups {
     return {
       last_id: this.ids.toJSON(),
       next_daily: [...this.nextDaily],
-      items: this.items.map((b) => ({ id: b.id, database_name: b.databaseName, taken_at: b.takenAt, ready_at: b.readyAt, size: this.sizeOfBackup(b) })),
+      items: this.items.map((b) => ({
+        id: b.id,
+        database_name: b.databaseName,
+        taken_at: b.takenAt,
+        ready_at: b.readyAt,
+        size: this.sizeOfBackup(b),
+      })),
     };
   }
 
@@ -155,7 +177,14 @@ export class Backups {
         if (this.nextDaily[i] !== day) return;
         const takenAt = this.dailyTime(day, i);
         if (takenAt > now) return;
-        this.items.push({ id: this.ids.next(), databaseName: db, takenAt, readyAt: takenAt, size: undefined, salt: day / DAY });
+        this.items.push({
+          id: this.ids.next(),
+          databaseName: db,
+          takenAt,
+          readyAt: takenAt,
+          size: undefined,
+          salt: day / DAY,
+        });
         this.changes++;
         this.nextDaily[i] = day + DAY;
         added = true;
@@ -209,7 +238,11 @@ export class Backups {
   create(body: CreateBackupBody, work?: DatabaseWork<number>): { id: number; readyAt: number } {
     const db = body.db ?? this.who.databases[0]!;
     if (!this.who.databases.includes(db)) {
-      throw invalid('db', 'exists', `${db} is not a database of this instance (its databases: ${this.who.databases.join(', ')})`);
+      throw invalid(
+        'db',
+        'exists',
+        `${db} is not a database of this instance (its databases: ${this.who.databases.join(', ')})`,
+      );
     }
     const now = this.ctx.clock.now();
     this.catchUp(now);
@@ -221,7 +254,15 @@ export class Backups {
     }
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
-    const item: BackupState = { id, databaseName: db, takenAt: now, readyAt, size: undefined, salt: -id, pending: work !== undefined };
+    const item: BackupState = {
+      id,
+      databaseName: db,
+      takenAt: now,
+      readyAt,
+      size: undefined,
+      salt: -id,
+      pending: work !== undefined,
+    };
     this.items.push(item);
     this.changes++;
     const { callback } = body;
@@ -229,7 +270,13 @@ export class Backups {
       item.pending = false;
       this.changes++;
       if (!callback) return;
-      const payload: BackupReadyCallback = { action: 'backup', backup_id: id, account_id: this.who.accountId, database_name: db, status: 'ready' };
+      const payload: BackupReadyCallback = {
+        action: 'backup',
+        backup_id: id,
+        account_id: this.who.accountId,
+        database_name: db,
+        status: 'ready',
+      };
       this.ctx.outbox.schedule({ event: 'backup', target: callback, body: payload, dueAt: readyAt });
     };
     if (work) work(id, announce);
@@ -242,13 +289,26 @@ export class Backups {
     const now = this.ctx.clock.now();
     const backup = this.visible(now).find((b) => b.id === body.backup_id);
     if (!backup) {
-      throw invalid('backup_id', 'exists', `no backup of this instance in the last 30 days has id ${body.backup_id} (see listBackups)`);
+      throw invalid(
+        'backup_id',
+        'exists',
+        `no backup of this instance in the last 30 days has id ${body.backup_id} (see listBackups)`,
+      );
     }
     const { callback } = body;
     const announce = () => {
       if (!callback) return;
-      const payload: RestoreCompletedCallback = { action: 'restore', backup_id: backup.id, account_id: this.who.accountId };
-      this.ctx.outbox.schedule({ event: 'restore', target: callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
+      const payload: RestoreCompletedCallback = {
+        action: 'restore',
+        backup_id: backup.id,
+        account_id: this.who.accountId,
+      };
+      this.ctx.outbox.schedule({
+        event: 'restore',
+        target: callback,
+        body: payload,
+        dueAt: now + this.ctx.restoreDelayMs,
+      });
     };
     if (work) work({ id: backup.id, databaseName: backup.databaseName }, announce);
     else announce();
@@ -273,7 +333,12 @@ export class Backups {
     const announce = () => {
       if (!callback) return;
       const payload: PitrCompletedCallback = { action: 'pitr', account_id: this.who.accountId };
-      this.ctx.outbox.schedule({ event: 'pitr', target: callback, body: payload, dueAt: now + this.ctx.restoreDelayMs });
+      this.ctx.outbox.schedule({
+        event: 'pitr',
+        target: callback,
+        body: payload,
+        dueAt: now + this.ctx.restoreDelayMs,
+      });
     };
     if (work) work(pit, announce);
     else announce();
@@ -354,5 +419,10 @@ export class Backups {
    * Per backup: the parts of its record that never change, and its URL signed for one second of
    * expiry. Made when a backup is first listed (most instances never list theirs).
    */
-  private made: WeakMap<BackupState, { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }> | undefined;
+  private made:
+    | WeakMap<
+        BackupState,
+        { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }
+      >
+    | undefined;
 }

@@ -4,7 +4,15 @@
 // whenever it is read; nothing runs in the background.
 import { invalid, notFound } from '../core/errors.js';
 import { IdSequence } from './ids.js';
-import { DAY, HOUR, MINUTE, formatDuration, formatMaintenanceDate, parseMaintenanceDate, startOfUtcDay } from './dates.js';
+import {
+  DAY,
+  HOUR,
+  MINUTE,
+  formatDuration,
+  formatMaintenanceDate,
+  parseMaintenanceDate,
+  startOfUtcDay,
+} from './dates.js';
 import type { Clock } from './clock.js';
 import type { Maintenance } from './types.js';
 import type { MaintenanceState as MaintenanceSnapshot } from './snapshot.js';
@@ -30,7 +38,12 @@ export function seededMaintenance(instanceId: number, origin: number): Omit<Main
   ];
   if (instanceId % 2 === 1) {
     const second = base + (6 + (instanceId % 4)) * DAY + HOUR;
-    items.push({ scheduledBy: second, requiredBy: second + 21 * DAY, minutes: 60, description: 'Postgres minor version upgrade' });
+    items.push({
+      scheduledBy: second,
+      requiredBy: second + 21 * DAY,
+      minutes: 60,
+      description: 'Postgres minor version upgrade',
+    });
   }
   return items;
 }
@@ -95,13 +108,24 @@ export class MaintenanceSchedule {
     const now = this.clock.now();
     const m = this.upcoming(id, now);
     const status = this.status(m, now);
-    if (status !== 'scheduled') throw invalid('scheduled_by', 'status', `maintenance ${id} is ${status}; only scheduled maintenance can be rescheduled`);
+    if (status !== 'scheduled')
+      throw invalid(
+        'scheduled_by',
+        'status',
+        `maintenance ${id} is ${status}; only scheduled maintenance can be rescheduled`,
+      );
     const at = parseMaintenanceDate(scheduledBy);
-    if (at === undefined) throw invalid('scheduled_by', 'format', `${scheduledBy} is not a real time (yyyy-mm-dd hh:mm:ss +0000)`);
+    if (at === undefined)
+      throw invalid('scheduled_by', 'format', `${scheduledBy} is not a real time (yyyy-mm-dd hh:mm:ss +0000)`);
     // scheduled_by has whole seconds: compare at that precision.
-    if (at < Math.floor(now / 1000) * 1000) throw invalid('scheduled_by', 'not-in-past', `${scheduledBy} lies in the past`);
+    if (at < Math.floor(now / 1000) * 1000)
+      throw invalid('scheduled_by', 'not-in-past', `${scheduledBy} lies in the past`);
     if (at > m.requiredBy) {
-      throw invalid('scheduled_by', 'not-after-required-by', `${scheduledBy} lies after the item's required_by ${formatMaintenanceDate(m.requiredBy)}`);
+      throw invalid(
+        'scheduled_by',
+        'not-after-required-by',
+        `${scheduledBy} lies after the item's required_by ${formatMaintenanceDate(m.requiredBy)}`,
+      );
     }
     m.scheduledBy = at;
     return this.record(m, now);
@@ -112,7 +136,8 @@ export class MaintenanceSchedule {
     const now = this.clock.now();
     const m = this.upcoming(id, now);
     const status = this.status(m, now);
-    if (status !== 'scheduled') throw invalid('id', 'status', `maintenance ${id} is ${status}; only scheduled maintenance can be run`);
+    if (status !== 'scheduled')
+      throw invalid('id', 'status', `maintenance ${id} is ${status}; only scheduled maintenance can be run`);
     m.startedAt = now;
     return this.record(m, now);
   }
@@ -126,7 +151,8 @@ export class MaintenanceSchedule {
     for (const m of this.items.values()) {
       if (except?.has(m.id)) continue;
       const startedAt = m.startedAt ?? (now >= m.scheduledBy ? m.scheduledBy : undefined);
-      if (startedAt !== undefined && startedAt <= now) out.push({ id: m.id, startedAt, record: this.record(m, startedAt) });
+      if (startedAt !== undefined && startedAt <= now)
+        out.push({ id: m.id, startedAt, record: this.record(m, startedAt) });
     }
     return out.sort((a, b) => a.startedAt - b.startedAt || a.id - b.id);
   }
@@ -135,7 +161,8 @@ export class MaintenanceSchedule {
   nextStart(now: number): number | undefined {
     let next: number | undefined;
     for (const m of this.items.values()) {
-      if (m.startedAt === undefined && m.scheduledBy > now && (next === undefined || m.scheduledBy < next)) next = m.scheduledBy;
+      if (m.startedAt === undefined && m.scheduledBy > now && (next === undefined || m.scheduledBy < next))
+        next = m.scheduledBy;
     }
     return next;
   }

@@ -107,15 +107,18 @@ export function conditionHolds(a: Alarm, m: InstanceMetrics): boolean {
 }
 
 /** The part of an alarm that re-arms it when changed. */
-const armedKey = (a: Alarm) => JSON.stringify([a.enabled, a.value_threshold, a.value_calculation ?? null, a.time_threshold]);
+const armedKey = (a: Alarm) =>
+  JSON.stringify([a.enabled, a.value_threshold, a.value_calculation ?? null, a.time_threshold]);
 
 const METRIC_FIELDS = ['cpu', 'memory', 'disk_used_gb', 'disk_total_gb'] as const;
 
 /** Checks a metrics patch (unknown fields, types, ranges) and merges it; throws a 400 naming the field. */
 export function mergeMetrics(current: InstanceMetrics, patch: unknown): InstanceMetrics {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw invalid('body', 'type', 'must be a JSON object of metrics');
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+    throw invalid('body', 'type', 'must be a JSON object of metrics');
   const unknown = Object.keys(patch).filter((k) => !(METRIC_FIELDS as readonly string[]).includes(k));
-  if (unknown.length) throw invalid(unknown[0]!, 'additionalProperties', `is not a metric; the metrics are ${METRIC_FIELDS.join(', ')}`);
+  if (unknown.length)
+    throw invalid(unknown[0]!, 'additionalProperties', `is not a metric; the metrics are ${METRIC_FIELDS.join(', ')}`);
   const next = { ...current };
   for (const [k, v] of Object.entries(patch) as [keyof InstanceMetrics, unknown][]) {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(k, 'type', 'must be a number');
@@ -126,7 +129,11 @@ export function mergeMetrics(current: InstanceMetrics, patch: unknown): Instance
   if (next.disk_total_gb <= 0) throw invalid('disk_total_gb', 'exclusiveMinimum', 'must be more than 0');
   if (next.disk_used_gb > next.disk_total_gb) {
     const field = 'disk_used_gb' in patch ? 'disk_used_gb' : 'disk_total_gb';
-    throw invalid(field, 'disk', `disk_used_gb (${next.disk_used_gb}) cannot exceed disk_total_gb (${next.disk_total_gb})`);
+    throw invalid(
+      field,
+      'disk',
+      `disk_used_gb (${next.disk_used_gb}) cannot exceed disk_total_gb (${next.disk_total_gb})`,
+    );
   }
   return next;
 }
@@ -165,7 +172,8 @@ export class Monitor {
     if (state) {
       this.metricsNow = { ...state.metrics };
       this.metricsAt = state.metrics_at;
-      for (const a of state.alarms) this.level.set(a.id, { armed: a.armed, since: a.since ?? undefined, fired: a.fired });
+      for (const a of state.alarms)
+        this.level.set(a.id, { armed: a.armed, since: a.since ?? undefined, fired: a.fired });
       for (const id of state.maintenance_started) this.maintenanceStarted.add(id);
       return;
     }
@@ -209,7 +217,8 @@ export class Monitor {
   /** Merges `patch` into the metrics (a 400 for a bad field); what was due under the old ones triggers first. */
   setMetrics(patch: unknown, from: 'control' | 'engine' = 'control'): InstanceMetrics {
     const next = mergeMetrics(this.metricsNow, patch);
-    if (from === 'control' && typeof patch === 'object' && patch !== null && 'disk_used_gb' in patch) this.diskFromControl = true;
+    if (from === 'control' && typeof patch === 'object' && patch !== null && 'disk_used_gb' in patch)
+      this.diskFromControl = true;
     const now = this.host.clock.now();
     this.evaluate();
     this.metricsNow = next;
@@ -308,7 +317,8 @@ export class Monitor {
     const now = this.host.clock.now();
     const text = message ?? EVENT_MESSAGES[type];
     let sent = 0;
-    for (const a of this.host.alarms()) if (a.enabled && a.type === type) sent += this.notify(a, type, now, { message: text });
+    for (const a of this.host.alarms())
+      if (a.enabled && a.type === type) sent += this.notify(a, type, now, { message: text });
     return sent;
   }
 
@@ -377,12 +387,18 @@ export class Monitor {
         ? `Maintenance ${m.id} (${m.description}) is scheduled for ${m.scheduled_by}`
         : `Maintenance ${m.id} (${m.description}) has started; it takes ${m.duration}`;
     let sent = 0;
-    for (const a of this.host.alarms()) if (a.enabled && a.type === 'notice') sent += this.notify(a, reason, at, { message, maintenance: m });
+    for (const a of this.host.alarms())
+      if (a.enabled && a.type === 'notice') sent += this.notify(a, reason, at, { message, maintenance: m });
     return sent;
   }
 
   /** Notifies every recipient of the alarm (the default recipient when it has none). */
-  private notify(a: Alarm, reason: TriggerReason, at: number, extra: Pick<NotificationBody, 'message' | 'value' | 'metrics' | 'maintenance'>): number {
+  private notify(
+    a: Alarm,
+    reason: TriggerReason,
+    at: number,
+    extra: Pick<NotificationBody, 'message' | 'value' | 'metrics' | 'maintenance'>,
+  ): number {
     const all = this.host.recipients();
     const wanted = a.recipients.length ? a.recipients : [this.host.defaultRecipientId()];
     const targets = wanted.map((id) => all.find((r) => r.id === id)).filter((r): r is Recipient => r !== undefined);
@@ -421,7 +437,8 @@ const EVENT_MESSAGES: Record<EventType, string> = {
 };
 
 function describeLevel(a: Alarm, value: number): string {
-  if (a.type === 'disk' && (a.value_calculation ?? 'fixed') === 'fixed') return `disk has ${value} GB free (threshold ${a.value_threshold} GB or less)`;
+  if (a.type === 'disk' && (a.value_calculation ?? 'fixed') === 'fixed')
+    return `disk has ${value} GB free (threshold ${a.value_threshold} GB or less)`;
   if (a.type === 'disk') return `disk is ${value}% used (threshold ${a.value_threshold}%)`;
   return `${a.type} at ${value}% (threshold ${a.value_threshold}%)`;
 }

@@ -39,7 +39,13 @@ export class Recipients {
     }
     this.ids = new IdSequence();
     this.defaultId = this.ids.next();
-    this.items.set(this.defaultId, { id: this.defaultId, type: 'email', value: teamEmail, name: 'Default', options: null });
+    this.items.set(this.defaultId, {
+      id: this.defaultId,
+      type: 'email',
+      value: teamEmail,
+      name: 'Default',
+      options: null,
+    });
   }
 
   toJSON(): RecipientsState {
@@ -91,7 +97,12 @@ export class Recipients {
   /** The default recipient cannot be deleted (400). */
   delete(id: number): void {
     this.find(id);
-    if (id === this.defaultId) throw invalid('id', 'not-default', `recipient ${id} is the default recipient, which always exists and cannot be deleted`);
+    if (id === this.defaultId)
+      throw invalid(
+        'id',
+        'not-default',
+        `recipient ${id} is the default recipient, which always exists and cannot be deleted`,
+      );
     this.items.delete(id);
     this.onDelete(id);
   }

@@ -21,7 +21,12 @@ import type {
 } from './types.js';
 import type { IntegrationKind, SystemBodyValidator } from './instance-integrations.js';
 import type { AlarmStatus, EventType, InstanceMetrics } from './instance-monitor.js';
-import { InstanceApiState, SECOND_DATABASE, firstDueOfInitialState, type InstanceApiStateDump } from './instance-api-state.js';
+import {
+  InstanceApiState,
+  SECOND_DATABASE,
+  firstDueOfInitialState,
+  type InstanceApiStateDump,
+} from './instance-api-state.js';
 import type { InstanceState } from './snapshot.js';
 import type { DatabaseRef } from '../databases/instance-databases.js';
 import { connectionLimitOf } from '../../fixtures/index.js';
@@ -122,7 +127,9 @@ export class InstanceStore {
     this.origin = ctx.clock.now();
     this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
     if (state) this.built = new InstanceApiState(this, ctx, this.origin, this.databases, state);
-    const copyOf = init.copyOf?.source.db ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) } : undefined;
+    const copyOf = init.copyOf?.source.db
+      ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) }
+      : undefined;
     // Its real size becomes disk_used_gb (sizes arrive later, in the background).
     if (ctx.databases) {
       const connectionLimit = connectionLimitOf(init.plan.name);
@@ -145,7 +152,11 @@ export class InstanceStore {
   }
 
   /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
-  static fromJSON(state: InstanceState, who: { accountId: string; teamEmail: string; plan: Plan; backend: Backend }, ctx: StoreContext): InstanceStore {
+  static fromJSON(
+    state: InstanceState,
+    who: { accountId: string; teamEmail: string; plan: Plan; backend: Backend },
+    ctx: StoreContext,
+  ): InstanceStore {
     return new InstanceStore(
       {
         id: state.id,
@@ -198,7 +209,8 @@ export class InstanceStore {
   /** `postgres://<user>:<password>@<host>:<port>/<database>`: with a database engine, its real server, role and database. */
   get url(): string {
     const dbs = this.ctx.databases;
-    if (this.db && dbs) return `postgres://${this.db.role}:${this.password}@${dbs.host}:${dbs.port}/${this.db.database}`;
+    if (this.db && dbs)
+      return `postgres://${this.db.role}:${this.password}@${dbs.host}:${dbs.port}/${this.db.database}`;
     return `postgres://${this.user}:${this.password}@${this.host}:5432/${this.database}`;
   }
 
@@ -308,14 +320,20 @@ export class InstanceStore {
     const { db } = this;
     this.apiState.backups.restore(
       body,
-      db ? (backup, done) => (backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()) : undefined,
+      db
+        ? (backup, done) =>
+            backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()
+        : undefined,
     );
   }
 
   recoverToPointInTime(body: RecoverToPointInTimeBody): void {
     const { db } = this;
     // The whole minute of pit: the newest snapshot taken within it or before.
-    this.apiState.backups.recover(body, db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined);
+    this.apiState.backups.recover(
+      body,
+      db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined,
+    );
   }
 
   // recipients
@@ -382,7 +400,13 @@ export class InstanceStore {
   }
 
   /** Replaces the config; `validate` checks the body against the stored system's schema. With `system`, another type is a 404. */
-  updateIntegration(kind: IntegrationKind, id: number, body: unknown, validate: SystemBodyValidator, system?: string): Integration {
+  updateIntegration(
+    kind: IntegrationKind,
+    id: number,
+    body: unknown,
+    validate: SystemBodyValidator,
+    system?: string,
+  ): Integration {
     return this.apiState.integrations[kind].update(id, body, validate, system);
   }
 

@@ -41,7 +41,8 @@ export class RequestJournal {
   private count = 0;
 
   constructor(readonly capacity = 1000) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('the journal capacity must be a positive integer');
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError('the journal capacity must be a positive integer');
     this.at = new Float64Array(capacity);
     this.ms = new Float64Array(capacity);
     this.status = new Uint16Array(capacity);

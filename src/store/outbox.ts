@@ -29,7 +29,13 @@ export interface OutboxEntry {
 
 /** What a store writes to: the outbox as one account sees it (Outbox.forAccount). */
 export interface OutboxWriter {
-  schedule(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; dueAt?: number }): OutboxEntry;
+  schedule(entry: {
+    kind?: OutboxEntry['kind'];
+    event: string;
+    target: string;
+    body: unknown;
+    dueAt?: number;
+  }): OutboxEntry;
   record(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; at?: number }): OutboxEntry;
 }
 
@@ -82,10 +88,19 @@ export class Outbox implements OutboxWriter {
   private readonly entries: OutboxEntry[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private nextId = 1;
-  private readonly opts: Required<Omit<OutboxOptions, 'fetch' | 'clockOf'>> & Pick<OutboxOptions, 'clockOf'> & { fetch: typeof fetch };
+  private readonly opts: Required<Omit<OutboxOptions, 'fetch' | 'clockOf'>> &
+    Pick<OutboxOptions, 'clockOf'> & { fetch: typeof fetch };
 
   constructor(options: OutboxOptions) {
-    this.opts = { timeoutMs: 2000, maxAttempts: 3, retryDelayMs: 1000, maxEntries: 1000, concurrency: 8, fetch: postJson, ...options };
+    this.opts = {
+      timeoutMs: 2000,
+      maxAttempts: 3,
+      retryDelayMs: 1000,
+      maxEntries: 1000,
+      concurrency: 8,
+      fetch: postJson,
+      ...options,
+    };
   }
 
   /** The clock an entry's times are on. */
@@ -120,7 +135,13 @@ export class Outbox implements OutboxWriter {
   }
 
   /** Queues a POST of `body` to `target` at `dueAt` (default: now). */
-  schedule(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; dueAt?: number }): OutboxEntry {
+  schedule(entry: {
+    kind?: OutboxEntry['kind'];
+    event: string;
+    target: string;
+    body: unknown;
+    dueAt?: number;
+  }): OutboxEntry {
     return this.add({
       kind: entry.kind ?? 'callback',
       event: entry.event,
@@ -135,7 +156,13 @@ export class Outbox implements OutboxWriter {
    * Keeps what would be sent to a channel without HTTP (e-mail, paging, incident tools) without
    * sending it: status `recorded`, no attempts. `target` names the address (an e-mail address, a key).
    */
-  record(entry: { kind?: OutboxEntry['kind']; event: string; target: string; body: unknown; at?: number }): OutboxEntry {
+  record(entry: {
+    kind?: OutboxEntry['kind'];
+    event: string;
+    target: string;
+    body: unknown;
+    at?: number;
+  }): OutboxEntry {
     return this.add({
       kind: entry.kind ?? 'notification',
       event: entry.event,
@@ -183,14 +210,22 @@ export class Outbox implements OutboxWriter {
   /** Forgets every entry, or every entry of one account (deliveries in flight finish, unlisted); ids go on. */
   clear(account?: string): void {
     if (account === undefined) this.entries.length = 0;
-    else for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.account === account) this.entries.splice(i, 1);
+    else
+      for (let i = this.entries.length - 1; i >= 0; i--)
+        if (this.entries[i]!.account === account) this.entries.splice(i, 1);
   }
 
   /** Takes over entries of account `id` (an account's dump): each gets a fresh id; one being sent is pending again. */
   adopt(id: string, entries: readonly OutboxEntry[]): void {
     for (const e of entries) {
       const { id: _old, attempts, ...fields } = structuredClone(e);
-      this.entries.push({ ...fields, id: this.nextId++, attempts, status: e.status === 'sending' ? 'pending' : e.status, account: id });
+      this.entries.push({
+        ...fields,
+        id: this.nextId++,
+        attempts,
+        status: e.status === 'sending' ? 'pending' : e.status,
+        account: id,
+      });
     }
     this.trim();
   }
@@ -204,7 +239,8 @@ export class Outbox implements OutboxWriter {
   /** Takes over a state written by toJSON(); an entry that was being sent is pending again. */
   restore(state: { last_id: number; entries: OutboxEntry[] }): void {
     this.entries.length = 0;
-    for (const e of state.entries) this.entries.push({ ...structuredClone(e), status: e.status === 'sending' ? 'pending' : e.status });
+    for (const e of state.entries)
+      this.entries.push({ ...structuredClone(e), status: e.status === 'sending' ? 'pending' : e.status });
     // A loop, not Math.max(...ids): a spread of many entries overflows the stack.
     this.nextId = state.entries.reduce((max, e) => Math.max(max, e.id), state.last_id) + 1;
     this.trim();
@@ -229,7 +265,10 @@ export class Outbox implements OutboxWriter {
           return;
         }
       } catch (err) {
-        e.result = (err as Error).name === 'TimeoutError' ? `timeout after ${this.opts.timeoutMs} ms` : String((err as Error).cause ?? (err as Error).message);
+        e.result =
+          (err as Error).name === 'TimeoutError'
+            ? `timeout after ${this.opts.timeoutMs} ms`
+            : String((err as Error).cause ?? (err as Error).message);
       }
       if (e.attempts >= this.opts.maxAttempts) e.status = 'failed';
       else {
@@ -254,7 +293,8 @@ export class Outbox implements OutboxWriter {
     let finishedToDrop = length - max;
     let kept = 0;
     for (const e of this.entries) {
-      if (finishedToDrop > 0 && (e.status === 'delivered' || e.status === 'failed' || e.status === 'recorded')) finishedToDrop--;
+      if (finishedToDrop > 0 && (e.status === 'delivered' || e.status === 'failed' || e.status === 'recorded'))
+        finishedToDrop--;
       else this.entries[kept++] = e;
     }
     this.entries.length = kept;

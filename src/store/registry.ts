@@ -63,7 +63,8 @@ export interface InstancePrincipal {
   instance: InstanceStore;
 }
 
-type KeyTarget = { kind: 'customer'; accountId: string; keyId: string } | { kind: 'instance'; accountId: string; instanceId: number };
+type KeyTarget =
+  { kind: 'customer'; accountId: string; keyId: string } | { kind: 'instance'; accountId: string; instanceId: number };
 
 /** Keys are indexed by their SHA-256, and the stored key is compared in constant time. */
 const digest = (key: string) => hash('sha256', key, 'base64');
@@ -156,7 +157,8 @@ export class Registry implements KeyIndex {
     this.added = new Map();
     this.keys = new Map();
     this.accountFaults = new Set();
-    for (const account of this.fixtures.accounts) this.homes.set(account.id, AccountHome.fromFixture(account, this.fixtures.catalogue, this.shared));
+    for (const account of this.fixtures.accounts)
+      this.homes.set(account.id, AccountHome.fromFixture(account, this.fixtures.catalogue, this.shared));
     this.outbox.clear();
   }
 
@@ -167,7 +169,8 @@ export class Registry implements KeyIndex {
 
   /** Resets to the fixtures of another seed (which later resets keep). */
   reseed(seed: number): void {
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`the seed must be a non-negative integer, got ${seed}`);
+    if (!Number.isSafeInteger(seed) || seed < 0)
+      throw new RangeError(`the seed must be a non-negative integer, got ${seed}`);
     const previous = this.options.seed;
     this.options.seed = seed;
     try {
@@ -184,7 +187,9 @@ export class Registry implements KeyIndex {
    */
   addAccount(fixture: AccountFixture): AccountHome {
     if (this.homes.has(fixture.id)) throw new Error(`an account with id ${fixture.id} exists`);
-    const taken = [...fixture.keys.map((k) => k.key), ...fixture.instances.map((x) => x.apikey)].filter((k) => this.keys.has(digest(k)));
+    const taken = [...fixture.keys.map((k) => k.key), ...fixture.instances.map((x) => x.apikey)].filter((k) =>
+      this.keys.has(digest(k)),
+    );
     if (taken.length) throw new Error('the new account reuses API keys of another account');
     this.options.validate?.({ catalogue: this.fixtures.catalogue, accounts: [fixture] });
     const home = AccountHome.fromFixture(fixture, this.fixtures.catalogue, this.shared);
@@ -204,9 +209,13 @@ export class Registry implements KeyIndex {
     const home = this.homes.get(id);
     if (!home) throw new StateError([`no account has id ${id}`]);
     const saved = this.added.get(id);
-    const fixture = (saved && structuredClone(saved)) ?? buildFixtures(this.options, home.clock.now()).accounts.find((a) => a.id === id);
+    const fixture =
+      (saved && structuredClone(saved)) ??
+      buildFixtures(this.options, home.clock.now()).accounts.find((a) => a.id === id);
     if (!fixture)
-      throw new StateError([`account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`]);
+      throw new StateError([
+        `account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`,
+      ]);
     this.forgetKeysOf(id);
     home.reset(fixture, this.fixtures.catalogue);
     return home;
@@ -238,7 +247,9 @@ export class Registry implements KeyIndex {
     const home = this.homes.get(id);
     if (!home) throw new StateError([`no account has id ${id}`]);
     if (dump.account.id !== id)
-      throw new StateError([{ field: 'account.id', rule: 'same-account', message: `the dump is of account ${dump.account.id}, not ${id}` }]);
+      throw new StateError([
+        { field: 'account.id', rule: 'same-account', message: `the dump is of account ${dump.account.id}, not ${id}` },
+      ]);
     // Checked as the last account of the whole state, so that what it shares with another account
     // is named in its own dump (and the other account is not named).
     const whole = this.toJSON();
@@ -272,7 +283,8 @@ export class Registry implements KeyIndex {
     if (!databases) return;
     const keep = new Set(kept.flatMap((a) => a.instances.map((x) => databaseKeyOf(x.providerid))));
     for (const account of replaced) {
-      for (const instance of account.instanceStores()) if (instance.db && !keep.has(databaseKeyOf(instance.providerid))) databases.drop(instance.db);
+      for (const instance of account.instanceStores())
+        if (instance.db && !keep.has(databaseKeyOf(instance.providerid))) databases.drop(instance.db);
     }
   }
 
@@ -290,7 +302,8 @@ export class Registry implements KeyIndex {
     this.homes = new Map();
     this.keys = new Map();
     try {
-      for (const a of state.accounts) this.homes.set(a.id, AccountHome.fromState(a, this.fixtures.catalogue, this.shared));
+      for (const a of state.accounts)
+        this.homes.set(a.id, AccountHome.fromState(a, this.fixtures.catalogue, this.shared));
     } catch (err) {
       this.homes = previous.homes;
       this.keys = previous.keys;

@@ -27,9 +27,15 @@ export type OutboxState = Omit<S['State']['outbox'], 'entries'> & { entries: Out
 export type { TeamMemberState } from './types.js';
 
 /** One account's part of the state (GET/PUT /__tusk/state scoped to an account). */
-export type AccountDump = Omit<S['AccountState'], 'account' | 'outbox'> & { account: AccountState; outbox: { entries: OutboxEntry[] } };
+export type AccountDump = Omit<S['AccountState'], 'account' | 'outbox'> & {
+  account: AccountState;
+  outbox: { entries: OutboxEntry[] };
+};
 
-export type AccountState = Omit<S['StateAccount'], 'customer' | 'keys' | 'team' | 'invoices' | 'audit' | 'instances'> & {
+export type AccountState = Omit<
+  S['StateAccount'],
+  'customer' | 'keys' | 'team' | 'invoices' | 'audit' | 'instances'
+> & {
   /** The customer the invoices are addressed to. */
   customer: InvoiceCustomer;
   keys: ApiKeyRecord[];
@@ -50,7 +56,10 @@ export type InstanceState = Omit<GenInstance, 'recipients' | 'alarms' | 'integra
 export type RecipientsState = Omit<GenInstance['recipients'], 'items'> & { items: Recipient[] };
 export type AlarmsState = Omit<GenInstance['alarms'], 'items'> & { items: Alarm[] };
 /** One id sequence for both kinds. */
-export type IntegrationsState = Omit<GenInstance['integrations'], 'logs' | 'metrics'> & { logs: Integration[]; metrics: Integration[] };
+export type IntegrationsState = Omit<GenInstance['integrations'], 'logs' | 'metrics'> & {
+  logs: Integration[];
+  metrics: Integration[];
+};
 export type BackupsState = GenInstance['backups'];
 export type BackupItemState = BackupsState['items'][number];
 export type MaintenanceState = GenInstance['maintenance'];
@@ -69,7 +78,8 @@ export interface StateProblem {
 }
 
 /** A problem as text: `field: message`. */
-export const problemText = (p: string | StateProblem): string => (typeof p === 'string' ? p : `${p.field}: ${p.message}`);
+export const problemText = (p: string | StateProblem): string =>
+  typeof p === 'string' ? p : `${p.field}: ${p.message}`;
 
 /** A state that cannot be loaded: every problem found, each naming where it is. */
 export class StateError extends Error {
@@ -81,7 +91,9 @@ export class StateError extends Error {
 
   constructor(problems: readonly (string | StateProblem)[]) {
     const texts = problems.map(problemText);
-    super(`not a valid Tusk state: ${texts.slice(0, 10).join('; ')}${texts.length > 10 ? `; and ${texts.length - 10} more` : ''}`);
+    super(
+      `not a valid Tusk state: ${texts.slice(0, 10).join('; ')}${texts.length > 10 ? `; and ${texts.length - 10} more` : ''}`,
+    );
     this.name = 'StateError';
     this.problems = texts;
     const first = problems[0];

@@ -21,7 +21,11 @@ export interface StateCheckOptions {
 }
 
 /** Every problem of `state`, named by its place (see StateCheckOptions.scoped); none: it can be loaded. */
-export function checkState(state: RegistryState, catalogue: Catalogue, options: StateCheckOptions = {}): StateProblem[] {
+export function checkState(
+  state: RegistryState,
+  catalogue: Catalogue,
+  options: StateCheckOptions = {},
+): StateProblem[] {
   const problems: StateProblem[] = [];
   const push = (field: string, rule: string, message: string) => problems.push({ field, rule, message });
   const placeOf = (ai: number) => (ai === options.scoped ? 'account' : `accounts.${ai}`);
@@ -29,7 +33,8 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
     const seen = new Map<T, number>();
     values.forEach((v, i) => {
       const first = seen.get(v);
-      if (first !== undefined) push(field(i), 'unique', `${what} ${JSON.stringify(v)} appears twice (also at ${field(first)})`);
+      if (first !== undefined)
+        push(field(i), 'unique', `${what} ${JSON.stringify(v)} appears twice (also at ${field(first)})`);
       else seen.set(v, i);
     });
   };
@@ -40,11 +45,13 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
       'id',
     );
     items.forEach((x, i) => {
-      if (x.id > last) push(`${where}.${i}.id`, 'sequence', `id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
+      if (x.id > last)
+        push(`${where}.${i}.id`, 'sequence', `id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
     });
   };
 
-  if (state.tusk_state !== STATE_VERSION) push('tusk_state', 'const', `this Tusk reads version ${STATE_VERSION}, not ${String(state.tusk_state)}`);
+  if (state.tusk_state !== STATE_VERSION)
+    push('tusk_state', 'const', `this Tusk reads version ${STATE_VERSION}, not ${String(state.tusk_state)}`);
   if (options.scoped === undefined) {
     for (const p of clockStateProblems(state.clock)) push(`clock.${p.field}`, 'range', p.message);
     ids(state.outbox.entries, state.outbox.last_id, 'outbox.entries');
@@ -67,7 +74,8 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
         return;
       }
       const same = seen.shown === shown ? '' : ` (as ${seen.shown} does)`;
-      if (options.scoped !== undefined && seen.account !== options.scoped) push(field, 'unique', `${what}${same} belongs to another account; ${sentence}`);
+      if (options.scoped !== undefined && seen.account !== options.scoped)
+        push(field, 'unique', `${what}${same} belongs to another account; ${sentence}`);
       else push(field, 'unique', `${what}${same} appears twice in the state (also at ${seen.field}); ${sentence}`);
     };
   };
@@ -81,7 +89,9 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
     a.instances.forEach((x, i) => apiKey(x.apikey, 'this API key', ai, `${placeOf(ai)}.instances.${i}.apikey`));
   });
   state.accounts.forEach((a, ai) =>
-    a.instances.forEach((x, i) => providerid(databaseKeyOf(x.providerid), x.providerid, ai, `${placeOf(ai)}.instances.${i}.providerid`)),
+    a.instances.forEach((x, i) =>
+      providerid(databaseKeyOf(x.providerid), x.providerid, ai, `${placeOf(ai)}.instances.${i}.providerid`),
+    ),
   );
 
   state.accounts.forEach((a: AccountState, ai) => {
@@ -116,8 +126,10 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
     ids(a.instances, a.last_instance_id, `${at}.instances`);
     a.instances.forEach((x, xi) => {
       const where = `${at}.instances.${xi}`;
-      if (!catalogue.plans.some((p) => p.name === x.plan)) push(`${where}.plan`, 'exists', `${x.plan} is not a catalogue plan`);
-      if (!catalogue.regions.some((r) => `${r.provider}::${r.region}` === x.region)) push(`${where}.region`, 'exists', `${x.region} is not a catalogue region`);
+      if (!catalogue.plans.some((p) => p.name === x.plan))
+        push(`${where}.plan`, 'exists', `${x.plan} is not a catalogue plan`);
+      if (!catalogue.regions.some((r) => `${r.provider}::${r.region}` === x.region))
+        push(`${where}.region`, 'exists', `${x.region} is not a catalogue region`);
       ids(x.recipients.items, x.recipients.last_id, `${where}.recipients.items`);
       if (!x.recipients.items.some((r) => r.id === x.recipients.default_id))
         push(`${where}.recipients.default_id`, 'exists', `the default recipient ${x.recipients.default_id} is missing`);
@@ -125,7 +137,11 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
       x.alarms.items.forEach((alarm, i) => {
         for (const r of alarm.recipients)
           if (!x.recipients.items.some((y) => y.id === r))
-            push(`${where}.alarms.items.${i}.recipients`, 'exists', `alarm ${alarm.id} names the unknown recipient ${r}`);
+            push(
+              `${where}.alarms.items.${i}.recipients`,
+              'exists',
+              `alarm ${alarm.id} names the unknown recipient ${r}`,
+            );
       });
       const integrations = [
         ...x.integrations.logs.map((r, i) => ({ id: r.id, at: `logs.${i}` })),
@@ -138,9 +154,14 @@ export function checkState(state: RegistryState, catalogue: Catalogue, options: 
       );
       for (const r of integrations)
         if (r.id > x.integrations.last_id)
-          push(`${where}.integrations.${r.at}.id`, 'sequence', `id ${r.id} is above last_id ${x.integrations.last_id} (ids would be handed out twice)`);
+          push(
+            `${where}.integrations.${r.at}.id`,
+            'sequence',
+            `id ${r.id} is above last_id ${x.integrations.last_id} (ids would be handed out twice)`,
+          );
       const databases = [`db${x.id}`, SECOND_DATABASE];
-      if (x.backups.next_daily.length !== databases.length) push(`${where}.backups.next_daily`, 'length', `one day per database (${databases.join(', ')})`);
+      if (x.backups.next_daily.length !== databases.length)
+        push(`${where}.backups.next_daily`, 'length', `one day per database (${databases.join(', ')})`);
       ids(x.backups.items, x.backups.last_id, `${where}.backups.items`);
       x.backups.items.forEach((b, i) => {
         if (!databases.includes(b.database_name))

@@ -42,12 +42,24 @@ function check(res: Answer, exact: number, production: boolean, what: string): A
 }
 
 async function start(options: TuskOptions = {}): Promise<RunningTusk> {
-  return startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 50, rateLimit: '100000/1', ...options });
+  return startTusk({
+    customerPort: 0,
+    instancePort: 0,
+    log: 'off',
+    provisionDelayMs: 50,
+    rateLimit: '100000/1',
+    ...options,
+  });
 }
 
 async function untilReady(tusk: RunningTusk, id: number, production: boolean): Promise<Answer> {
   for (let i = 0; i < 100; i++) {
-    const got = check(await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${id}`), 200, production, 'get instance');
+    const got = check(
+      await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${id}`),
+      200,
+      production,
+      'get instance',
+    );
     if (got.body.ready === true) return got;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -66,7 +78,9 @@ for (const production of [true, false]) {
 
     it('the service broker: form create without Content-Type, get, list, delete', async () => {
       const created = check(
-        await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', { form: 'name=broker-db&plan=turtle&region=amazon-web-services::us-east-1' }),
+        await call(tusk.customerUrl, ADMIN, 'POST', '/api/instances', {
+          form: 'name=broker-db&plan=turtle&region=amazon-web-services::us-east-1',
+        }),
         200,
         production,
         'create',
@@ -77,7 +91,12 @@ for (const production of [true, false]) {
         url: expect.stringMatching(/^postgres:\/\//),
         apikey: expect.any(String),
       });
-      const got = check(await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`), 200, production, 'get');
+      const got = check(
+        await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`),
+        200,
+        production,
+        'get',
+      );
       expect(got.body).toMatchObject({
         id: created.body.id,
         name: 'broker-db',
@@ -89,7 +108,12 @@ for (const production of [true, false]) {
       });
       const list = check(await call(tusk.customerUrl, ADMIN, 'GET', '/api/instances'), 200, production, 'list');
       expect(list.body.map((i: { id: number }) => i.id)).toContain(created.body.id);
-      const deleted = check(await call(tusk.customerUrl, ADMIN, 'DELETE', `/api/instances/${created.body.id}`), 204, production, 'delete');
+      const deleted = check(
+        await call(tusk.customerUrl, ADMIN, 'DELETE', `/api/instances/${created.body.id}`),
+        204,
+        production,
+        'delete',
+      );
       expect(deleted.body).toBeUndefined();
       expect((await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`)).status).toBe(404);
     });
@@ -106,13 +130,23 @@ for (const production of [true, false]) {
       const ready = await untilReady(tusk, created.body.id, production);
       expect(ready.body).toMatchObject({ name: 'tf-db', plan: 'hippo', tags: ['terraform'], ready: true });
       check(
-        await call(tusk.customerUrl, ADMIN, 'PUT', `/api/instances/${created.body.id}`, { json: { name: 'tf-db-2', plan: 'elephant' } }),
+        await call(tusk.customerUrl, ADMIN, 'PUT', `/api/instances/${created.body.id}`, {
+          json: { name: 'tf-db-2', plan: 'elephant' },
+        }),
         200,
         production,
         'update',
       );
-      expect((await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`)).body).toMatchObject({ name: 'tf-db-2', plan: 'elephant' });
-      check(await call(tusk.customerUrl, ADMIN, 'DELETE', `/api/instances/${created.body.id}`), 204, production, 'delete');
+      expect((await call(tusk.customerUrl, ADMIN, 'GET', `/api/instances/${created.body.id}`)).body).toMatchObject({
+        name: 'tf-db-2',
+        plan: 'elephant',
+      });
+      check(
+        await call(tusk.customerUrl, ADMIN, 'DELETE', `/api/instances/${created.body.id}`),
+        204,
+        production,
+        'delete',
+      );
     });
 
     describe('the Go API library on the instance interface', () => {
@@ -138,9 +172,16 @@ for (const production of [true, false]) {
           queue_regex: '.*',
           vhost_regex: '.*',
         };
-        const created = check(await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: model }), 201, production, 'create alarm');
+        const created = check(
+          await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: model }),
+          201,
+          production,
+          'create alarm',
+        );
         const id = created.body.id;
-        expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${id}`), 200, production, 'read alarm').body).toEqual({
+        expect(
+          check(await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${id}`), 200, production, 'read alarm').body,
+        ).toEqual({
           id,
           type: 'cpu',
           enabled: true,
@@ -148,13 +189,25 @@ for (const production of [true, false]) {
           time_threshold: 600,
           recipients: [],
         });
-        check(await call(tusk.instanceUrl, key, 'PUT', `/api/alarms/${id}`, { json: { ...model, value_threshold: 95 } }), 201, production, 'update alarm');
+        check(
+          await call(tusk.instanceUrl, key, 'PUT', `/api/alarms/${id}`, { json: { ...model, value_threshold: 95 } }),
+          201,
+          production,
+          'update alarm',
+        );
         expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/${id}`)).body.value_threshold).toBe(95);
         check(await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/${id}`), 204, production, 'delete alarm');
         // A notice alarm carries the model's zero values, which do not apply to it.
         const notice = check(
           await call(tusk.instanceUrl, key, 'POST', '/api/alarms', {
-            json: { type: 'notice', enabled: true, value_threshold: 0, time_threshold: 0, value_calculation: '', recipients: [] },
+            json: {
+              type: 'notice',
+              enabled: true,
+              value_threshold: 0,
+              time_threshold: 0,
+              value_calculation: '',
+              recipients: [],
+            },
           }),
           201,
           production,
@@ -171,14 +224,23 @@ for (const production of [true, false]) {
 
       it('recipients: create without options (read back as {}), read one, update, delete', async () => {
         const created = check(
-          await call(tusk.instanceUrl, key, 'POST', '/api/alarms/recipients', { json: { type: 'email', value: 'ops@example.com', name: 'ops' } }),
+          await call(tusk.instanceUrl, key, 'POST', '/api/alarms/recipients', {
+            json: { type: 'email', value: 'ops@example.com', name: 'ops' },
+          }),
           201,
           production,
           'create recipient',
         );
         expect(created.body.options).toEqual({});
         const id = created.body.id;
-        expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/alarms/recipients/${id}`), 200, production, 'read recipient').body).toEqual(created.body);
+        expect(
+          check(
+            await call(tusk.instanceUrl, key, 'GET', `/api/alarms/recipients/${id}`),
+            200,
+            production,
+            'read recipient',
+          ).body,
+        ).toEqual(created.body);
         check(
           await call(tusk.instanceUrl, key, 'PUT', `/api/alarms/recipients/${id}`, {
             json: { type: 'email', value: 'oncall@example.com', name: 'oncall', options: {} },
@@ -187,8 +249,16 @@ for (const production of [true, false]) {
           production,
           'update recipient',
         );
-        expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/recipients/${id}`)).body).toMatchObject({ value: 'oncall@example.com', options: {} });
-        check(await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/recipients/${id}`), 204, production, 'delete recipient');
+        expect((await call(tusk.instanceUrl, key, 'GET', `/api/alarms/recipients/${id}`)).body).toMatchObject({
+          value: 'oncall@example.com',
+          options: {},
+        });
+        check(
+          await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/recipients/${id}`),
+          204,
+          production,
+          'delete recipient',
+        );
       });
 
       for (const kind of ['logs', 'metrics'] as const) {
@@ -208,9 +278,14 @@ for (const production of [true, false]) {
             'create integration',
           );
           const id = created.body.id;
-          expect(check(await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`), 200, production, 'read integration').body).toEqual(
-            created.body,
-          );
+          expect(
+            check(
+              await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`),
+              200,
+              production,
+              'read integration',
+            ).body,
+          ).toEqual(created.body);
           const updated = check(
             await call(tusk.instanceUrl, key, 'PUT', `/api/integrations/${kind}/${id}`, { json: changed }),
             204,
@@ -218,8 +293,15 @@ for (const production of [true, false]) {
             'update integration',
           );
           if (production) expect(updated.body).toBeUndefined();
-          expect((await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`)).body.config).toEqual(changed);
-          check(await call(tusk.instanceUrl, key, 'DELETE', `/api/integrations/${kind}/${id}`), 204, production, 'delete integration');
+          expect((await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`)).body.config).toEqual(
+            changed,
+          );
+          check(
+            await call(tusk.instanceUrl, key, 'DELETE', `/api/integrations/${kind}/${id}`),
+            204,
+            production,
+            'delete integration',
+          );
           expect((await call(tusk.instanceUrl, key, 'GET', `/api/integrations/${kind}/${id}`)).status).toBe(404);
         });
       }
@@ -259,15 +341,31 @@ describe('success codes per request and --vary-success', () => {
       json: { name: 'hdr', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
     });
     const key = created.body.apikey;
-    const alarm = await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: { type: 'notice' } }, { 'tusk-answers': 'production' });
+    const alarm = await call(
+      tusk.instanceUrl,
+      key,
+      'POST',
+      '/api/alarms',
+      { json: { type: 'notice' } },
+      { 'tusk-answers': 'production' },
+    );
     expect(alarm.status).toBe(201);
     expect(alarm.body).toMatchObject({ type: 'notice' });
     const before = (await call(tusk.instanceUrl, key, 'GET', '/api/alarms')).body;
-    const bad = await call(tusk.instanceUrl, key, 'POST', '/api/alarms', { json: { type: 'notice' } }, { 'tusk-answers': 'sometimes' });
+    const bad = await call(
+      tusk.instanceUrl,
+      key,
+      'POST',
+      '/api/alarms',
+      { json: { type: 'notice' } },
+      { 'tusk-answers': 'sometimes' },
+    );
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ field: 'Tusk-Answers', rule: 'enum' });
     expect((await call(tusk.instanceUrl, key, 'GET', '/api/alarms')).body).toEqual(before);
-    const plain = await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/${alarm.body.id}`, undefined, { 'tusk-answers': 'default' });
+    const plain = await call(tusk.instanceUrl, key, 'DELETE', `/api/alarms/${alarm.body.id}`, undefined, {
+      'tusk-answers': 'default',
+    });
     expect(plain.status).toBe(204);
   });
 });
@@ -284,7 +382,13 @@ describe('fields the contract does not name', () => {
     await Promise.all([lenient?.close(), strict?.close()]);
   });
 
-  const body = { name: 'extra', plan: 'hippo', region: 'amazon-web-services::us-east-1', no_default_alarms: true, colour: 'blue' };
+  const body = {
+    name: 'extra',
+    plan: 'hippo',
+    region: 'amazon-web-services::us-east-1',
+    no_default_alarms: true,
+    colour: 'blue',
+  };
 
   it('are ignored by default, named in Tusk-Ignored-Fields, neither stored nor echoed (JSON and form)', async () => {
     const json = await call(lenient.customerUrl, ADMIN, 'POST', '/api/instances', { json: body });
@@ -305,17 +409,41 @@ describe('fields the contract does not name', () => {
     const before = (await call(strict.customerUrl, ADMIN, 'GET', '/api/instances')).body;
     const refused = await call(strict.customerUrl, ADMIN, 'POST', '/api/instances', { json: body });
     expect(refused.status).toBe(400);
-    expect(refused.body).toEqual({ error: 'no_default_alarms: is not an accepted field here', field: 'no_default_alarms', rule: 'additionalProperties' });
+    expect(refused.body).toEqual({
+      error: 'no_default_alarms: is not an accepted field here',
+      field: 'no_default_alarms',
+      rule: 'additionalProperties',
+    });
     expect((await call(strict.customerUrl, ADMIN, 'GET', '/api/instances')).body).toEqual(before);
-    const perRequest = await call(lenient.customerUrl, ADMIN, 'POST', '/api/instances', { json: body }, { 'tusk-strict-fields': 'true' });
+    const perRequest = await call(
+      lenient.customerUrl,
+      ADMIN,
+      'POST',
+      '/api/instances',
+      { json: body },
+      { 'tusk-strict-fields': 'true' },
+    );
     expect(perRequest.status).toBe(400);
     expect(perRequest.body.field).toBe('no_default_alarms');
     // The header can also lift the flag for one request.
-    expect((await call(strict.customerUrl, ADMIN, 'POST', '/api/instances', { json: body }, { 'tusk-strict-fields': 'false' })).status).toBe(200);
+    expect(
+      (
+        await call(
+          strict.customerUrl,
+          ADMIN,
+          'POST',
+          '/api/instances',
+          { json: body },
+          { 'tusk-strict-fields': 'false' },
+        )
+      ).status,
+    ).toBe(200);
   });
 
   it('the key in the user field of the customer interface is a 401 that says where the key goes', async () => {
-    const res = await fetch(`${lenient.customerUrl}/api/plans`, { headers: { authorization: `Basic ${Buffer.from(`${ADMIN}:`).toString('base64')}` } });
+    const res = await fetch(`${lenient.customerUrl}/api/plans`, {
+      headers: { authorization: `Basic ${Buffer.from(`${ADMIN}:`).toString('base64')}` },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
     expect(((await res.json()) as { error: string }).error).toMatch(/the API key goes in the password field/);

@@ -19,9 +19,14 @@ function client(tusk: Tusk) {
     const text = await res.text();
     return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown> & unknown[]) : undefined };
   };
-  const instances = async (key: string) => ((await call('/api/instances', { key })).body as unknown as { id: number; name: string }[]).map((i) => i.name);
+  const instances = async (key: string) =>
+    ((await call('/api/instances', { key })).body as unknown as { id: number; name: string }[]).map((i) => i.name);
   const create = async (key: string, name: string) => {
-    const res = await call('/api/instances', { method: 'POST', key, body: { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+    const res = await call('/api/instances', {
+      method: 'POST',
+      key,
+      body: { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+    });
     expect(res.status).toBe(200);
   };
   return { call, instances, create };
@@ -37,8 +42,14 @@ describe('resetting one account', () => {
   afterAll(() => tusk.control.close());
 
   it('with its admin key: that account only, back to what it was; the others keep their data', async () => {
-    const a = (await api.call('/__tusk/accounts', { method: 'POST', body: { name: 'job a' } })).body as Record<string, string>;
-    const b = (await api.call('/__tusk/accounts', { method: 'POST', body: { name: 'job b' } })).body as Record<string, string>;
+    const a = (await api.call('/__tusk/accounts', { method: 'POST', body: { name: 'job a' } })).body as Record<
+      string,
+      string
+    >;
+    const b = (await api.call('/__tusk/accounts', { method: 'POST', body: { name: 'job b' } })).body as Record<
+      string,
+      string
+    >;
     await api.create(a.admin_key!, 'a-db');
     await api.create(b.admin_key!, 'b-db');
     const seeded = await api.instances('tusk-admin-key');
@@ -74,15 +85,20 @@ describe('resetting one account with --control-key', () => {
   afterAll(() => tusk.control.close());
 
   it('an admin key resets its own account, but may not name another one; the control key may', async () => {
-    const job = (await api.call('/__tusk/accounts', { method: 'POST', key: 'control-key-0123', body: { name: 'job' } })).body as Record<string, string>;
+    const job = (await api.call('/__tusk/accounts', { method: 'POST', key: 'control-key-0123', body: { name: 'job' } }))
+      .body as Record<string, string>;
     await api.create(job.admin_key!, 'job-db');
     await api.create('tusk-admin-key', 'seeded-extra');
-    expect((await api.call(`/__tusk/reset?account=${job.account_id}`, { method: 'POST', key: 'tusk-admin-key' })).status).toBe(401);
+    expect(
+      (await api.call(`/__tusk/reset?account=${job.account_id}`, { method: 'POST', key: 'tusk-admin-key' })).status,
+    ).toBe(401);
     expect(await api.instances(job.admin_key!)).toEqual(['job-db']);
     expect((await api.call('/__tusk/reset', { method: 'POST', key: job.admin_key! })).status).toBe(200);
     expect(await api.instances(job.admin_key!)).toEqual([]);
     expect(await api.instances('tusk-admin-key')).toContain('seeded-extra');
     expect((await api.call('/__tusk/reset', { method: 'POST' })).status).toBe(401);
-    expect((await api.call(`/__tusk/reset?account=${job.account_id}`, { method: 'POST', key: 'control-key-0123' })).status).toBe(200);
+    expect(
+      (await api.call(`/__tusk/reset?account=${job.account_id}`, { method: 'POST', key: 'control-key-0123' })).status,
+    ).toBe(200);
   });
 });

@@ -29,14 +29,18 @@ describe('controls scoped to one account', () => {
     const res = await tusk[port].fetch(
       new Request(`http://tusk${path}`, {
         method: init.method ?? 'GET',
-        headers: { ...(init.key ? basic(init.key) : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...(init.key ? basic(init.key) : {}),
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
       }),
     );
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
   };
-  const control = (path: string, init: { method?: string; key?: string; body?: unknown } = {}) => call('customer', `/__tusk${path}`, init);
+  const control = (path: string, init: { method?: string; key?: string; body?: unknown } = {}) =>
+    call('customer', `/__tusk${path}`, init);
   const newJob = async (name: string) => {
     const res = await control('/accounts', { method: 'POST', body: { name } });
     expect(res.status).toBe(201);
@@ -51,7 +55,8 @@ describe('controls scoped to one account', () => {
     expect(res.status).toBe(200);
     return res.body as { id: number; apikey: string };
   };
-  const ready = async (job: Job, id: number) => (await call('customer', `/api/instances/${id}`, { key: job.admin_key })).body.ready as boolean;
+  const ready = async (job: Job, id: number) =>
+    (await call('customer', `/api/instances/${id}`, { key: job.admin_key })).body.ready as boolean;
 
   beforeAll(async () => {
     tusk = await createTusk({
@@ -79,7 +84,10 @@ describe('controls scoped to one account', () => {
       expect(await ready(b, y.id)).toBe(false);
       const server = await control('/clock');
       expect(server.body.offset_ms).toBe(before.body.offset_ms);
-      expect((await control('/clock', { key: b.admin_key })).body).toMatchObject({ account: b.account_id, follows_server: true });
+      expect((await control('/clock', { key: b.admin_key })).body).toMatchObject({
+        account: b.account_id,
+        follows_server: true,
+      });
     });
 
     it('an account that follows the server moves with it; one with its own clock does not, until it follows again', async () => {
@@ -108,7 +116,11 @@ describe('controls scoped to one account', () => {
       expect(Math.abs(Date.parse(bad.headers.get('date')!) - Date.parse(clock.now))).toBeLessThan(2000);
       // b follows the server's clock (moved 2 minutes above): its answers tell the server's time.
       const server = Date.parse((await control('/clock')).body.now);
-      expect(Math.abs(Date.parse((await call('customer', '/api/plans', { key: b.admin_key })).headers.get('date')!) - server)).toBeLessThan(2000);
+      expect(
+        Math.abs(
+          Date.parse((await call('customer', '/api/plans', { key: b.admin_key })).headers.get('date')!) - server,
+        ),
+      ).toBeLessThan(2000);
     });
 
     it('follow_server without an account is a 400 naming the field', async () => {
@@ -128,7 +140,9 @@ describe('controls scoped to one account', () => {
       const e = await newJob('job e');
       expect(await limited(d)).toBe(429);
       expect(await limited(e)).toBe(429);
-      expect((await control('/clock', { method: 'POST', key: d.admin_key, body: { advance: '61s' } })).status).toBe(200);
+      expect((await control('/clock', { method: 'POST', key: d.admin_key, body: { advance: '61s' } })).status).toBe(
+        200,
+      );
       expect((await call('customer', '/api/regions', { key: d.keys.member! })).status).toBe(200);
       expect((await call('customer', '/api/regions', { key: e.keys.member! })).status).toBe(429);
     });
@@ -138,9 +152,19 @@ describe('controls scoped to one account', () => {
     it('the outbox scoped to an account lists its callbacks only, on its clock', async () => {
       const x = await createInstance(a, 'a-callbacks');
       await control('/clock', { method: 'POST', key: a.admin_key, body: { advance: '1m' } });
-      expect((await call('instance', '/api/backup', { method: 'POST', key: x.apikey, body: { callback: 'http://127.0.0.1:9/a' } })).status).toBe(204);
+      expect(
+        (
+          await call('instance', '/api/backup', {
+            method: 'POST',
+            key: x.apikey,
+            body: { callback: 'http://127.0.0.1:9/a' },
+          })
+        ).status,
+      ).toBe(204);
       const mine = await control('/outbox', { key: a.admin_key });
-      expect(mine.body.entries.map((e: { target: string; account: string }) => [e.target, e.account])).toEqual([['http://127.0.0.1:9/a', a.account_id]]);
+      expect(mine.body.entries.map((e: { target: string; account: string }) => [e.target, e.account])).toEqual([
+        ['http://127.0.0.1:9/a', a.account_id],
+      ]);
       expect((await control('/outbox', { key: b.admin_key })).body.entries).toEqual([]);
       expect((await control('/outbox')).body.entries.length).toBeGreaterThanOrEqual(1);
     });
@@ -148,7 +172,10 @@ describe('controls scoped to one account', () => {
     it('the journal scoped to an account shows its requests only; clearing it forgets only them', async () => {
       await call('customer', '/api/plans', { key: a.admin_key });
       await call('customer', '/api/regions', { key: b.admin_key });
-      const ofA = (await control('/requests?limit=1000', { key: a.admin_key })).body.entries as { account: string; path: string }[];
+      const ofA = (await control('/requests?limit=1000', { key: a.admin_key })).body.entries as {
+        account: string;
+        path: string;
+      }[];
       expect(ofA.length).toBeGreaterThan(0);
       expect(ofA.every((e) => e.account === a.account_id)).toBe(true);
       expect(ofA.some((e) => e.path === '/api/plans')).toBe(true);
@@ -159,8 +186,15 @@ describe('controls scoped to one account', () => {
     });
 
     it("faults set for one account hit its requests only, and the server's rules stay as they were", async () => {
-      const set = await control('/faults', { method: 'PUT', key: a.admin_key, body: { rules: ['customer/listPlans:error=500'] } });
-      expect(set).toMatchObject({ status: 200, body: { rules: [{ operation: 'listPlans', api: 'customer', error: { status: 500 } }] } });
+      const set = await control('/faults', {
+        method: 'PUT',
+        key: a.admin_key,
+        body: { rules: ['customer/listPlans:error=500'] },
+      });
+      expect(set).toMatchObject({
+        status: 200,
+        body: { rules: [{ operation: 'listPlans', api: 'customer', error: { status: 500 } }] },
+      });
       expect((await call('customer', '/api/plans', { key: a.admin_key })).status).toBe(500);
       expect((await call('customer', '/api/plans', { key: b.admin_key })).status).toBe(200);
       // While an account has rules, a key of no account (or none) still gets its 401.
@@ -210,15 +244,24 @@ describe('controls scoped to one account', () => {
     ] as const;
 
     it('a wrong key is a 401 on every control that acts on state', async () => {
-      for (const [method, path] of scoped) expect((await control(path, { method, key: 'no-such-key-00000000' })).status, `${method} ${path}`).toBe(401);
+      for (const [method, path] of scoped)
+        expect((await control(path, { method, key: 'no-such-key-00000000' })).status, `${method} ${path}`).toBe(401);
     });
 
     it("another account's admin key naming this account is a 403, and changes nothing", async () => {
       const clock = (await control('/clock', { key: a.admin_key })).body;
       for (const [method, path] of scoped)
-        expect((await control(`${path}?account=${a.account_id}`, { method, key: b.admin_key })).status, `${method} ${path}`).toBe(403);
-      expect((await control(`/clock?account=${a.account_id}`, { method: 'POST', key: b.admin_key, body: { advance: '1d' } })).status).toBe(403);
-      expect(Date.parse((await control('/clock', { key: a.admin_key })).body.now) - Date.parse(clock.now)).toBeLessThan(60_000);
+        expect(
+          (await control(`${path}?account=${a.account_id}`, { method, key: b.admin_key })).status,
+          `${method} ${path}`,
+        ).toBe(403);
+      expect(
+        (await control(`/clock?account=${a.account_id}`, { method: 'POST', key: b.admin_key, body: { advance: '1d' } }))
+          .status,
+      ).toBe(403);
+      expect(Date.parse((await control('/clock', { key: a.admin_key })).body.now) - Date.parse(clock.now)).toBeLessThan(
+        60_000,
+      );
     });
 
     it('a key of the account that is not its admin key is a 403 naming the role', async () => {
@@ -232,7 +275,9 @@ describe('controls scoped to one account', () => {
         expect((await control(path, { key: a.admin_key })).status, path).toBe(200);
         expect((await control(`${path}?account=${a.account_id}`)).status, path).toBe(200);
       }
-      expect((await control('/reset', { method: 'POST', key: b.admin_key })).body.accounts).toEqual([{ account_id: b.account_id, name: 'job b' }]);
+      expect((await control('/reset', { method: 'POST', key: b.admin_key })).body.accounts).toEqual([
+        { account_id: b.account_id, name: 'job b' },
+      ]);
     });
 
     it('re-seeding and creating accounts act on the whole server: scoped to an account they are a 403', async () => {
@@ -254,25 +299,56 @@ describe('controls scoped to one account', () => {
           const moved = await control('/clock', { method: 'POST', key: job.admin_key, body: { advance: `${i + 1}h` } });
           check(moved.body.account === job.account_id, 'its clock answer names it');
           check(await ready(job, x.id), 'its instance is ready on its clock');
-          await call('instance', '/api/backup', { method: 'POST', key: x.apikey, body: { callback: `http://127.0.0.1:9/job-${i}` } });
+          await call('instance', '/api/backup', {
+            method: 'POST',
+            key: x.apikey,
+            body: { callback: `http://127.0.0.1:9/job-${i}` },
+          });
           check(
-            (await control('/faults', { method: 'PUT', key: job.admin_key, body: { rules: ['customer/listRegions:error=429'] } })).status === 200,
+            (
+              await control('/faults', {
+                method: 'PUT',
+                key: job.admin_key,
+                body: { rules: ['customer/listRegions:error=429'] },
+              })
+            ).status === 200,
             'its fault is set',
           );
-          check((await call('customer', '/api/regions', { key: job.admin_key })).status === 429, 'it meets its own fault');
-          const outbox = (await control('/outbox', { key: job.admin_key })).body.entries as { target: string; account: string }[];
           check(
-            outbox.length === 1 && outbox[0]!.target === `http://127.0.0.1:9/job-${i}` && outbox[0]!.account === job.account_id,
+            (await call('customer', '/api/regions', { key: job.admin_key })).status === 429,
+            'it meets its own fault',
+          );
+          const outbox = (await control('/outbox', { key: job.admin_key })).body.entries as {
+            target: string;
+            account: string;
+          }[];
+          check(
+            outbox.length === 1 &&
+              outbox[0]!.target === `http://127.0.0.1:9/job-${i}` &&
+              outbox[0]!.account === job.account_id,
             `its outbox holds its callback only: ${JSON.stringify(outbox)}`,
           );
-          const journal = (await control('/requests?limit=1000', { key: job.admin_key })).body.entries as { account: string }[];
-          check(journal.length > 0 && journal.every((e) => e.account === job.account_id), 'its journal holds its requests only');
-          const names = ((await call('customer', '/api/instances', { key: job.admin_key })).body as { name: string }[]).map((n) => n.name);
+          const journal = (await control('/requests?limit=1000', { key: job.admin_key })).body.entries as {
+            account: string;
+          }[];
+          check(
+            journal.length > 0 && journal.every((e) => e.account === job.account_id),
+            'its journal holds its requests only',
+          );
+          const names = (
+            (await call('customer', '/api/instances', { key: job.admin_key })).body as { name: string }[]
+          ).map((n) => n.name);
           check(names.length === 1 && names[0] === `job-${i}`, `its instances are its own: ${names.join(', ')}`);
           const clock = (await control('/clock', { key: job.admin_key })).body;
-          check(Math.abs(Date.parse(clock.now) - Date.now() - (i + 1) * 3_600_000 - serverBefore) < 60_000, 'its clock is its own hours ahead');
+          check(
+            Math.abs(Date.parse(clock.now) - Date.now() - (i + 1) * 3_600_000 - serverBefore) < 60_000,
+            'its clock is its own hours ahead',
+          );
           await control('/faults', { method: 'DELETE', key: job.admin_key });
-          check((await control('/reset', { method: 'POST', key: job.admin_key })).status === 200, 'it resets its account');
+          check(
+            (await control('/reset', { method: 'POST', key: job.admin_key })).status === 200,
+            'it resets its account',
+          );
           return seen;
         }),
       );

@@ -37,12 +37,17 @@ const json = async <T = unknown>(res: Response | Promise<Response>, status = 200
   expect(r.status, text).toBe(status);
   return (text ? JSON.parse(text) : undefined) as T;
 };
-const createRecipient = (body: Record<string, unknown>) => json<{ id: number }>(api.instance(instance.apikey, 'POST', '/api/alarms/recipients', body));
-const createAlarm = (body: Record<string, unknown>) => json<{ id: number }>(api.instance(instance.apikey, 'POST', '/api/alarms', body));
-const setMetrics = (metrics: Record<string, number>, query = '') => json(api.control('PUT', `/instances/${instance.id}/metrics${query}`, metrics));
+const createRecipient = (body: Record<string, unknown>) =>
+  json<{ id: number }>(api.instance(instance.apikey, 'POST', '/api/alarms/recipients', body));
+const createAlarm = (body: Record<string, unknown>) =>
+  json<{ id: number }>(api.instance(instance.apikey, 'POST', '/api/alarms', body));
+const setMetrics = (metrics: Record<string, number>, query = '') =>
+  json(api.control('PUT', `/instances/${instance.id}/metrics${query}`, metrics));
 const advance = (by: string) => json(api.control('POST', '/clock', { advance: by }));
 const outbox = () =>
-  json<{ entries: { kind: string; event: string; target: string; status: string; body: NotificationBody }[] }>(api.control('GET', '/outbox?kind=notification'));
+  json<{ entries: { kind: string; event: string; target: string; status: string; body: NotificationBody }[] }>(
+    api.control('GET', '/outbox?kind=notification'),
+  );
 
 describe('a cpu alarm with a webhook recipient', () => {
   it('notifies the receiver once cpu has stayed above the threshold for time_threshold', async () => {
@@ -50,8 +55,14 @@ describe('a cpu alarm with a webhook recipient', () => {
     const hook = await createRecipient({ type: 'webhook', value: url, name: 'ops hook' });
     const alarm = await createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 600, recipients: [hook.id] });
 
-    const view = await setMetrics({ cpu: 95, memory: 40, disk_used_gb: 12, disk_total_gb: 100 }, `?account=${[...api.tusk.registry.allAccounts()][0]!.id}`);
-    expect(view).toMatchObject({ instance: { id: instance.id }, metrics: { cpu: 95, memory: 40, disk_used_gb: 12, disk_total_gb: 100 } });
+    const view = await setMetrics(
+      { cpu: 95, memory: 40, disk_used_gb: 12, disk_total_gb: 100 },
+      `?account=${[...api.tusk.registry.allAccounts()][0]!.id}`,
+    );
+    expect(view).toMatchObject({
+      instance: { id: instance.id },
+      metrics: { cpu: 95, memory: 40, disk_used_gb: 12, disk_total_gb: 100 },
+    });
     conforms('MetricsView', view);
     await advance('9m');
     expect(receiver.at(url)).toHaveLength(0);
@@ -97,16 +108,25 @@ describe('recipients without HTTP', () => {
     const alarm = await createAlarm({ type: 'memory', value_threshold: 70, time_threshold: 60, recipients: [mail.id] });
     await setMetrics({ memory: 75 });
     await advance('61s');
-    const entries = (await outbox()).entries.filter((e) => e.body.alarm.id === alarm.id && e.body.instance.id === instance.id);
-    expect(entries).toMatchObject([{ kind: 'notification', event: 'alarm.memory', target: 'oncall@example.com', status: 'recorded' }]);
+    const entries = (await outbox()).entries.filter(
+      (e) => e.body.alarm.id === alarm.id && e.body.instance.id === instance.id,
+    );
+    expect(entries).toMatchObject([
+      { kind: 'notification', event: 'alarm.memory', target: 'oncall@example.com', status: 'recorded' },
+    ]);
   });
 
   it('the default alarms notify the default recipient (the team e-mail)', async () => {
     await setMetrics({ disk_used_gb: 98, disk_total_gb: 100 });
     await advance('10m');
-    const entries = (await outbox()).entries.filter((e) => e.body.instance.id === instance.id && e.event === 'alarm.disk');
+    const entries = (await outbox()).entries.filter(
+      (e) => e.body.instance.id === instance.id && e.event === 'alarm.disk',
+    );
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ status: 'recorded', body: { recipient: { id: 1, type: 'email', name: 'Default' }, value: 2 } });
+    expect(entries[0]).toMatchObject({
+      status: 'recorded',
+      body: { recipient: { id: 1, type: 'email', name: 'Default' }, value: 2 },
+    });
   });
 });
 
@@ -115,11 +135,17 @@ describe('event and notice alarms', () => {
     const url = receiver.url();
     const hook = await createRecipient({ type: 'chat_a', value: url });
     await createAlarm({ type: 'server_unreachable', recipients: [hook.id] });
-    const result = await json<{ notified: number }>(api.control('POST', `/instances/${instance.id}/events`, { type: 'server_unreachable' }));
+    const result = await json<{ notified: number }>(
+      api.control('POST', `/instances/${instance.id}/events`, { type: 'server_unreachable' }),
+    );
     expect(result.notified).toBe(1);
     conforms('EventResult', result);
     const got = await receiver.waitFor(url);
-    expect(got.body).toMatchObject({ reason: 'server_unreachable', alarm: { type: 'server_unreachable' }, recipient: { type: 'chat_a' } });
+    expect(got.body).toMatchObject({
+      reason: 'server_unreachable',
+      alarm: { type: 'server_unreachable' },
+      recipient: { type: 'chat_a' },
+    });
   });
 
   it('the notice alarm fires when maintenance is run', async () => {
@@ -127,7 +153,9 @@ describe('event and notice alarms', () => {
     const hook = await createRecipient({ type: 'webhook', value: url });
     const alarms = await json<{ id: number; type: string }[]>(api.instance(instance.apikey, 'GET', '/api/alarms'));
     const notice = alarms.find((a) => a.type === 'notice')!;
-    await json(api.instance(instance.apikey, 'PUT', `/api/alarms/${notice.id}`, { type: 'notice', recipients: [hook.id] }));
+    await json(
+      api.instance(instance.apikey, 'PUT', `/api/alarms/${notice.id}`, { type: 'notice', recipients: [hook.id] }),
+    );
     const [item] = await json<{ id: number }[]>(api.instance(instance.apikey, 'GET', '/api/maintenance'));
     await json(api.instance(instance.apikey, 'POST', `/api/maintenance/${item!.id}`));
     const got = await receiver.waitFor(url);
@@ -143,7 +171,9 @@ describe('state', () => {
   it('metrics and alarm states are part of the state dump and come back with a load', async () => {
     await setMetrics({ cpu: 93 });
     const view = async () => {
-      const { now: _now, ...rest } = await json<{ now: string }>(api.control('GET', `/instances/${instance.id}/metrics`));
+      const { now: _now, ...rest } = await json<{ now: string }>(
+        api.control('GET', `/instances/${instance.id}/metrics`),
+      );
       return rest;
     };
     const before = await view();

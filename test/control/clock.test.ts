@@ -26,7 +26,11 @@ describe('reading and moving the clock', () => {
   it('GET gives now, pinned and the offset; advance moves now by the duration', async () => {
     const before = await t.control('/clock');
     expect(before.status).toBe(200);
-    expect(before.body).toEqual({ now: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/), pinned: false, offset_ms: 0 });
+    expect(before.body).toEqual({
+      now: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      pinned: false,
+      offset_ms: 0,
+    });
     const moved = await advance('10m');
     expect(moved.status).toBe(200);
     expect(moved.body.offset_ms).toBe(600_000);
@@ -96,7 +100,9 @@ describe('reading and moving the clock', () => {
 
 describe('advancing the clock drives time-based behaviour', () => {
   it('a new instance turns ready once the provision delay has passed on the clock', async () => {
-    const created = await t.customer('/api/instances', undefined, { body: { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+    const created = await t.customer('/api/instances', undefined, {
+      body: { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+    });
     expect(created.status).toBe(200);
     expect((await t.customer(`/api/instances/${created.body.id}`)).body.ready).toBe(false);
     await advance('59s');
@@ -112,7 +118,9 @@ describe('advancing the clock drives time-based behaviour', () => {
     const listed = async () => (await t.instance('/api/backup', INSTANCE_1_KEY)).body as { id: number }[];
     const before = await listed();
     const pending = (await t.control('/outbox')).body.entries;
-    expect(pending).toEqual([expect.objectContaining({ kind: 'callback', event: 'backup', target: url, status: 'pending', attempts: 0 })]);
+    expect(pending).toEqual([
+      expect.objectContaining({ kind: 'callback', event: 'backup', target: url, status: 'pending', attempts: 0 }),
+    ]);
     expect(receiver.at(url)).toEqual([]);
 
     await advance('5s');
@@ -121,20 +129,35 @@ describe('advancing the clock drives time-based behaviour', () => {
     const backupId = (got.body as { backup_id: number }).backup_id;
     expect((await listed()).map((b) => b.id)).toContain(backupId);
     expect(before.map((b) => b.id)).not.toContain(backupId);
-    const entry = await eventually(async () => (await t.control('/outbox')).body.entries.find((e: { status: string }) => e.status === 'delivered'));
-    expect(entry).toMatchObject({ target: url, body: got.body, attempts: 1, result: 'HTTP 200', due_at: expect.any(String) });
+    const entry = await eventually(async () =>
+      (await t.control('/outbox')).body.entries.find((e: { status: string }) => e.status === 'delivered'),
+    );
+    expect(entry).toMatchObject({
+      target: url,
+      body: got.body,
+      attempts: 1,
+      result: 'HTTP 200',
+      due_at: expect.any(String),
+    });
   });
 
   it('restores and point-in-time recoveries call back after the restore delay', async () => {
     const [latest] = (await t.instance('/api/backup', INSTANCE_1_KEY)).body;
     const restoreUrl = receiver.url('/restored');
-    expect((await t.instance('/api/backup/restore', INSTANCE_1_KEY, { body: { backup_id: latest.id, callback: restoreUrl } })).status).toBeLessThan(300);
+    expect(
+      (
+        await t.instance('/api/backup/restore', INSTANCE_1_KEY, {
+          body: { backup_id: latest.id, callback: restoreUrl },
+        })
+      ).status,
+    ).toBeLessThan(300);
     await advance('5s');
     expect((await receiver.waitFor(restoreUrl)).body).toMatchObject({ action: 'restore', backup_id: latest.id });
   });
 
   it('daily backups keep appearing as days pass, and the 30-day window moves', async () => {
-    const list = async () => (await t.instance('/api/backup?db=db1', INSTANCE_1_KEY)).body as { id: number; backup_date: string }[];
+    const list = async () =>
+      (await t.instance('/api/backup?db=db1', INSTANCE_1_KEY)).body as { id: number; backup_date: string }[];
     const before = await list();
     await advance('3d');
     const after = await list();
@@ -158,7 +181,12 @@ describe('advancing the clock drives time-based behaviour', () => {
 
   it('maintenance starts when its scheduled_by arrives and completes after its duration', async () => {
     const list = async () =>
-      (await t.instance('/api/maintenance', INSTANCE_1_KEY)).body as { id: number; status: string; scheduled_by: string; duration: string }[];
+      (await t.instance('/api/maintenance', INSTANCE_1_KEY)).body as {
+        id: number;
+        status: string;
+        scheduled_by: string;
+        duration: string;
+      }[];
     const [first] = await list();
     expect(first!.status).toBe('scheduled');
     const start = Date.parse(first!.scheduled_by.replace(' +0000', 'Z').replace(' ', 'T'));
@@ -170,9 +198,13 @@ describe('advancing the clock drives time-based behaviour', () => {
 
   it('run-now maintenance completes after its duration on the clock', async () => {
     const [first] = (await t.instance('/api/maintenance', INSTANCE_1_KEY)).body;
-    expect((await t.instance(`/api/maintenance/${first.id}`, INSTANCE_1_KEY, { method: 'POST' })).body.status).toBe('in_progress');
+    expect((await t.instance(`/api/maintenance/${first.id}`, INSTANCE_1_KEY, { method: 'POST' })).body.status).toBe(
+      'in_progress',
+    );
     await advance('2h');
-    expect((await t.instance('/api/maintenance', INSTANCE_1_KEY)).body.some((m: { id: number }) => m.id === first.id)).toBe(false);
+    expect(
+      (await t.instance('/api/maintenance', INSTANCE_1_KEY)).body.some((m: { id: number }) => m.id === first.id),
+    ).toBe(false);
   });
 });
 

@@ -44,7 +44,11 @@ describe('the control key', () => {
       ['POST', '/accounts'],
     ] as const;
     for (const [method, path] of all) {
-      for (const key of [undefined, 'wrong-key-0000', ...(path === '/seed' || path === '/accounts' ? ['tusk-admin-key'] : [])]) {
+      for (const key of [
+        undefined,
+        'wrong-key-0000',
+        ...(path === '/seed' || path === '/accounts' ? ['tusk-admin-key'] : []),
+      ]) {
         const res = await control(path, { method, ...(key ? { key } : {}) });
         expect(res.status, `${method} ${path} with ${key ?? 'no key'}`).toBe(401);
         expect(res.headers.get('www-authenticate')).toMatch(/^Basic/);
@@ -63,7 +67,10 @@ describe('the control key', () => {
     expect(other.status).toBe(201);
     expect((await control('/instances/1/metrics', { key: String(other.body.admin_key) })).status).toBe(404);
     // Naming another account is for the control key only.
-    expect((await control(`/instances/1/metrics?account=${String(other.body.account_id)}`, { key: 'tusk-admin-key' })).status).toBe(401);
+    expect(
+      (await control(`/instances/1/metrics?account=${String(other.body.account_id)}`, { key: 'tusk-admin-key' }))
+        .status,
+    ).toBe(401);
   });
 
   it('the control document stays readable without a key', async () => {
@@ -75,7 +82,9 @@ describe('tusk serve on a non-loopback address', () => {
   it('refuses to start without a control key, saying why', async () => {
     const p = serve(['--quiet', '--databases', 'off', '--host', '0.0.0.0']);
     expect(await p.exit).toBe(2);
-    expect(p.output()).toMatch(/--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY, or --control-open/);
+    expect(p.output()).toMatch(
+      /--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY, or --control-open/,
+    );
   });
 
   it('starts with a control key, and its controls need it', async () => {

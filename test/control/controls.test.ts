@@ -48,7 +48,9 @@ describe('POST /__tusk/reset', () => {
     expect(reset.body.accounts).toHaveLength(1);
 
     expect((await t.customer('/api/instances')).body).toEqual(seeded);
-    expect((await t.customer('/api/team')).body.some((m: { email: string }) => m.email === 'new@example.com')).toBe(false);
+    expect((await t.customer('/api/team')).body.some((m: { email: string }) => m.email === 'new@example.com')).toBe(
+      false,
+    );
     expect((await t.customer('/api/plans', ROLE_KEYS.devops)).status).toBe(200); // the seeded key opens again
     expect((await t.customer('/api/plans', rotated.body.apikey)).status).toBe(401);
     expect((await t.customer('/api/plans', account.body.admin_key)).status).toBe(401); // added accounts are gone
@@ -118,7 +120,14 @@ describe('GET /__tusk/requests', () => {
     const res = await t.control('/requests');
     expect(res.status).toBe(200);
     conforms('RequestList', res.body);
-    expect(res.body.entries.map((e: { api: string; method: string; path: string; status: number }) => [e.api, e.method, e.path, e.status])).toEqual([
+    expect(
+      res.body.entries.map((e: { api: string; method: string; path: string; status: number }) => [
+        e.api,
+        e.method,
+        e.path,
+        e.status,
+      ]),
+    ).toEqual([
       ['customer', 'GET', '/api/instances', 200],
       ['customer', 'GET', '/api/instances', 401],
       ['instance', 'GET', '/api/alarms', 200],
@@ -129,10 +138,15 @@ describe('GET /__tusk/requests', () => {
       expect(Number.isFinite(Date.parse(e.time))).toBe(true);
     }
     const text = JSON.stringify(res.body);
-    for (const secret of [ADMIN_KEY, 'wrong-key-1234', INSTANCE_1_KEY, 'secret-in-query', 'Basic ']) expect(text).not.toContain(secret);
+    for (const secret of [ADMIN_KEY, 'wrong-key-1234', INSTANCE_1_KEY, 'secret-in-query', 'Basic '])
+      expect(text).not.toContain(secret);
 
-    expect((await t.control('/requests?limit=2')).body.entries.map((e: { api: string }) => e.api)).toEqual(['instance', 'instance']);
-    for (const limit of ['0', '-1', 'x', '1001']) expect((await t.control(`/requests?limit=${limit}`)).status).toBe(400);
+    expect((await t.control('/requests?limit=2')).body.entries.map((e: { api: string }) => e.api)).toEqual([
+      'instance',
+      'instance',
+    ]);
+    for (const limit of ['0', '-1', 'x', '1001'])
+      expect((await t.control(`/requests?limit=${limit}`)).status).toBe(400);
     expect((await t.control('/requests', { method: 'DELETE' })).status).toBe(204);
     expect((await t.control('/requests')).body.entries).toEqual([]);
   });
@@ -170,16 +184,39 @@ describe('GET /__tusk/requests', () => {
 
   it('RequestJournal gives back every field of an entry, the time as ISO 8601, and starts over after clear()', () => {
     const j = new RequestJournal(2);
-    j.record({ at: Date.UTC(2026, 10, 21, 9, 30), api: 'instance', method: 'POST', path: '/api/alarms', status: 201, ms: 1.5 });
-    j.record({ at: Date.UTC(2026, 10, 21, 9, 31), api: 'customer', method: 'DELETE', path: '/api/instances/7', status: 404, ms: 0.2 });
+    j.record({
+      at: Date.UTC(2026, 10, 21, 9, 30),
+      api: 'instance',
+      method: 'POST',
+      path: '/api/alarms',
+      status: 201,
+      ms: 1.5,
+    });
+    j.record({
+      at: Date.UTC(2026, 10, 21, 9, 31),
+      api: 'customer',
+      method: 'DELETE',
+      path: '/api/instances/7',
+      status: 404,
+      ms: 0.2,
+    });
     expect(j.last()).toStrictEqual([
       { time: '2026-11-21T09:30:00.000Z', api: 'instance', method: 'POST', path: '/api/alarms', status: 201, ms: 1.5 },
-      { time: '2026-11-21T09:31:00.000Z', api: 'customer', method: 'DELETE', path: '/api/instances/7', status: 404, ms: 0.2 },
+      {
+        time: '2026-11-21T09:31:00.000Z',
+        api: 'customer',
+        method: 'DELETE',
+        path: '/api/instances/7',
+        status: 404,
+        ms: 0.2,
+      },
     ]);
     j.clear();
     expect(j.size).toBe(0);
     j.record({ at: 0, api: 'customer', method: 'GET', path: '/api/instances', status: 200, ms: 3 });
-    expect(j.last()).toStrictEqual([{ time: '1970-01-01T00:00:00.000Z', api: 'customer', method: 'GET', path: '/api/instances', status: 200, ms: 3 }]);
+    expect(j.last()).toStrictEqual([
+      { time: '1970-01-01T00:00:00.000Z', api: 'customer', method: 'GET', path: '/api/instances', status: 200, ms: 3 },
+    ]);
   });
 });
 
@@ -195,7 +232,13 @@ describe('POST /__tusk/accounts', () => {
     expect((await t.customer('/api/instances', key)).body).toEqual([]);
     expect((await t.customer('/api/invoices', key)).body).toEqual([]);
     const team = (await t.customer('/api/team', key)).body;
-    expect(team.map((m: { roles: string[] }) => m.roles[0]).sort()).toEqual(['admin', 'billing manager', 'devops', 'member', 'monitor']);
+    expect(team.map((m: { roles: string[] }) => m.roles[0]).sort()).toEqual([
+      'admin',
+      'billing manager',
+      'devops',
+      'member',
+      'monitor',
+    ]);
 
     // its instances are its own
     const created = await t.customer('/api/instances', key, { body: newInstance });
@@ -240,7 +283,9 @@ describe('POST /__tusk/accounts', () => {
     await t.control('/reset', { method: 'POST' });
     expect((await t.customer('/api/instances', res.body.admin_key)).status).toBe(401);
     expect((await t.control('/state', { method: 'PUT', body: dump })).status).toBe(200);
-    expect((await t.customer('/api/instances', res.body.admin_key)).body.map((i: { name: string }) => i.name)).toEqual(['orders']);
+    expect((await t.customer('/api/instances', res.body.admin_key)).body.map((i: { name: string }) => i.name)).toEqual([
+      'orders',
+    ]);
   });
 });
 
@@ -279,11 +324,11 @@ describe('the control plane', () => {
 
   it('its document passes Redocly lint (recommended rules; not the house rules of openapi/)', async () => {
     const bin = join(PROJECT_ROOT, 'node_modules', '.bin', 'redocly');
-    const { stdout, stderr } = await run(bin, ['lint', '--extends=recommended', CONTROL_DOCUMENT_PATH], { cwd: PROJECT_ROOT }).catch(
-      (err: { stdout: string; stderr: string }) => {
-        throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
-      },
-    );
+    const { stdout, stderr } = await run(bin, ['lint', '--extends=recommended', CONTROL_DOCUMENT_PATH], {
+      cwd: PROJECT_ROOT,
+    }).catch((err: { stdout: string; stderr: string }) => {
+      throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
+    });
     expect(`${stdout}${stderr}`).toMatch(/valid/);
   });
 

@@ -25,16 +25,27 @@ async function call(base: string, method: string, path: string, key?: string, bo
   });
   return { status: res.status, body: (await res.text()) || undefined };
 }
-const coverage = async (query = '', key?: string) => JSON.parse((await call(tusk.customerUrl, 'GET', `/__tusk/coverage${query}`, key)).body!) as CoverageReport;
-const row = (r: CoverageReport, api: 'customer' | 'instance', id: string) => r.interfaces[api].by_operation.find((o) => o.operation_id === id)!;
-const counts = (r: CoverageReport, api: 'customer' | 'instance', id: string) => Object.fromEntries(row(r, api, id).statuses.map((s) => [s.status, s.count]));
+const coverage = async (query = '', key?: string) =>
+  JSON.parse((await call(tusk.customerUrl, 'GET', `/__tusk/coverage${query}`, key)).body!) as CoverageReport;
+const row = (r: CoverageReport, api: 'customer' | 'instance', id: string) =>
+  r.interfaces[api].by_operation.find((o) => o.operation_id === id)!;
+const counts = (r: CoverageReport, api: 'customer' | 'instance', id: string) =>
+  Object.fromEntries(row(r, api, id).statuses.map((s) => [s.status, s.count]));
 
 beforeAll(async () => {
   tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0 });
-  job = JSON.parse((await call(tusk.customerUrl, 'POST', '/__tusk/accounts', undefined, { name: 'coverage job' })).body!);
+  job = JSON.parse(
+    (await call(tusk.customerUrl, 'POST', '/__tusk/accounts', undefined, { name: 'coverage job' })).body!,
+  );
   // The client: one instance, its alarms read three ways, a wrong key, a path that is no resource.
   const created = JSON.parse(
-    (await call(tusk.customerUrl, 'POST', '/api/instances', job.admin_key, { name: 'cov', plan: 'hippo', region: 'amazon-web-services::us-east-1' })).body!,
+    (
+      await call(tusk.customerUrl, 'POST', '/api/instances', job.admin_key, {
+        name: 'cov',
+        plan: 'hippo',
+        region: 'amazon-web-services::us-east-1',
+      })
+    ).body!,
   );
   apikey = created.apikey;
   await call(tusk.instanceUrl, 'GET', '/api/alarms/1', apikey);
@@ -75,7 +86,9 @@ describe('GET /__tusk/coverage', () => {
     expect(r.interfaces.customer.operations_exercised).toBe(2);
     expect(r.interfaces.instance.operations_exercised).toBe(1);
     expect(r.interfaces.instance.statuses_exercised).toBe(3);
-    expect(r.interfaces.customer.operations_percent).toBe(Math.round((2 / r.interfaces.customer.operations) * 1000) / 10);
+    expect(r.interfaces.customer.operations_percent).toBe(
+      Math.round((2 / r.interfaces.customer.operations) * 1000) / 10,
+    );
   });
 
   it("scoped to an account (its admin key or ?account=), counts that account's requests only", async () => {
@@ -96,14 +109,25 @@ describe('GET /__tusk/coverage', () => {
 describe('tusk coverage', () => {
   it('prints per operation the statuses seen and never seen', async () => {
     await call(tusk.instanceUrl, 'GET', '/api/alarms/1', apikey);
-    const { stdout } = await run(process.execPath, [BIN, 'coverage', '--url', tusk.customerUrl, '--key', job.admin_key]);
+    const { stdout } = await run(process.execPath, [
+      BIN,
+      'coverage',
+      '--url',
+      tusk.customerUrl,
+      '--key',
+      job.admin_key,
+    ]);
     expect(stdout).toMatch(new RegExp(`^API coverage of account ${job.account_id}: 1 requests$`, 'm'));
     expect(stdout).toMatch(/^instance interface: 1 of \d+ operations \([\d.]+ %\), 1 of \d+ documented statuses/m);
-    expect(stdout).toMatch(/^ {2}getAlarm +200 ok \(1\), 400 never, 401 never, 404 never, 405 never, 429 never, 500 never$/m);
+    expect(stdout).toMatch(
+      /^ {2}getAlarm +200 ok \(1\), 400 never, 401 never, 404 never, 405 never, 429 never, 500 never$/m,
+    );
   });
 
   it('says so when the server cannot be reached (exit code 2)', async () => {
-    const err = await run(process.execPath, [BIN, 'coverage', '--url', 'http://127.0.0.1:9']).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, [BIN, 'coverage', '--url', 'http://127.0.0.1:9']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(err).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot reach http:\/\/127\.0\.0\.1:9/) });
   });
 });
@@ -113,7 +137,12 @@ describe('GET /__tusk/runtime', () => {
     await new Promise((r) => setTimeout(r, 120));
     const before = JSON.parse((await call(tusk.customerUrl, 'GET', '/__tusk/runtime')).body!);
     expect(before).toMatchObject({
-      event_loop_delay_ms: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number), samples: expect.any(Number) },
+      event_loop_delay_ms: {
+        p50: expect.any(Number),
+        p99: expect.any(Number),
+        max: expect.any(Number),
+        samples: expect.any(Number),
+      },
       rss_mb: expect.any(Number),
       uptime_s: expect.any(Number),
     });

@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import { json, query } from '../databases/support.js';
 
-const auth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
+const auth = (key: string) => ({
+  authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`,
+  'content-type': 'application/json',
+});
 
 interface Instance {
   id: number;
@@ -23,15 +26,25 @@ describe("a state load cannot reach another account's database", () => {
   let tusk: RunningTusk | undefined;
   let base: string;
   beforeAll(async () => {
-    tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: 'embedded' });
+    tusk = await startTusk({
+      customerPort: 0,
+      instancePort: 0,
+      log: 'off',
+      provisionDelayMs: 0,
+      databases: 'embedded',
+    });
     base = tusk.customerUrl;
   }, 120_000);
   afterAll(async () => {
     await tusk?.close();
   });
 
-  const job = async (name: string) => (await json(`${base}/__tusk/accounts`, { method: 'POST', body: JSON.stringify({ name }) })).body as { admin_key: string };
-  const instance = async (key: string, id: number) => (await json(`${base}/api/instances/${id}`, { headers: auth(key) })).body as Instance;
+  const job = async (name: string) =>
+    (await json(`${base}/__tusk/accounts`, { method: 'POST', body: JSON.stringify({ name }) })).body as {
+      admin_key: string;
+    };
+  const instance = async (key: string, id: number) =>
+    (await json(`${base}/api/instances/${id}`, { headers: auth(key) })).body as Instance;
   const create = async (key: string, name: string): Promise<Instance> => {
     const made = await json(`${base}/api/instances`, {
       method: 'POST',
@@ -43,7 +56,8 @@ describe("a state load cannot reach another account's database", () => {
     return instance(key, made.body.id);
   };
   const ownState = async (key: string) => (await json(`${base}/__tusk/state`, { headers: auth(key) })).body;
-  const load = (key: string, dump: unknown) => json(`${base}/__tusk/state`, { method: 'PUT', headers: auth(key), body: JSON.stringify(dump) });
+  const load = (key: string, dump: unknown) =>
+    json(`${base}/__tusk/state`, { method: 'PUT', headers: auth(key), body: JSON.stringify(dump) });
 
   it('naming its providerid with a chosen password is a 400; the owner keeps its data, the loader gets none of it', async () => {
     const x = await job('x');

@@ -107,7 +107,11 @@ describe('error statuses', () => {
     await setFaults(['*:error=500']);
     const anonymous = await fetch(`${api.tusk.instanceUrl}/api/alarms`);
     expect(anonymous.status).toBe(500);
-    const create = await api.instance(key, 'POST', '/api/alarms', { type: 'cpu', value_threshold: 80, time_threshold: 60 });
+    const create = await api.instance(key, 'POST', '/api/alarms', {
+      type: 'cpu',
+      value_threshold: 80,
+      time_threshold: 60,
+    });
     expect(create.status).toBe(500);
     await api.control('DELETE', '/faults');
     const alarms = (await (await api.instance(key, 'GET', '/api/alarms')).json()) as unknown[];
@@ -132,9 +136,11 @@ describe('connection resets', () => {
       (e: Error) => e,
     );
     expect(err).toBeInstanceOf(TypeError);
-    expect(String((err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error & { cause?: Error }).cause?.message)).toMatch(
-      /SOCKET|ECONNRESET|other side closed/i,
-    );
+    expect(
+      String(
+        (err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error & { cause?: Error }).cause?.message,
+      ),
+    ).toMatch(/SOCKET|ECONNRESET|other side closed/i);
     // The server goes on answering.
     expect((await api.instance(key, 'GET', '/api/alarms/recipients')).status).toBe(200);
   });
@@ -142,14 +148,18 @@ describe('connection resets', () => {
   it('in-process (app.fetch) the fetch rejects', async () => {
     const tusk = await createTusk({ log: 'off', faults: ['listPlans:reset'] });
     await expect(
-      tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: { authorization: basic(tusk.registry.adminKey) } })),
+      tusk.customer.fetch(
+        new Request('http://tusk/api/plans', { headers: { authorization: basic(tusk.registry.adminKey) } }),
+      ),
     ).rejects.toBeInstanceOf(ConnectionReset);
   });
 });
 
 describe('the control API', () => {
   it('shows the rules in force and clears them', async () => {
-    const set = await setFaults({ rules: ['listAlarms:latency=1ms,error=500@0.25', { api: 'customer', reset: { rate: 0.1 } }] });
+    const set = await setFaults({
+      rules: ['listAlarms:latency=1ms,error=500@0.25', { api: 'customer', reset: { rate: 0.1 } }],
+    });
     expect(set).toEqual({
       seed: 7,
       rules: [
@@ -160,7 +170,8 @@ describe('the control API', () => {
     expect(await (await api.control('GET', '/faults')).json()).toEqual(set);
     const validate = control.schema('FaultSet');
     expect(validate(set), JSON.stringify(validate.errors)).toBe(true);
-    for (const rule of ['listAlarms:latency=100-300ms', '*:error=500@0.1']) expect(control.schema('FaultRule')(parseFaultFlag(rule))).toBe(true);
+    for (const rule of ['listAlarms:latency=100-300ms', '*:error=500@0.1'])
+      expect(control.schema('FaultRule')(parseFaultFlag(rule))).toBe(true);
     await api.control('DELETE', '/faults');
     expect(await (await api.control('GET', '/faults')).json()).toEqual({ seed: 7, rules: [] });
   });
@@ -172,15 +183,22 @@ describe('rule syntax', () => {
   });
 
   it('a bad rule at start-up is an error naming it', async () => {
-    await expect(createTusk({ log: 'off', faults: ['*:error=503'] })).rejects.toThrow(/fault rule 1: status 503 is not declared/);
+    await expect(createTusk({ log: 'off', faults: ['*:error=503'] })).rejects.toThrow(
+      /fault rule 1: status 503 is not declared/,
+    );
   });
 
   it('reads the flag form', () => {
     expect(parseFaultFlag('listAlarms:latency=200ms')).toEqual({ operation: 'listAlarms', latency: '200ms' });
     expect(parseFaultFlag('*:error=500@0.1')).toEqual({ error: { status: 500, rate: 0.1 } });
     expect(parseFaultFlag('instance/*:reset@5%')).toEqual({ api: 'instance', reset: { rate: 0.05 } });
-    expect(parseFaultFlag('getAlarm:reset,latency=1-2s')).toEqual({ operation: 'getAlarm', reset: { rate: 1 }, latency: '1-2s' });
-    for (const bad of ['listAlarms', 'x/listAlarms:reset', '*:error=abc', '*:error=500@2', '*:boom', '*:']) expect(() => parseFaultFlag(bad)).toThrow();
+    expect(parseFaultFlag('getAlarm:reset,latency=1-2s')).toEqual({
+      operation: 'getAlarm',
+      reset: { rate: 1 },
+      latency: '1-2s',
+    });
+    for (const bad of ['listAlarms', 'x/listAlarms:reset', '*:error=abc', '*:error=500@2', '*:boom', '*:'])
+      expect(() => parseFaultFlag(bad)).toThrow();
   });
 
   it('reads latencies', () => {

@@ -6,7 +6,10 @@ import { createTusk, type Tusk } from '../../src/server.js';
 
 const faults = async (tusk: Tusk, method: string, body?: string) => {
   const res = await tusk.customer.fetch(
-    new Request('http://tusk/__tusk/faults', { method, ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}) }),
+    new Request('http://tusk/__tusk/faults', {
+      method,
+      ...(body !== undefined ? { body, headers: { 'content-type': 'application/json' } } : {}),
+    }),
   );
   const text = await res.text();
   return { status: res.status, body: (text ? JSON.parse(text) : undefined) as unknown };
@@ -60,11 +63,18 @@ describe('fault control: a PUT that is refused changes nothing', () => {
   };
 
   it('malformed JSON is a 400 body/json', async () => {
-    await refused('{"rules": [', { error: expect.stringMatching(/^body: malformed JSON \(.+\)$/), field: 'body', rule: 'json' });
+    await refused('{"rules": [', {
+      error: expect.stringMatching(/^body: malformed JSON \(.+\)$/),
+      field: 'body',
+      rule: 'json',
+    });
   });
 
   it('a field other than rules and seed is a 400 naming it (additionalProperties)', async () => {
-    await refused({ rules: [], seeds: 3 }, { error: 'seeds: is not an accepted field here', field: 'seeds', rule: 'additionalProperties' });
+    await refused(
+      { rules: [], seeds: 3 },
+      { error: 'seeds: is not an accepted field here', field: 'seeds', rule: 'additionalProperties' },
+    );
   });
 
   it('rules that are missing (400 rules/required) or not an array (400 rules/type) are refused; so is a body neither object nor array', async () => {

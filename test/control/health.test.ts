@@ -25,8 +25,12 @@ afterAll(async () => {
   await Promise.all([open.control.close(), keyed.control.close()]);
 });
 
-const get = (tusk: Tusk, path: string, headers: Record<string, string> = {}, port: 'customer' | 'instance' = 'customer') =>
-  tusk[port].fetch(new Request(`http://tusk${path}`, { headers }));
+const get = (
+  tusk: Tusk,
+  path: string,
+  headers: Record<string, string> = {},
+  port: 'customer' | 'instance' = 'customer',
+) => tusk[port].fetch(new Request(`http://tusk${path}`, { headers }));
 
 describe('GET /__tusk/health', () => {
   it('answers 200 on both ports, without a key even when the controls need one: alive, version, no databases (off) and so ready', async () => {
@@ -76,7 +80,9 @@ describe('GET /__tusk/', () => {
   });
 
   it('is an HTML page with links for a browser, its summaries escaped', async () => {
-    const res = await get(open, '/__tusk/', { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
+    const res = await get(open, '/__tusk/', {
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await res.text();

@@ -23,19 +23,29 @@ let tusk: Tusk;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
 type Answer = { status: number; body: any };
 
-async function call(port: 'customer' | 'instance', method: string, path: string, init: { key?: string; body?: unknown } = {}): Promise<Answer> {
-  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+async function call(
+  port: 'customer' | 'instance',
+  method: string,
+  path: string,
+  init: { key?: string; body?: unknown } = {},
+): Promise<Answer> {
+  const body =
+    init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
   const res = await tusk[port].fetch(
     new Request(`http://tusk${path}`, {
       method,
-      headers: { ...(init.key ? basic(init.key) : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(init.key ? basic(init.key) : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body } : {}),
     }),
   );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
-const control = (method: string, path: string, init: { key?: string; body?: unknown } = {}) => call('customer', method, `/__tusk${path}`, init);
+const control = (method: string, path: string, init: { key?: string; body?: unknown } = {}) =>
+  call('customer', method, `/__tusk${path}`, init);
 
 /** Everything a control could change: the whole state (clock, outbox, every account, its keys and instances). */
 const everything = () => JSON.stringify(tusk.registry.toJSON());
@@ -49,7 +59,10 @@ async function newJob(name: string): Promise<Job> {
 }
 
 async function createInstance(job: Job, name: string): Promise<{ id: number; apikey: string; providerid: string }> {
-  const res = await call('customer', 'POST', '/api/instances', { key: job.admin_key, body: { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' } });
+  const res = await call('customer', 'POST', '/api/instances', {
+    key: job.admin_key,
+    body: { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+  });
   expect(res.status).toBe(200);
   return (await call('customer', 'GET', `/api/instances/${res.body.id}`, { key: job.admin_key })).body;
 }
@@ -73,7 +86,12 @@ beforeEach(async () => {
 });
 
 describe('a server-wide state load refused whole', () => {
-  const refused = async (spoil: (s: ReturnType<typeof dump>) => void, field: string, rule: string, text?: (s: ReturnType<typeof dump>) => string) => {
+  const refused = async (
+    spoil: (s: ReturnType<typeof dump>) => void,
+    field: string,
+    rule: string,
+    text?: (s: ReturnType<typeof dump>) => string,
+  ) => {
     const before = everything();
     const s = dump();
     spoil(s);
@@ -94,7 +112,11 @@ describe('a server-wide state load refused whole', () => {
   });
 
   it("an offset beyond the width of the clock's range is a 400; one within it that runs past the end leaves the clock standing at the end", async () => {
-    const error = await refused((s) => (s.clock = { offset_ms: CLOCK_RANGE.max + 1, pinned_ms: null }), 'clock.offset_ms', 'maximum');
+    const error = await refused(
+      (s) => (s.clock = { offset_ms: CLOCK_RANGE.max + 1, pinned_ms: null }),
+      'clock.offset_ms',
+      'maximum',
+    );
     expect(error).toMatch(/must be <= 253370764799999/);
     const s = dump();
     s.clock = { offset_ms: CLOCK_RANGE.max, pinned_ms: null };
@@ -110,8 +132,16 @@ describe('a server-wide state load refused whole', () => {
   });
 
   it('an account clock far out is a 400 naming it', async () => {
-    await refused((s) => (s.accounts[0].clock = { offset_ms: 0, pinned_ms: 1e20 }), 'accounts.0.clock.pinned_ms', 'maximum');
-    await refused((s) => (s.accounts[0].clock = { offset_ms: -CLOCK_RANGE.max - 1, pinned_ms: null }), 'accounts.0.clock.offset_ms', 'minimum');
+    await refused(
+      (s) => (s.accounts[0].clock = { offset_ms: 0, pinned_ms: 1e20 }),
+      'accounts.0.clock.pinned_ms',
+      'maximum',
+    );
+    await refused(
+      (s) => (s.accounts[0].clock = { offset_ms: -CLOCK_RANGE.max - 1, pinned_ms: null }),
+      'accounts.0.clock.offset_ms',
+      'minimum',
+    );
   });
 
   it('every time of a record lies within the years 0000 to 9999', async () => {
@@ -119,16 +149,43 @@ describe('a server-wide state load refused whole', () => {
     const x = (s: ReturnType<typeof dump>) => s.accounts[0].instances[0];
     await refused((s) => (x(s).created_at = 1e308), 'accounts.0.instances.0.created_at', 'maximum');
     await refused((s) => (x(s).ready_at = TIME_RANGE.min - 1), 'accounts.0.instances.0.ready_at', 'minimum');
-    await refused((s) => (x(s).backups.next_daily[0] = -1e20), 'accounts.0.instances.0.backups.next_daily.0', 'minimum');
-    await refused((s) => (x(s).backups.items[0].taken_at = beyond), 'accounts.0.instances.0.backups.items.0.taken_at', 'maximum');
-    await refused((s) => (x(s).maintenance.items[0].scheduled_by = beyond), 'accounts.0.instances.0.maintenance.items.0.scheduled_by', 'maximum');
-    await refused((s) => (x(s).maintenance.items[0].minutes = 1e300), 'accounts.0.instances.0.maintenance.items.0.minutes', 'maximum');
+    await refused(
+      (s) => (x(s).backups.next_daily[0] = -1e20),
+      'accounts.0.instances.0.backups.next_daily.0',
+      'minimum',
+    );
+    await refused(
+      (s) => (x(s).backups.items[0].taken_at = beyond),
+      'accounts.0.instances.0.backups.items.0.taken_at',
+      'maximum',
+    );
+    await refused(
+      (s) => (x(s).maintenance.items[0].scheduled_by = beyond),
+      'accounts.0.instances.0.maintenance.items.0.scheduled_by',
+      'maximum',
+    );
+    await refused(
+      (s) => (x(s).maintenance.items[0].minutes = 1e300),
+      'accounts.0.instances.0.maintenance.items.0.minutes',
+      'maximum',
+    );
     await refused((s) => (s.accounts[0].audit[0].at = beyond), 'accounts.0.audit.0.at', 'maximum');
     await refused(
       (s) =>
         (s.outbox = {
           last_id: 1,
-          entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: {}, dueAt: 1e308, attempts: 0, status: 'pending' }],
+          entries: [
+            {
+              id: 1,
+              kind: 'callback',
+              event: 'backup',
+              target: 'http://127.0.0.1:9/',
+              body: {},
+              dueAt: 1e308,
+              attempts: 0,
+              status: 'pending',
+            },
+          ],
         }),
       'outbox.entries.0.dueAt',
       'maximum',
@@ -142,7 +199,16 @@ describe('a server-wide state load refused whole', () => {
   });
 
   it('an outbox body nested 20,000 deep is a 400 naming it, rule maxDepth, as the APIs refuse bodies deeper than 32', async () => {
-    const entry = { id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' };
+    const entry = {
+      id: 1,
+      kind: 'callback',
+      event: 'backup',
+      target: 'http://127.0.0.1:9/',
+      body: '@@',
+      dueAt: 0,
+      attempts: 0,
+      status: 'delivered',
+    };
     await refused(
       (s) => (s.outbox = { last_id: 1, entries: [entry] }),
       'outbox.entries.0.body',
@@ -162,7 +228,18 @@ describe('a server-wide state load refused whole', () => {
     const s = dump();
     s.outbox = {
       last_id: 1,
-      entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' }],
+      entries: [
+        {
+          id: 1,
+          kind: 'callback',
+          event: 'backup',
+          target: 'http://127.0.0.1:9/',
+          body: '@@',
+          dueAt: 0,
+          attempts: 0,
+          status: 'delivered',
+        },
+      ],
     };
     expect((await control('PUT', '/state', { body: withNested(s, MAX_BODY_DEPTH) })).status).toBe(200);
     expect((await control('GET', '/outbox')).status).toBe(200);
@@ -191,11 +268,17 @@ describe('a server-wide state load refused whole', () => {
     expect(error).toContain(`appears twice in the state (also at accounts.${ai}.instances.0.providerid)`);
     // The same first 16 letters and digits, in another case and with another tail, name the same database.
     await refused(
-      (s) => (s.accounts[bi].instances[0].providerid = `${s.accounts[ai].instances[0].providerid.slice(0, 19).toUpperCase()}ffff-ffffffffffff`),
+      (s) =>
+        (s.accounts[bi].instances[0].providerid =
+          `${s.accounts[ai].instances[0].providerid.slice(0, 19).toUpperCase()}ffff-ffffffffffff`),
       `accounts.${bi}.instances.0.providerid`,
       'unique',
     );
-    await refused((s) => (s.accounts[bi].keys[2].key = s.accounts[ai].instances[0].apikey), `accounts.${bi}.keys.2.key`, 'unique');
+    await refused(
+      (s) => (s.accounts[bi].keys[2].key = s.accounts[ai].instances[0].apikey),
+      `accounts.${bi}.keys.2.key`,
+      'unique',
+    );
   });
 });
 
@@ -210,7 +293,12 @@ describe('an account-scoped state load refused whole', () => {
     yInstance = await createInstance(y, 'y-db');
   });
 
-  const refused = async (spoil: (d: ReturnType<typeof dump>) => void, field: string, rule: string, text?: (d: unknown) => string) => {
+  const refused = async (
+    spoil: (d: ReturnType<typeof dump>) => void,
+    field: string,
+    rule: string,
+    text?: (d: unknown) => string,
+  ) => {
     const before = everything();
     const d = (await control('GET', '/state', { key: x.admin_key })).body;
     spoil(d);
@@ -220,7 +308,9 @@ describe('an account-scoped state load refused whole', () => {
     expect(res.body.error).not.toContain(y.account_id);
     expect(everything()).toBe(before);
     // Both accounts are served as before.
-    expect((await call('customer', 'GET', `/api/instances/${yInstance.id}`, { key: y.admin_key })).body.providerid).toBe(yInstance.providerid);
+    expect(
+      (await call('customer', 'GET', `/api/instances/${yInstance.id}`, { key: y.admin_key })).body.providerid,
+    ).toBe(yInstance.providerid);
     expect((await call('customer', 'GET', '/api/instances', { key: x.admin_key })).status).toBe(200);
     await stillServes();
     return res.body.error as string;
@@ -240,7 +330,11 @@ describe('an account-scoped state load refused whole', () => {
   });
 
   it('a providerid that names the same database in another spelling is refused too', async () => {
-    await refused((d) => (d.account.instances[0].providerid = yInstance.providerid.toUpperCase()), 'account.instances.0.providerid', 'unique');
+    await refused(
+      (d) => (d.account.instances[0].providerid = yInstance.providerid.toUpperCase()),
+      'account.instances.0.providerid',
+      'unique',
+    );
   });
 
   it("another account's customer key or instance key is a 400 naming the field", async () => {
@@ -250,7 +344,11 @@ describe('an account-scoped state load refused whole', () => {
   });
 
   it("a clock of 1e308 is a 400 naming account.clock, and no other account's time moves", async () => {
-    await refused((d) => (d.account.clock = { offset_ms: 1e308, pinned_ms: null }), 'account.clock.offset_ms', 'maximum');
+    await refused(
+      (d) => (d.account.clock = { offset_ms: 1e308, pinned_ms: null }),
+      'account.clock.offset_ms',
+      'maximum',
+    );
     await refused((d) => (d.account.clock = { offset_ms: 0, pinned_ms: -1 }), 'account.clock.pinned_ms', 'minimum');
   });
 
@@ -258,7 +356,16 @@ describe('an account-scoped state load refused whole', () => {
     await refused(
       (d) =>
         (d.outbox.entries = [
-          { id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'delivered' },
+          {
+            id: 1,
+            kind: 'callback',
+            event: 'backup',
+            target: 'http://127.0.0.1:9/',
+            body: '@@',
+            dueAt: 0,
+            attempts: 0,
+            status: 'delivered',
+          },
         ]),
       'outbox.entries.0.body',
       'maxDepth',
@@ -287,7 +394,12 @@ describe('clock moves', () => {
 
   it("an advance, a set or a pin beyond the clock's range is a 400 naming it, rule range, and the clock stays", async () => {
     for (const advance of [1e300, '99999999999d', 2 ** 53]) await refused({ advance }, 'advance');
-    for (const at of ['0000-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', '9999-01-01T00:00:00Z', '9999-12-31T23:59:59Z']) {
+    for (const at of [
+      '0000-01-01T00:00:00Z',
+      '1969-12-31T23:59:59.999Z',
+      '9999-01-01T00:00:00Z',
+      '9999-12-31T23:59:59Z',
+    ]) {
       await refused({ set: at }, 'set');
       await refused({ pin: at }, 'pin');
     }
@@ -315,7 +427,9 @@ describe("the ends of the clock's range", () => {
       expect((await control('POST', '/reset')).status).toBe(200);
       const job = await newJob('edge');
       const created = await createInstance(job, 'edge-db');
-      expect([200, 204]).toContain((await call('instance', 'POST', '/api/backup', { key: created.apikey, body: {} })).status);
+      expect([200, 204]).toContain(
+        (await call('instance', 'POST', '/api/backup', { key: created.apikey, body: {} })).status,
+      );
       for (const path of ['/api/backup', '/api/maintenance']) {
         const res = await call('instance', 'GET', path, { key: created.apikey });
         expect(res.status, path).toBe(200);
@@ -324,7 +438,14 @@ describe("the ends of the clock's range", () => {
       await stillServes();
       const whole = dump();
       expect((await control('PUT', '/state', { body: whole })).status).toBe(200);
-      expect((await control('PUT', '/state', { key: job.admin_key, body: (await control('GET', '/state', { key: job.admin_key })).body })).status).toBe(200);
+      expect(
+        (
+          await control('PUT', '/state', {
+            key: job.admin_key,
+            body: (await control('GET', '/state', { key: job.admin_key })).body,
+          })
+        ).status,
+      ).toBe(200);
       expect((await control('GET', '/outbox')).status).toBe(200);
     });
   }

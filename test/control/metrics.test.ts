@@ -14,14 +14,18 @@ let tusk: Tusk;
 let seeded: { id: string; instance1: string };
 let fresh: { id: string; adminKey: string; instanceKey: string };
 
-const call = (method: string, path: string, init: { body?: string; authorization?: string } = {}) => request(tusk.customer, method, path, init);
+const call = (method: string, path: string, init: { body?: string; authorization?: string } = {}) =>
+  request(tusk.customer, method, path, init);
 const control = (method: string, path: string, body?: unknown, authorization?: string) =>
   request(tusk.customer, method, `/__tusk${path}`, { body, authorization });
 
 beforeAll(async () => {
   tusk = await createTusk({ log: 'off', provisionDelayMs: 0, seed: 1 });
   const account = [...tusk.registry.allAccounts()][0]!;
-  seeded = { id: account.id, instance1: (await call('GET', '/api/instances/1', { authorization: basic(tusk.registry.adminKey) })).body.name };
+  seeded = {
+    id: account.id,
+    instance1: (await call('GET', '/api/instances/1', { authorization: basic(tusk.registry.adminKey) })).body.name,
+  };
   const created = await control('POST', '/accounts', { name: 'Second' });
   expect(created.status).toBe(201);
   const instance = await call('POST', '/api/instances', {
@@ -49,7 +53,10 @@ describe('metrics control: finding the instance', () => {
     const res = await control('GET', '/instances/3/metrics');
     expect(res.status).toBe(200);
     expect(res.body.instance).toStrictEqual({ id: 3, account: seeded.id, name: expect.any(String) });
-    expect(await control('GET', '/instances/99/metrics')).toStrictEqual({ status: 404, body: { error: 'Not found: no account has an instance with id 99' } });
+    expect(await control('GET', '/instances/99/metrics')).toStrictEqual({
+      status: 404,
+      body: { error: 'Not found: no account has an instance with id 99' },
+    });
   });
 
   it('?account= names the account of the instance', async () => {
@@ -89,7 +96,12 @@ describe('metrics control: finding the instance', () => {
   it('an instance key names its instance, in the password or (as on the instance API) the user field', async () => {
     const byPassword = await control('GET', '/instances/1/metrics', undefined, basic(fresh.instanceKey));
     expect(byPassword.body.instance).toStrictEqual({ id: 1, account: fresh.id, name: 'second-one' });
-    const byUser = await control('GET', '/instances/1/metrics', undefined, 'Basic ' + Buffer.from(`${SEEDED_INSTANCE_1_KEY}:`).toString('base64'));
+    const byUser = await control(
+      'GET',
+      '/instances/1/metrics',
+      undefined,
+      'Basic ' + Buffer.from(`${SEEDED_INSTANCE_1_KEY}:`).toString('base64'),
+    );
     expect(byUser.body.instance).toStrictEqual({ id: 1, account: seeded.id, name: seeded.instance1 });
   });
 
@@ -100,7 +112,9 @@ describe('metrics control: finding the instance', () => {
     });
     expect(await control('GET', '/instances/3/metrics', undefined, basic('not-a-key'))).toStrictEqual({
       status: 404,
-      body: { error: "Not found: the request's key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)" },
+      body: {
+        error: "Not found: the request's key is no key of any account or instance (send none, or ?account=ACCOUNT_ID)",
+      },
     });
   });
 
@@ -122,7 +136,10 @@ describe('metrics control: finding the instance', () => {
 describe('metrics control: bodies', () => {
   it('PUT metrics without a body, or with only white space, is a 400 body/required', async () => {
     for (const body of ['', '  \n']) {
-      expect(await control('PUT', `/instances/1/metrics?account=${fresh.id}`, body), JSON.stringify(body)).toStrictEqual({
+      expect(
+        await control('PUT', `/instances/1/metrics?account=${fresh.id}`, body),
+        JSON.stringify(body),
+      ).toStrictEqual({
         status: 400,
         body: { error: 'body: a JSON body is required', field: 'body', rule: 'required' },
       });
@@ -132,7 +149,11 @@ describe('metrics control: bodies', () => {
   it('PUT metrics with malformed JSON is a 400 saying so, and changes nothing', async () => {
     const res = await control('PUT', `/instances/1/metrics?account=${fresh.id}`, '{"cpu": 9');
     expect(res.status).toBe(400);
-    expect(res.body).toStrictEqual({ error: expect.stringMatching(/^body: malformed JSON \(.+\)$/), field: 'body', rule: 'json' });
+    expect(res.body).toStrictEqual({
+      error: expect.stringMatching(/^body: malformed JSON \(.+\)$/),
+      field: 'body',
+      rule: 'json',
+    });
     expect((await control('GET', `/instances/1/metrics?account=${fresh.id}`)).body.metrics).toStrictEqual({
       cpu: 10,
       memory: 30,
@@ -143,7 +164,10 @@ describe('metrics control: bodies', () => {
 
   it('POST events refuses a body that is not a JSON object (400 body/type)', async () => {
     for (const body of [[], ['notice'], 'notice', null, 42]) {
-      expect(await control('POST', `/instances/1/events?account=${fresh.id}`, JSON.stringify(body)), JSON.stringify(body)).toStrictEqual({
+      expect(
+        await control('POST', `/instances/1/events?account=${fresh.id}`, JSON.stringify(body)),
+        JSON.stringify(body),
+      ).toStrictEqual({
         status: 400,
         body: { error: 'body: must be object', field: 'body', rule: 'type' },
       });
@@ -151,7 +175,9 @@ describe('metrics control: bodies', () => {
   });
 
   it('POST events refuses a field other than type and message, naming it (400 additionalProperties)', async () => {
-    expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', level: 'high' })).toStrictEqual({
+    expect(
+      await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', level: 'high' }),
+    ).toStrictEqual({
       status: 400,
       body: { error: 'level: is not an accepted field here', field: 'level', rule: 'additionalProperties' },
     });
@@ -163,7 +189,10 @@ describe('metrics control: bodies', () => {
       body: { error: 'type: is required', field: 'type', rule: 'required' },
     });
     for (const body of [{ type: 'fire' }, { type: 'cpu' }, { type: 1 }]) {
-      expect(await control('POST', `/instances/1/events?account=${fresh.id}`, body), JSON.stringify(body)).toStrictEqual({
+      expect(
+        await control('POST', `/instances/1/events?account=${fresh.id}`, body),
+        JSON.stringify(body),
+      ).toStrictEqual({
         status: 400,
         body: { error: 'type: must be one of "server_unreachable", "netsplit", "notice"', field: 'type', rule: 'enum' },
       });
@@ -172,12 +201,17 @@ describe('metrics control: bodies', () => {
 
   it('POST events refuses a message that is not a string (400 message/type) or longer than 1000 characters (400 message/maxLength)', async () => {
     for (const message of [42, null, ['hi']]) {
-      expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message }), JSON.stringify(message)).toStrictEqual({
+      expect(
+        await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message }),
+        JSON.stringify(message),
+      ).toStrictEqual({
         status: 400,
         body: { error: 'message: must be string', field: 'message', rule: 'type' },
       });
     }
-    expect(await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message: 'x'.repeat(1001) })).toStrictEqual({
+    expect(
+      await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message: 'x'.repeat(1001) }),
+    ).toStrictEqual({
       status: 400,
       body: { error: 'message: must NOT have more than 1000 characters', field: 'message', rule: 'maxLength' },
     });
@@ -185,13 +219,22 @@ describe('metrics control: bodies', () => {
 
   it('POST events takes a message of up to 1000 characters, or none; the notification carries it', async () => {
     const notices = async () =>
-      ((await control('GET', '/outbox?kind=notification')).body.entries as { event: string; body: { message: string; instance: { id: number } } }[]).filter(
-        (e) => e.event === 'alarm.notice',
-      );
+      (
+        (await control('GET', '/outbox?kind=notification')).body.entries as {
+          event: string;
+          body: { message: string; instance: { id: number } };
+        }[]
+      ).filter((e) => e.event === 'alarm.notice');
     const long = 'm'.repeat(1000);
     const res = await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message: long });
-    expect(res).toStrictEqual({ status: 200, body: { instance: { id: 1, account: fresh.id, name: 'second-one' }, type: 'notice', notified: 1 } });
-    const short = await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice', message: 'db restarts at noon' });
+    expect(res).toStrictEqual({
+      status: 200,
+      body: { instance: { id: 1, account: fresh.id, name: 'second-one' }, type: 'notice', notified: 1 },
+    });
+    const short = await control('POST', `/instances/1/events?account=${fresh.id}`, {
+      type: 'notice',
+      message: 'db restarts at noon',
+    });
     expect(short.body.notified).toBe(1);
     const none = await control('POST', `/instances/1/events?account=${fresh.id}`, { type: 'notice' });
     expect(none.body.notified).toBe(1);

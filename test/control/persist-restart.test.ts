@@ -25,7 +25,9 @@ describe('tusk with a state file', () => {
     expect(first.tusk.control.loadedState).toBe(false);
     const created = await first.customer('/api/instances', ADMIN_KEY, { body: newInstance });
     const rotated = await first.customer('/api/apikeys/rotate-apikey', ADMIN_KEY, { method: 'POST' });
-    await first.instance('/api/alarms/recipients', created.body.apikey, { body: { type: 'email', value: 'kept@example.com' } });
+    await first.instance('/api/alarms/recipients', created.body.apikey, {
+      body: { type: 'email', value: 'kept@example.com' },
+    });
     await first.control('/clock', { body: { advance: '2h' } });
     const before = (await first.control('/state')).body;
     await first.close();
@@ -36,7 +38,10 @@ describe('tusk with a state file', () => {
       expect((await second.control('/state')).body).toEqual(before);
       expect((await second.customer('/api/plans', ADMIN_KEY)).status).toBe(401); // rotated away before the restart
       const key = rotated.body.apikey;
-      expect((await second.customer(`/api/instances/${created.body.id}`, key)).body).toMatchObject({ name: 'kept', ready: true });
+      expect((await second.customer(`/api/instances/${created.body.id}`, key)).body).toMatchObject({
+        name: 'kept',
+        ready: true,
+      });
       expect((await second.instance('/api/alarms/recipients', created.body.apikey)).body).toHaveLength(2);
       expect((await second.control('/clock')).body.offset_ms).toBe(2 * 3_600_000);
     } finally {
@@ -51,7 +56,10 @@ describe('tusk with a state file', () => {
       await new Promise((r) => setTimeout(r, 400));
       expect(existsSync(file)).toBe(false);
       await t.customer('/api/instances', ADMIN_KEY, { body: newInstance });
-      const saved = await eventually(() => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined), 3000);
+      const saved = await eventually(
+        () => (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined),
+        3000,
+      );
       expect(saved.accounts[0].instances.some((i: { name: string }) => i.name === 'kept')).toBe(true);
       // the file holds keys: only its owner may read it; no temp file is left beside it
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -82,7 +90,9 @@ describe('tusk with a state file', () => {
     state.accounts[0].instances[0].plan = 'gold';
     const text = JSON.stringify(state);
     writeFileSync(file, text);
-    await expect(startTusk({ customerPort: 0, instancePort: 0, log: 'off', state: file })).rejects.toThrow(/gold is not a catalogue plan/);
+    await expect(startTusk({ customerPort: 0, instancePort: 0, log: 'off', state: file })).rejects.toThrow(
+      /gold is not a catalogue plan/,
+    );
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 
@@ -99,7 +109,9 @@ describe('tusk serve --state (the command; needs npm run build)', () => {
     writeFileSync(file, '{"tusk_state": 1, "seed": "x"}');
     const s = serve(['--quiet', '--databases', 'off', '--state', file]);
     expect(await s.exit).toBe(2);
-    expect(s.output()).toMatch(new RegExp(`tusk: the state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be loaded: .*seed`));
+    expect(s.output()).toMatch(
+      new RegExp(`tusk: the state file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} cannot be loaded: .*seed`),
+    );
     expect(readFileSync(file, 'utf8')).toBe('{"tusk_state": 1, "seed": "x"}');
   });
 

@@ -26,7 +26,8 @@ describe('ControlPlane', () => {
   });
 
   it('journals every path outside /__tusk/, those that merely begin with /__tusk included', async () => {
-    for (const path of ['/__tuskish', '/__tusk-x/y', '/api/nope']) await tusk.customer.fetch(new Request(`http://tusk${path}`));
+    for (const path of ['/__tuskish', '/__tusk-x/y', '/api/nope'])
+      await tusk.customer.fetch(new Request(`http://tusk${path}`));
     await tusk.customer.fetch(new Request('http://tusk/__tusk/clock'));
     expect(tusk.registry.journal.last().map((e) => [e.path, e.status])).toEqual([
       ['/__tuskish', 404],

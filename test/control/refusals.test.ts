@@ -21,7 +21,17 @@ interface Job {
 /** A Tusk for this test only, closed when it finishes, and a client of its control plane. */
 async function server(options: TuskOptions = {}) {
   const { tusk, send } = await tuskForTest(options);
-  const call = (path: string, init: { method?: string; key?: string; body?: unknown; raw?: string; port?: 'customer' | 'instance'; accept?: string } = {}) =>
+  const call = (
+    path: string,
+    init: {
+      method?: string;
+      key?: string;
+      body?: unknown;
+      raw?: string;
+      port?: 'customer' | 'instance';
+      accept?: string;
+    } = {},
+  ) =>
     send(init.port ?? 'customer', init.method ?? 'GET', path, {
       key: init.key || undefined,
       json: init.body,
@@ -74,7 +84,9 @@ describe('who may act on an account', () => {
     expect(created.status).toBe(200);
     const res = await control('/clock', { key: created.body.apikey as string });
     expect(res.status).toBe(403);
-    expect(res.body.error).toBe('Forbidden: the controls of an account need an admin key of the account, not an instance key');
+    expect(res.body.error).toBe(
+      'Forbidden: the controls of an account need an admin key of the account, not an instance key',
+    );
   });
 
   it('a control of the whole server scoped to an account is a 403 naming the control', async () => {
@@ -116,7 +128,9 @@ describe('the refusals of the state controls', () => {
     expect(res.body.error).toBe(
       `account: account ${a.account_id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`,
     );
-    expect((await call('/api/instances', { key: a.admin_key })).body.map((i: { name: string }) => i.name)).toEqual(['kept']);
+    expect((await call('/api/instances', { key: a.admin_key })).body.map((i: { name: string }) => i.name)).toEqual([
+      'kept',
+    ]);
   });
 
   it('PUT /__tusk/state with no body is a 400: a state is required', async () => {
@@ -145,7 +159,9 @@ describe('the refusals of the state controls', () => {
   });
 
   it('a state with more bodies nested too deep than can be told names the first 20', async () => {
-    const { control, call } = await server({ registry: { outbox: { fetch: (async () => new Response(null, { status: 204 })) as typeof fetch } } });
+    const { control, call } = await server({
+      registry: { outbox: { fetch: (async () => new Response(null, { status: 204 })) as typeof fetch } },
+    });
     const made = await call('/api/instances', {
       method: 'POST',
       key: 'tusk-admin-key',
@@ -165,7 +181,10 @@ describe('the refusals of the state controls', () => {
     expect(template).toBeDefined();
     let deep: unknown = 'bottom';
     for (let i = 0; i < 40; i++) deep = [deep];
-    const first = await control('/state', { method: 'PUT', body: { ...state, outbox: { ...state.outbox, entries: [{ ...template, body: deep }] } } });
+    const first = await control('/state', {
+      method: 'PUT',
+      body: { ...state, outbox: { ...state.outbox, entries: [{ ...template, body: deep }] } },
+    });
     expect(first.status).toBe(400);
     expect(first.body).toMatchObject({ field: 'outbox.entries.0.body', rule: 'maxDepth' });
     const entries = Array.from({ length: 25 }, (_, i) => ({ ...template, id: i + 1, body: deep }));
@@ -191,7 +210,9 @@ describe('the clock of the whole server', () => {
     const { control } = await server();
     const res = await control('/clock', { method: 'POST', body: { follow_server: true } });
     expect(res.status).toBe(400);
-    expect(res.body.error).toBe("follow_server: only an account follows the server's clock: scope the request to an account (?account=ID or its admin key)");
+    expect(res.body.error).toBe(
+      "follow_server: only an account follows the server's clock: scope the request to an account (?account=ID or its admin key)",
+    );
   });
 });
 
@@ -208,8 +229,12 @@ describe('the fault and coverage controls of an account', () => {
   it('clearing the coverage of the whole server forgets every count', async () => {
     const { control, call } = await server();
     expect((await call('/api/regions', { key: 'tusk-admin-key' })).status).toBe(200);
-    const counted = (r: { interfaces: { customer: { by_operation: { operation_id: string; statuses: { count: number }[] }[] } } }) =>
-      r.interfaces.customer.by_operation.find((o) => o.operation_id === 'listRegions')!.statuses.reduce((n, s) => n + s.count, 0);
+    const counted = (r: {
+      interfaces: { customer: { by_operation: { operation_id: string; statuses: { count: number }[] }[] } };
+    }) =>
+      r.interfaces.customer.by_operation
+        .find((o) => o.operation_id === 'listRegions')!
+        .statuses.reduce((n, s) => n + s.count, 0);
     expect(counted((await control('/coverage')).body)).toBe(1);
     expect((await control('/coverage', { method: 'DELETE' })).status).toBe(204);
     expect(counted((await control('/coverage')).body)).toBe(0);
@@ -243,13 +268,22 @@ describe('the index of the controls', () => {
       document: () => ({ paths: { '/__tusk/x': { get: { operationId: 'x' } } } }) as unknown as OpenApiDocument,
     } as ControlDocument;
     const route = indexRoute({ document } as unknown as ControlDeps);
-    const res = await route({ req: { header: () => undefined }, json: (v: unknown) => v } as unknown as Parameters<typeof route>[0]);
-    expect((res as unknown as { controls: unknown }).controls).toEqual([{ method: 'GET', path: '/__tusk/x', summary: '' }]);
+    const res = await route({ req: { header: () => undefined }, json: (v: unknown) => v } as unknown as Parameters<
+      typeof route
+    >[0]);
+    expect((res as unknown as { controls: unknown }).controls).toEqual([
+      { method: 'GET', path: '/__tusk/x', summary: '' },
+    ]);
   });
 });
 
 describe('the error that explains a bad control body', () => {
-  const error = (keyword: string, instancePath: string): ErrorObject => ({ keyword, instancePath, schemaPath: '', params: {} });
+  const error = (keyword: string, instancePath: string): ErrorObject => ({
+    keyword,
+    instancePath,
+    schemaPath: '',
+    params: {},
+  });
 
   it('leaves out the oneOf and anyOf summaries', () => {
     const required = error('required', '');
@@ -299,10 +333,22 @@ describe("the control document's request bodies", () => {
     const doc = documentOf({
       '/none': { get: { operationId: 'none' } },
       '/empty': { post: { operationId: 'empty', requestBody: {} } },
-      '/csv': { post: { operationId: 'csv', requestBody: { content: { 'text/csv': { schema: { type: 'string' } } } } } },
+      '/csv': {
+        post: { operationId: 'csv', requestBody: { content: { 'text/csv': { schema: { type: 'string' } } } } },
+      },
       '/bare': { post: { operationId: 'bare', requestBody: { content: { 'application/json': {} } } } },
-      '/inline': { post: { operationId: 'inline', requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } } },
-      '/elsewhere': { post: { operationId: 'elsewhere', requestBody: { content: { 'application/json': { schema: { $ref: 'other.yaml#/X' } } } } } },
+      '/inline': {
+        post: {
+          operationId: 'inline',
+          requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+      '/elsewhere': {
+        post: {
+          operationId: 'elsewhere',
+          requestBody: { content: { 'application/json': { schema: { $ref: 'other.yaml#/X' } } } },
+        },
+      },
       '/nulls': { parameters: null, post: null },
     });
     for (const id of ['none', 'empty', 'csv', 'bare', 'inline', 'elsewhere', 'missing'])
@@ -311,7 +357,12 @@ describe("the control document's request bodies", () => {
 
   it('reads an optional body as not required', () => {
     const doc = documentOf({
-      '/opt': { post: { operationId: 'opt', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Opt' } } } } } },
+      '/opt': {
+        post: {
+          operationId: 'opt',
+          requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Opt' } } } },
+        },
+      },
     });
     expect(doc.requestBody('opt')).toEqual({ schema: 'Opt', required: false });
   });

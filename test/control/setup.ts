@@ -6,15 +6,26 @@ import { closeWithTest } from '../support/processes.js';
 export const ADMIN_KEY = 'control-test-admin-key';
 export const INSTANCE_1_KEY = 'tusk-instance-1-key';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
+type Json = any;
+
 export interface Client {
   tusk: RunningTusk;
   /** A control request on the customer port (or the instance port with `port: 'instance'`). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-  control(path: string, init?: { method?: string; body?: unknown; port?: 'customer' | 'instance' }): Promise<{ status: number; body: any }>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-  customer(path: string, key?: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-  instance(path: string, key: string, init?: { method?: string; body?: unknown }): Promise<{ status: number; body: any; headers: Headers }>;
+  control(
+    path: string,
+    init?: { method?: string; body?: unknown; port?: 'customer' | 'instance' },
+  ): Promise<{ status: number; body: Json }>;
+  customer(
+    path: string,
+    key?: string,
+    init?: { method?: string; body?: unknown },
+  ): Promise<{ status: number; body: Json; headers: Headers }>;
+  instance(
+    path: string,
+    key: string,
+    init?: { method?: string; body?: unknown },
+  ): Promise<{ status: number; body: Json; headers: Headers }>;
   close(): Promise<void>;
 }
 
@@ -49,23 +60,35 @@ export async function request(
   method: string,
   path: string,
   init: { body?: unknown; authorization?: string } = {},
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-): Promise<{ status: number; body: any }> {
+): Promise<{ status: number; body: Json }> {
   const headers: Record<string, string> = {};
   if (init.authorization) headers.authorization = init.authorization;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const body = init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
-  const res = await app.fetch(new Request(`http://tusk${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }));
+  const body =
+    init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+  const res = await app.fetch(
+    new Request(`http://tusk${path}`, { method, headers, ...(body !== undefined ? { body } : {}) }),
+  );
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
 export async function start(options: TuskOptions = {}): Promise<Client> {
   // Closed when the test that started it finishes, passed or failed (in a hook: by the file's afterAll).
-  const tusk = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', apiKey: ADMIN_KEY, provisionDelayMs: 60_000, ...options }));
+  const tusk = closeWithTest(
+    await startTusk({
+      customerPort: 0,
+      instancePort: 0,
+      log: 'off',
+      apiKey: ADMIN_KEY,
+      provisionDelayMs: 60_000,
+      ...options,
+    }),
+  );
   return {
     tusk,
-    control: (path, init = {}) => call(`${init.port === 'instance' ? tusk.instanceUrl : tusk.customerUrl}/__tusk${path}`, init),
+    control: (path, init = {}) =>
+      call(`${init.port === 'instance' ? tusk.instanceUrl : tusk.customerUrl}/__tusk${path}`, init),
     customer: (path, key = ADMIN_KEY, init = {}) => call(`${tusk.customerUrl}${path}`, { ...init, key }),
     instance: (path, key, init = {}) => call(`${tusk.instanceUrl}${path}`, { ...init, key }),
     close: () => tusk.close(),

@@ -44,7 +44,8 @@ describe('loading a state file', () => {
   beforeAll(async () => {
     tusk = await createTusk({ log: 'off' });
   });
-  const load = (f: string, registry: Registry = tusk.registry) => new StateFile(f, registry).load(tusk.deps.schemas, tusk.control.deps.document);
+  const load = (f: string, registry: Registry = tusk.registry) =>
+    new StateFile(f, registry).load(tusk.deps.schemas, tusk.control.deps.document);
   const refusal = (f: string, reason: string) =>
     `the state file ${f} cannot be loaded: ${reason}. It was left as it is: fix it, move it away or give another --state file.`;
 
@@ -83,16 +84,31 @@ describe('loading a state file', () => {
     const good = () => JSON.parse(before);
     const clock = { ...good(), clock: { offset_ms: 1e308, pinned_ms: null } };
     writeFileSync(file, JSON.stringify(clock));
-    expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: clock.offset_ms: must be <= 253370764799999'));
+    expect(() => load(file)).toThrow(
+      refusal(file, 'not a valid Tusk state: clock.offset_ms: must be <= 253370764799999'),
+    );
     const deep = {
       ...good(),
       outbox: {
         last_id: 1,
-        entries: [{ id: 1, kind: 'callback', event: 'backup', target: 'http://127.0.0.1:9/', body: '@@', dueAt: 0, attempts: 0, status: 'pending' }],
+        entries: [
+          {
+            id: 1,
+            kind: 'callback',
+            event: 'backup',
+            target: 'http://127.0.0.1:9/',
+            body: '@@',
+            dueAt: 0,
+            attempts: 0,
+            status: 'pending',
+          },
+        ],
       },
     };
     writeFileSync(file, JSON.stringify(deep).replace('"@@"', `${'['.repeat(20_000)}${']'.repeat(20_000)}`));
-    expect(() => load(file)).toThrow(/cannot be loaded: not a valid Tusk state: outbox\.entries\.0\.body: nests objects and arrays deeper than 32 levels/);
+    expect(() => load(file)).toThrow(
+      /cannot be loaded: not a valid Tusk state: outbox\.entries\.0\.body: nests objects and arrays deeper than 32 levels/,
+    );
     const twice = good();
     twice.accounts[0].instances[1].providerid = twice.accounts[0].instances[0].providerid;
     writeFileSync(file, JSON.stringify(twice));
@@ -114,7 +130,8 @@ describe('loading a state file', () => {
 
   it('removes the temp files a killed save of that file left, and nothing else', () => {
     const others = ['state.json.bak', '.state.json.notes', '.other.json.1.2.tmp', 'x.tmp', '.state.jsonx.1.tmp'];
-    for (const name of [...others, '.state.json.123.1700000000000.tmp', '.state.json.9.9.tmp']) writeFileSync(join(dir, name), 'x');
+    for (const name of [...others, '.state.json.123.1700000000000.tmp', '.state.json.9.9.tmp'])
+      writeFileSync(join(dir, name), 'x');
     expect(load(file)).toBe(false);
     expect(readdirSync(dir).sort()).toEqual([...others].sort());
   });
@@ -190,7 +207,9 @@ describe('saving the state', () => {
     await state.save();
     expect(state.lastError).toBeInstanceOf(Error);
     expect(error).toHaveBeenCalledTimes(1);
-    expect(error.mock.calls[0]![0]).toMatch(new RegExp(`^tusk: could not write the state file ${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ENOENT`));
+    expect(error.mock.calls[0]![0]).toMatch(
+      new RegExp(`^tusk: could not write the state file ${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ENOENT`),
+    );
 
     await state.save(); // not written yet: tried again, failed again, not reported again
     expect(state.lastError).toBeInstanceOf(Error);

@@ -21,7 +21,10 @@ const fresh = () => new Registry({ ...registry.options, clock: new VirtualClock(
 /** Changes a bit of everything through the stores, the way requests would. */
 function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: string } {
   const { account, key } = registry.authenticateCustomer(ADMIN_KEY)!;
-  const created = account.createInstance({ name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, key);
+  const created = account.createInstance(
+    { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+    key,
+  );
   const inst = account.instanceStore(created.id)!;
   const r = inst.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
   inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
@@ -76,12 +79,19 @@ describe('the registry state round trip', () => {
     expect(loaded.authenticateInstance(instanceKey(3))).toBeUndefined(); // deleted
 
     // ids go on where the dumped registry stood
-    const again = admin.account.createInstance({ name: 'next', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, admin.key);
+    const again = admin.account.createInstance(
+      { name: 'next', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+      admin.key,
+    );
     expect(again.id).toBe(instanceId + 1);
     const inst = admin.account.instanceStore(instanceId)!;
     const before = registry.authenticateInstance(newInstanceKey)!.instance;
-    expect(inst.createRecipient({ type: 'email', value: 'a@example.com' }).id).toBe(before.createRecipient({ type: 'email', value: 'a@example.com' }).id);
-    expect(inst.createIntegration('logs', 'logs_e', { token: 'b' }).id).toBe(before.createIntegration('logs', 'logs_e', { token: 'b' }).id);
+    expect(inst.createRecipient({ type: 'email', value: 'a@example.com' }).id).toBe(
+      before.createRecipient({ type: 'email', value: 'a@example.com' }).id,
+    );
+    expect(inst.createIntegration('logs', 'logs_e', { token: 'b' }).id).toBe(
+      before.createIntegration('logs', 'logs_e', { token: 'b' }).id,
+    );
     expect(admin.account.rotateApiKey(admin.key.id).apikey).not.toBe(newAdminKey);
     expect(admin.account.apiKeys().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
 
@@ -89,7 +99,9 @@ describe('the registry state round trip', () => {
     expect(loaded.clock.offsetMs).toBe(registry.clock.offsetMs);
     expect(loaded.outbox.list()).toEqual(registry.outbox.list());
     expect(loaded.outbox.list().map((e) => e.target)).toContain('http://127.0.0.1:9/cb');
-    expect(loaded.outbox.schedule({ event: 'x', target: 'http://127.0.0.1:9/', body: {} }).id).toBe(dump.outbox.last_id + 1);
+    expect(loaded.outbox.schedule({ event: 'x', target: 'http://127.0.0.1:9/', body: {} }).id).toBe(
+      dump.outbox.last_id + 1,
+    );
   });
 
   it('the listing APIs answer the same from the loaded registry', () => {
@@ -142,7 +154,11 @@ describe('a state that cannot be loaded', () => {
     ['a missing part', (s) => delete s.clock, /clock/],
     ['an unknown member', (s) => (s.accounts[0].extra = true), /extra/],
     ['a wrong type', (s) => (s.accounts[0].instances[0].id = 'one'), /instances\.0.*id|id.*integer/],
-    ['a record the contract refuses', (s) => (s.accounts[0].instances[0].recipients.items[0].type = 'pigeon'), /recipients\.items\.0/],
+    [
+      'a record the contract refuses',
+      (s) => (s.accounts[0].instances[0].recipients.items[0].type = 'pigeon'),
+      /recipients\.items\.0/,
+    ],
     ['an unknown plan', (s) => (s.accounts[0].instances[0].plan = 'gold'), /gold is not a catalogue plan/],
     ['an unknown region', (s) => (s.accounts[0].instances[0].region = 'moon::base-1'), /not a catalogue region/],
     [
@@ -150,10 +166,26 @@ describe('a state that cannot be loaded', () => {
       (s) => (s.accounts[0].keys[1].key = s.accounts[0].keys[0].key),
       /accounts\.0\.keys\.1\.key: this API key appears twice in the state \(also at accounts\.0\.keys\.0\.key\)/,
     ],
-    ['an instance id above the sequence', (s) => (s.accounts[0].last_instance_id = 1), /instances\.\d+\.id: id \d+ is above last_id 1/],
-    ['an alarm naming an unknown recipient', (s) => s.accounts[0].instances[0].alarms.items[0].recipients.push(999), /unknown recipient 999/],
-    ['no default recipient', (s) => (s.accounts[0].instances[0].recipients.default_id = 999), /default recipient 999 is missing/],
-    ['a backup of another database', (s) => (s.accounts[0].instances[0].backups.items[0].database_name = 'other'), /not a database of the instance/],
+    [
+      'an instance id above the sequence',
+      (s) => (s.accounts[0].last_instance_id = 1),
+      /instances\.\d+\.id: id \d+ is above last_id 1/,
+    ],
+    [
+      'an alarm naming an unknown recipient',
+      (s) => s.accounts[0].instances[0].alarms.items[0].recipients.push(999),
+      /unknown recipient 999/,
+    ],
+    [
+      'no default recipient',
+      (s) => (s.accounts[0].instances[0].recipients.default_id = 999),
+      /default recipient 999 is missing/,
+    ],
+    [
+      'a backup of another database',
+      (s) => (s.accounts[0].instances[0].backups.items[0].database_name = 'other'),
+      /not a database of the instance/,
+    ],
     ['an outbox id above the sequence', (s) => (s.outbox.last_id = 0), /outbox/],
     ['a key acting for no team member', (s) => (s.accounts[0].keys[0].email = 'ghost@example.com'), /no team member/],
   ];
@@ -181,10 +213,13 @@ describe('a state that cannot be loaded', () => {
 });
 
 describe('the message of a StateError', () => {
-  const problems = (n: number) => Array.from({ length: n }, (_, k) => `state accounts.${k}.plan: gold is not a catalogue plan`);
+  const problems = (n: number) =>
+    Array.from({ length: n }, (_, k) => `state accounts.${k}.plan: gold is not a catalogue plan`);
 
   it('names every problem, separated by "; ", when there are at most ten', () => {
-    expect(new StateError(problems(1)).message).toBe('not a valid Tusk state: state accounts.0.plan: gold is not a catalogue plan');
+    expect(new StateError(problems(1)).message).toBe(
+      'not a valid Tusk state: state accounts.0.plan: gold is not a catalogue plan',
+    );
     expect(new StateError(problems(10)).message).toBe(`not a valid Tusk state: ${problems(10).join('; ')}`);
   });
 
@@ -204,7 +239,9 @@ describe('GET and PUT /__tusk/state', () => {
     const dump = (await (await control('/__tusk/state')).json()) as RegistryState;
     expect(dump).toEqual(json(registry.toJSON()));
     registry.reset();
-    const res = await tusk.instance.fetch(new Request('http://tusk/__tusk/state', { method: 'PUT', body: JSON.stringify(dump) }));
+    const res = await tusk.instance.fetch(
+      new Request('http://tusk/__tusk/state', { method: 'PUT', body: JSON.stringify(dump) }),
+    );
     expect(res.status).toBe(200);
     expect(((await res.json()) as { seed: number }).seed).toBe(1);
     // the clock moved with the load, so the due callback has had its first attempt since
@@ -220,7 +257,11 @@ describe('GET and PUT /__tusk/state', () => {
     dump.accounts[0].instances[0].plan = 'gold';
     const res = await control('/__tusk/state', { method: 'PUT', body: '{' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: expect.stringMatching(/^body: malformed JSON/), field: 'body', rule: 'json' });
+    expect(await res.json()).toEqual({
+      error: expect.stringMatching(/^body: malformed JSON/),
+      field: 'body',
+      rule: 'json',
+    });
     for (const [body, field, rule] of [
       ['[]', 'state', 'type'],
       [JSON.stringify({ tusk_state: 1 }), 'seed', 'required'],

@@ -11,16 +11,21 @@ import { basic } from './client.js';
 let tusk: Tusk;
 beforeEach(async () => {
   // deliveries answer 204 at once, without a network
-  tusk = await createTusk({ log: 'off', registry: { outbox: { fetch: (async () => new Response(null, { status: 204 })) as typeof fetch } } });
+  tusk = await createTusk({
+    log: 'off',
+    registry: { outbox: { fetch: (async () => new Response(null, { status: 204 })) as typeof fetch } },
+  });
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 /** A control request; `body` is sent as is when a string, else as JSON. */
-const control = (method: string, path: string, body?: unknown) => request(tusk.customer, method, `/__tusk${path}`, { body });
+const control = (method: string, path: string, body?: unknown) =>
+  request(tusk.customer, method, `/__tusk${path}`, { body });
 
-const customer = (path: string, key: string) => tusk.customer.fetch(new Request(`http://tusk${path}`, { headers: { authorization: basic(key) } }));
+const customer = (path: string, key: string) =>
+  tusk.customer.fetch(new Request(`http://tusk${path}`, { headers: { authorization: basic(key) } }));
 const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const NOT_JSON = { error: expect.stringMatching(/^body: malformed JSON \(.+\)$/), field: 'body', rule: 'json' };
 const NO_BODY = { error: 'body: a JSON body is required', field: 'body', rule: 'required' };
@@ -43,7 +48,10 @@ describe('core controls: request bodies', () => {
   });
 
   it('names the field and the rule a body breaks', async () => {
-    expect(await control('POST', '/seed', { seed: -1 })).toStrictEqual({ status: 400, body: { error: 'seed: must be >= 0', field: 'seed', rule: 'minimum' } });
+    expect(await control('POST', '/seed', { seed: -1 })).toStrictEqual({
+      status: 400,
+      body: { error: 'seed: must be >= 0', field: 'seed', rule: 'minimum' },
+    });
     expect(await control('POST', '/seed', { seed: 1, extra: true })).toStrictEqual({
       status: 400,
       body: { error: 'extra: is not an accepted field here', field: 'extra', rule: 'additionalProperties' },
@@ -56,7 +64,11 @@ describe('core controls: POST /__tusk/clock', () => {
     const huge = '9'.repeat(400) + 'd';
     expect(await control('POST', '/clock', { advance: huge })).toStrictEqual({
       status: 400,
-      body: { error: `advance: "${huge}" is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`, field: 'advance', rule: 'duration' },
+      body: {
+        error: `advance: "${huge}" is not a duration (e.g. 10m, 1.5h, 30d, 250ms, or a number of ms)`,
+        field: 'advance',
+        rule: 'duration',
+      },
     });
     expect((await control('GET', '/clock')).body.offset_ms).toBe(0);
   });
@@ -153,7 +165,11 @@ describe('core controls: GET /__tusk/outbox', () => {
   it('refuses an unknown status or kind with 400 naming the field, rule enum and the accepted values', async () => {
     expect(await control('GET', '/outbox?status=lost')).toStrictEqual({
       status: 400,
-      body: { error: 'status: must be one of pending, sending, delivered, failed, recorded', field: 'status', rule: 'enum' },
+      body: {
+        error: 'status: must be one of pending, sending, delivered, failed, recorded',
+        field: 'status',
+        rule: 'enum',
+      },
     });
     expect(await control('GET', '/outbox?kind=email')).toStrictEqual({
       status: 400,
@@ -164,7 +180,8 @@ describe('core controls: GET /__tusk/outbox', () => {
 
 describe('core controls: GET /__tusk/requests', () => {
   it('takes a limit from 1 to the capacity, and refuses another with 400 naming limit, the range and the value', async () => {
-    for (const limit of ['1', '1000']) expect((await control('GET', `/requests?limit=${limit}`)).status, limit).toBe(200);
+    for (const limit of ['1', '1000'])
+      expect((await control('GET', `/requests?limit=${limit}`)).status, limit).toBe(200);
     for (const limit of ['0', '1001', '2.5', 'ten']) {
       expect(await control('GET', `/requests?limit=${limit}`), limit).toStrictEqual({
         status: 400,
@@ -186,7 +203,11 @@ describe('core controls: PUT /__tusk/state', () => {
     state.seed = -1;
     expect(await control('PUT', '/state', state)).toStrictEqual({
       status: 400,
-      body: { error: 'not a valid Tusk state: clock: is required; seed: must be >= 0', field: 'clock', rule: 'required' },
+      body: {
+        error: 'not a valid Tusk state: clock: is required; seed: must be >= 0',
+        field: 'clock',
+        rule: 'required',
+      },
     });
     expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
   });
@@ -216,7 +237,12 @@ describe('core controls: POST /__tusk/accounts', () => {
     const short = (res.body.account_id as string).slice(0, 8);
     const team = (await (await customer('/api/team', res.body.admin_key)).json()) as { id: string }[];
     expect(team).toStrictEqual(
-      ROLES.map((role) => ({ id: expect.any(String), email: `${role.replace(' ', '-')}@account-${short}.example`, tfa_auth_enabled: false, roles: [role] })),
+      ROLES.map((role) => ({
+        id: expect.any(String),
+        email: `${role.replace(' ', '-')}@account-${short}.example`,
+        tfa_auth_enabled: false,
+        roles: [role],
+      })),
     );
     expect(new Set(team.map((m) => m.id)).size).toBe(ROLES.length);
   });

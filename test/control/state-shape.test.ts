@@ -81,6 +81,8 @@ describe('the records of a state checked against the API documents', () => {
   it('stops after twenty problems of the shape, each named by its place in the state', () => {
     const s = dump();
     for (let i = 0; i < 25; i++) s[`extra${i}`] = i;
-    expect(problemsOf(s)).toStrictEqual(Array.from({ length: 20 }, (_, i) => `extra${i}: is not an accepted field here`));
+    expect(problemsOf(s)).toStrictEqual(
+      Array.from({ length: 20 }, (_, i) => `extra${i}: is not an accepted field here`),
+    );
   });
 });

@@ -35,7 +35,21 @@ describe('parseDuration', () => {
   });
 
   it('refuses a text that is a duration only in part', () => {
-    for (const text of ['-1m', 'x10m', '10min', '1.5hours', '10m later', '5w', '10', 'm', '1.h', '.5h', '10 minutes', '1-2s', '1e3ms']) {
+    for (const text of [
+      '-1m',
+      'x10m',
+      '10min',
+      '1.5hours',
+      '10m later',
+      '5w',
+      '10',
+      'm',
+      '1.h',
+      '.5h',
+      '10 minutes',
+      '1-2s',
+      '1e3ms',
+    ]) {
       expect(parseDuration(text), text).toBeUndefined();
     }
   });

@@ -7,7 +7,11 @@ import { createLogger, type LogFormat } from '../../src/core/log.js';
 function capture(format?: LogFormat) {
   const out: string[] = [];
   const err: string[] = [];
-  const logger = createLogger(format, { stdout: (l) => out.push(l), stderr: (l) => err.push(l), now: () => new Date('2026-01-02T03:04:05.000Z') });
+  const logger = createLogger(format, {
+    stdout: (l) => out.push(l),
+    stderr: (l) => err.push(l),
+    now: () => new Date('2026-01-02T03:04:05.000Z'),
+  });
   return { logger, out, err };
 }
 

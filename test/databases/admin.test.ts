@@ -20,7 +20,8 @@ afterAll(async () => {
 });
 
 const name = (what: string) => `${engine.prefix}${what}`;
-const urlOf = (role: string, password: string, database: string) => `postgres://${role}:${password}@127.0.0.1:${engine.port}/${database}`;
+const urlOf = (role: string, password: string, database: string) =>
+  `postgres://${role}:${password}@127.0.0.1:${engine.port}/${database}`;
 
 const one = async (sql: string) => (await engine.sql(sql)).rows[0] as Record<string, unknown>;
 
@@ -30,14 +31,22 @@ describe('DatabaseAdmin on an embedded server', () => {
       `select current_setting('server_encoding') as encoding, current_setting('fsync') as fsync, current_setting('max_connections') as connections,
               current_setting('listen_addresses') as listen, current_setting('data_directory') as data, current_user as superuser`,
     );
-    expect(settings).toMatchObject({ encoding: 'UTF8', fsync: 'off', connections: '200', listen: '127.0.0.1', superuser: 'postgres' });
+    expect(settings).toMatchObject({
+      encoding: 'UTF8',
+      fsync: 'off',
+      connections: '200',
+      listen: '127.0.0.1',
+      superuser: 'postgres',
+    });
     expect(String(settings.data)).toMatch(new RegExp(`/tusk-pg-${process.pid}-[0-9a-f]{8}$`));
   });
 
   it('a new role and database: the role logs in with its password into its own database, with no connection limit by default', async () => {
     const [role, db] = [name('r1'), name('d1')];
     expect(await admin.createDatabase(role, 'first-secret', db)).toBe(false);
-    expect(await run(urlOf(role, 'first-secret', db), 'select current_user as u, current_database() as d')).toEqual([{ u: role, d: db }]);
+    expect(await run(urlOf(role, 'first-secret', db), 'select current_user as u, current_database() as d')).toEqual([
+      { u: role, d: db },
+    ]);
     expect(await one(`select rolconnlimit from pg_roles where rolname = '${role}'`)).toEqual({ rolconnlimit: -1 });
   });
 
@@ -55,7 +64,8 @@ describe('DatabaseAdmin on an embedded server', () => {
     const [owner, other, db] = [name('r3'), name('r3x'), name('d3')];
     await admin.createDatabase(owner, 'secret', db);
     await admin.createDatabase(other, 'secret', name('d3x'));
-    const privilege = (role: string, kind: string) => one(`select has_database_privilege('${role}', '${db}', '${kind}') as p`).then((r) => r.p);
+    const privilege = (role: string, kind: string) =>
+      one(`select has_database_privilege('${role}', '${db}', '${kind}') as p`).then((r) => r.p);
     expect([await privilege(other, 'CONNECT'), await privilege(other, 'TEMPORARY')]).toEqual([false, false]);
     expect([await privilege(owner, 'CONNECT'), await privilege(owner, 'TEMPORARY')]).toEqual([true, true]);
     await expect(run(urlOf(other, 'secret', db), 'select 1')).rejects.toThrow(/permission denied/);
@@ -77,8 +87,12 @@ describe('DatabaseAdmin on an embedded server', () => {
     }
     const copyUrl = urlOf(name('r4c'), 'secret', copy);
     expect(await run(copyUrl, 'select v from t')).toEqual([{ v: 'copied' }]);
-    expect(await run(copyUrl, "select tableowner from pg_tables where tablename = 't'")).toEqual([{ tableowner: name('r4c') }]);
-    expect(await run(copyUrl, "select pg_get_userbyid(nspowner) as owner from pg_namespace where nspname = 'public'")).toEqual([{ owner: name('r4c') }]);
+    expect(await run(copyUrl, "select tableowner from pg_tables where tablename = 't'")).toEqual([
+      { tableowner: name('r4c') },
+    ]);
+    expect(
+      await run(copyUrl, "select pg_get_userbyid(nspowner) as owner from pg_namespace where nspname = 'public'"),
+    ).toEqual([{ owner: name('r4c') }]);
     await run(copyUrl, "insert into t (v) values ('written by the copy'); drop table t");
   });
 
@@ -105,7 +119,9 @@ describe('DatabaseAdmin on an embedded server', () => {
     await admin.createDatabase(name('r7'), 'secret', name('d7'));
     expect(await admin.guardServer(name('r7'))).toEqual([]);
     for (const db of ['postgres', 'template1']) {
-      expect(await one(`select has_database_privilege('${name('r7')}', '${db}', 'CONNECT') as p`), db).toEqual({ p: false });
+      expect(await one(`select has_database_privilege('${name('r7')}', '${db}', 'CONNECT') as p`), db).toEqual({
+        p: false,
+      });
     }
   });
 
@@ -140,7 +156,9 @@ describe('DatabaseAdmin on an embedded server', () => {
   it('the clean-up drops every database and role of this process but those kept', async () => {
     await admin.dropEverything({ keepDatabase: (db) => db === name('d1'), keepRoles: new Set([name('r1')]) });
     expect([...(await admin.databasesLike(engine.prefix))]).toEqual([name('d1')]);
-    const roles = (await engine.sql(`select rolname from pg_roles where rolname like '${engine.prefix}%'`)).rows.map((r) => r.rolname);
+    const roles = (await engine.sql(`select rolname from pg_roles where rolname like '${engine.prefix}%'`)).rows.map(
+      (r) => r.rolname,
+    );
     expect(roles).toEqual([name('r1')]);
   });
 });

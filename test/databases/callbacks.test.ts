@@ -55,13 +55,17 @@ function whenCalledBack<T>(path: string, read: () => Promise<T>): Promise<T> {
 
 /** A database of some megabytes, so that copying it takes the server a moment. */
 async function fill(url: string, mark: string): Promise<void> {
-  await query(url, "create table if not exists pad as select g, repeat('x', 100) as filler from generate_series(1, 100000) g");
+  await query(
+    url,
+    "create table if not exists pad as select g, repeat('x', 100) as filler from generate_series(1, 100000) g",
+  );
   await query(url, 'create table if not exists mark (v text)');
   await query(url, 'delete from mark');
   await query(url, `insert into mark values ('${mark}')`);
 }
 
-const newestBackup = async (key: string) => ((await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(key) })).body as { id: number }[])[0]!.id;
+const newestBackup = async (key: string) =>
+  ((await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(key) })).body as { id: number }[])[0]!.id;
 
 describe('a callback announces work that is done', () => {
   it("backup: when its callback arrives, its snapshot exists and the listed size is the snapshot's", async () => {
@@ -69,10 +73,17 @@ describe('a callback announces work that is done', () => {
     await fill(i.url, 'backed up');
     const database = new URL(i.url).pathname.slice(1);
     const seen = whenCalledBack('/backup', async () => {
-      const listed = (await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) })).body as { id: number; size: number }[];
+      const listed = (await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) })).body as {
+        id: number;
+        size: number;
+      }[];
       const newest = listed[0]!;
       const snapshots = await tusk.deps.databases!.admin.databasesLike(`${database}_b${newest.id}`);
-      return { newest, snapshots, real: snapshots.size ? await tusk.deps.databases!.admin.size(`${database}_b${newest.id}`) : undefined };
+      return {
+        newest,
+        snapshots,
+        real: snapshots.size ? await tusk.deps.databases!.admin.size(`${database}_b${newest.id}`) : undefined,
+      };
     });
     const made = await json(`${tusk.instanceUrl}/api/backup`, {
       method: 'POST',

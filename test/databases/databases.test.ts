@@ -50,14 +50,20 @@ describe('instances are real Postgres databases', () => {
     const i = await createReady();
     await query(i.url, 'create table t (x int)');
     await query(i.url, 'insert into t values (42)');
-    const backup = await json(`${tusk.instanceUrl}/api/backup`, { method: 'POST', headers: keyAuth(i.apikey), body: '{}' });
+    const backup = await json(`${tusk.instanceUrl}/api/backup`, {
+      method: 'POST',
+      headers: keyAuth(i.apikey),
+      body: '{}',
+    });
     expect(backup.status).toBeLessThan(300);
     await settled();
     await query(i.url, 'drop table t');
     const list = await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) });
     const newest = (list.body as { id: number; database_name: string; size: number }[])[0]!;
     // Its size is the snapshot's, as the server counts it.
-    expect(newest.size).toBe(await tusk.deps.databases!.admin.size(`${new URL(i.url).pathname.slice(1)}_b${newest.id}`));
+    expect(newest.size).toBe(
+      await tusk.deps.databases!.admin.size(`${new URL(i.url).pathname.slice(1)}_b${newest.id}`),
+    );
     const restored = await json(`${tusk.instanceUrl}/api/backup/restore`, {
       method: 'POST',
       headers: keyAuth(i.apikey),
@@ -70,7 +76,10 @@ describe('instances are real Postgres databases', () => {
 
   it('rotate-password: the old password is refused, the new url connects', async () => {
     const i = await createReady();
-    const rotated = await json(`${tusk.instanceUrl}/api/account/rotate-password`, { method: 'POST', headers: keyAuth(i.apikey) });
+    const rotated = await json(`${tusk.instanceUrl}/api/account/rotate-password`, {
+      method: 'POST',
+      headers: keyAuth(i.apikey),
+    });
     expect(rotated.status).toBeLessThan(300);
     await settled();
     await expect(query(i.url, 'select 1')).rejects.toThrow(/password authentication failed/);
@@ -96,7 +105,14 @@ describe('instances are real Postgres databases', () => {
     await client.connect();
     const list = await json(`${tusk.instanceUrl}/api/maintenance`, { headers: keyAuth(i.apikey) });
     const scheduled = (list.body as { id: number; status: string }[]).find((m) => m.status === 'scheduled')!;
-    expect((await json(`${tusk.instanceUrl}/api/maintenance/${scheduled.id}`, { method: 'POST', headers: keyAuth(i.apikey) })).status).toBeLessThan(300);
+    expect(
+      (
+        await json(`${tusk.instanceUrl}/api/maintenance/${scheduled.id}`, {
+          method: 'POST',
+          headers: keyAuth(i.apikey),
+        })
+      ).status,
+    ).toBeLessThan(300);
     await ended;
     await client.end().catch(() => undefined);
   });
@@ -106,13 +122,22 @@ describe('instances are real Postgres databases', () => {
     await query(i.url, "create table big as select g as id, repeat('x', 200) as pad from generate_series(1, 20000) g");
     await tusk.deps.databases!.measureSizes();
     const database = new URL(i.url).pathname.slice(1);
-    const bytes = Number(((await query(i.url, `select pg_database_size('${database}') as s`)) as { s: string }[])[0]!.s);
+    const bytes = Number(
+      ((await query(i.url, `select pg_database_size('${database}') as s`)) as { s: string }[])[0]!.s,
+    );
     const metrics = async () =>
-      (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { headers: ADMIN })).body.metrics as { disk_used_gb: number };
+      (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { headers: ADMIN })).body.metrics as {
+        disk_used_gb: number;
+      };
     expect((await metrics()).disk_used_gb).toBeCloseTo(bytes / 1e9, 4);
     expect(
-      (await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, { method: 'PUT', headers: ADMIN, body: JSON.stringify({ disk_used_gb: 42 }) }))
-        .status,
+      (
+        await json(`${tusk.customerUrl}/__tusk/instances/${i.id}/metrics`, {
+          method: 'PUT',
+          headers: ADMIN,
+          body: JSON.stringify({ disk_used_gb: 42 }),
+        })
+      ).status,
     ).toBe(200);
     await query(i.url, 'insert into big select * from big');
     await tusk.deps.databases!.measureSizes();
@@ -122,7 +147,9 @@ describe('instances are real Postgres databases', () => {
   it('delete: connecting fails afterwards', async () => {
     const i = await createReady();
     expect(await query(i.url, 'select 1 as one')).toEqual([{ one: 1 }]);
-    expect((await json(`${tusk.customerUrl}/api/instances/${i.id}`, { method: 'DELETE', headers: ADMIN })).status).toBeLessThan(300);
+    expect(
+      (await json(`${tusk.customerUrl}/api/instances/${i.id}`, { method: 'DELETE', headers: ADMIN })).status,
+    ).toBeLessThan(300);
     await settled();
     await expect(query(i.url, 'select 1')).rejects.toThrow();
   });
@@ -149,7 +176,9 @@ describe('an external server (--databases postgres://...)', () => {
     try {
       const logged: string[] = [];
       const log = vi.spyOn(console, 'error').mockImplementation((line: string) => void logged.push(line));
-      const ext = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: admin }));
+      const ext = closeWithTest(
+        await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, databases: admin }),
+      );
       const create = () =>
         json(`${ext.customerUrl}/api/instances`, {
           method: 'POST',
@@ -161,7 +190,9 @@ describe('an external server (--databases postgres://...)', () => {
       await ext.deps.databases!.idle();
       log.mockRestore();
       expect(created.body.url).toContain(`@127.0.0.1:${port}/`);
-      expect(await query(created.body.url, 'select current_database() as db')).toEqual([{ db: expect.stringMatching(/^tusk_/) }]);
+      expect(await query(created.body.url, 'select current_database() as db')).toEqual([
+        { db: expect.stringMatching(/^tusk_/) },
+      ]);
       // Its instance databases are private there too; the server's own databases are its admin's,
       // and Tusk says which of them every role may enter.
       const theirs = new URL(created.body.url);
@@ -187,7 +218,9 @@ describe('an external server (--databases postgres://...)', () => {
 describe('no orphan', () => {
   it('the embedded server and its data directory are gone after close', async () => {
     const mine = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tusk-pg-${process.pid}-`));
-    const other = closeWithTest(await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' }));
+    const other = closeWithTest(
+      await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' }),
+    );
     await other.deps.databases!.engine.start();
     const before = mine().length;
     expect(before).toBeGreaterThanOrEqual(1);

@@ -9,7 +9,13 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync,
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { blockedForPostgres, cleanStaleEmbedded, EmbeddedServer, persistentDataDir, removeInBackground } from '../../src/databases/embedded.js';
+import {
+  blockedForPostgres,
+  cleanStaleEmbedded,
+  EmbeddedServer,
+  persistentDataDir,
+  removeInBackground,
+} from '../../src/databases/embedded.js';
 import { running, start, type Started } from '../support/processes.js';
 import { tempDir } from '../support/temp.js';
 
@@ -115,7 +121,11 @@ async function oneRmCall(calls: () => RmCall[]): Promise<RmCall> {
 
 /** A Node process that runs until a signal ends it, with `setup` run first; resolves once it is ready. */
 async function node(setup = '', extraArgs: string[] = []): Promise<Started> {
-  const started = start(process.execPath, ['-e', `${setup}; setInterval(() => {}, 1000); console.log('ready');`, ...extraArgs]);
+  const started = start(process.execPath, [
+    '-e',
+    `${setup}; setInterval(() => {}, 1000); console.log('ready');`,
+    ...extraArgs,
+  ]);
   await started.until(/ready/);
   return started;
 }
@@ -252,7 +262,8 @@ describe.runIf(process.platform === 'linux')('cleanStaleEmbedded', () => {
 /** The postgres system user's ids, when there is one. */
 function postgresUser(): { uid: number; gid: number; gids: number[] } | undefined {
   try {
-    const id = (flag: string) => execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const id = (flag: string) =>
+      execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     return { uid: Number(id('-u')), gid: Number(id('-g')), gids: id('-G').split(/\s+/).map(Number) };
   } catch {
     return undefined;
@@ -312,64 +323,68 @@ describe('persistentDataDir', () => {
 
 // These need root (chown) and the postgres system user, both of which this project's machines have:
 // their checks that the root-only branch of the code works run here.
-describe.runIf(root && postgres !== undefined)('blockedForPostgres and persistentDataDir, as root with a postgres system user', () => {
-  const pg = postgres!;
+describe.runIf(root && postgres !== undefined)(
+  'blockedForPostgres and persistentDataDir, as root with a postgres system user',
+  () => {
+    const pg = postgres!;
 
-  it('gives a folder of root with mode 0700, and one of root’s group with 0750', () => {
-    const base = openDir('tusk-files-blocked-');
-    const closed = dirWith(base, 'closed', 0o700);
-    expect(blockedForPostgres(closed)).toBe(closed);
-    const group = dirWith(base, 'group', 0o750);
-    expect(blockedForPostgres(group)).toBe(group);
-    const writable = dirWith(base, 'writable', 0o706);
-    expect(blockedForPostgres(writable)).toBe(writable);
-  });
+    it('gives a folder of root with mode 0700, and one of root’s group with 0750', () => {
+      const base = openDir('tusk-files-blocked-');
+      const closed = dirWith(base, 'closed', 0o700);
+      expect(blockedForPostgres(closed)).toBe(closed);
+      const group = dirWith(base, 'group', 0o750);
+      expect(blockedForPostgres(group)).toBe(group);
+      const writable = dirWith(base, 'writable', 0o706);
+      expect(blockedForPostgres(writable)).toBe(writable);
+    });
 
-  it('gives the first blocking folder from the folder upward', () => {
-    const a = dirWith(openDir('tusk-files-blocked-'), 'a', 0o700);
-    const b = dirWith(a, 'b', 0o755);
-    const c = dirWith(b, 'c', 0o700);
-    expect(blockedForPostgres(c)).toBe(c);
-    expect(blockedForPostgres(join(c, 'd'))).toBe(c);
-    expect(blockedForPostgres(b)).toBe(a);
-  });
+    it('gives the first blocking folder from the folder upward', () => {
+      const a = dirWith(openDir('tusk-files-blocked-'), 'a', 0o700);
+      const b = dirWith(a, 'b', 0o755);
+      const c = dirWith(b, 'c', 0o700);
+      expect(blockedForPostgres(c)).toBe(c);
+      expect(blockedForPostgres(join(c, 'd'))).toBe(c);
+      expect(blockedForPostgres(b)).toBe(a);
+    });
 
-  it('skips a path that does not exist yet, checking its existing parents', () => {
-    const base = openDir('tusk-files-blocked-');
-    const closed = dirWith(base, 'closed', 0o700);
-    expect(blockedForPostgres(join(closed, 'x', 'y'))).toBe(closed);
-    expect(blockedForPostgres(join(base, 'x', 'y'))).toBeUndefined();
-  });
+    it('skips a path that does not exist yet, checking its existing parents', () => {
+      const base = openDir('tusk-files-blocked-');
+      const closed = dirWith(base, 'closed', 0o700);
+      expect(blockedForPostgres(join(closed, 'x', 'y'))).toBe(closed);
+      expect(blockedForPostgres(join(base, 'x', 'y'))).toBeUndefined();
+    });
 
-  it('lets the postgres user into its own folder of mode 0700, and not into its own folder of mode 0077', () => {
-    const base = openDir('tusk-files-blocked-');
-    expect(blockedForPostgres(dirWith(base, 'own', 0o700, pg.uid, 0))).toBeUndefined();
-    const denied = dirWith(base, 'denied', 0o077, pg.uid, 0);
-    expect(blockedForPostgres(denied)).toBe(denied);
-  });
+    it('lets the postgres user into its own folder of mode 0700, and not into its own folder of mode 0077', () => {
+      const base = openDir('tusk-files-blocked-');
+      expect(blockedForPostgres(dirWith(base, 'own', 0o700, pg.uid, 0))).toBeUndefined();
+      const denied = dirWith(base, 'denied', 0o077, pg.uid, 0);
+      expect(blockedForPostgres(denied)).toBe(denied);
+    });
 
-  it('lets the postgres user in through a group of its own with 0750, and not with 0700 or 0705', () => {
-    const base = openDir('tusk-files-blocked-');
-    for (const gid of pg.gids) expect(blockedForPostgres(dirWith(base, `group-${gid}`, 0o750, 0, gid))).toBeUndefined();
-    const closed = dirWith(base, 'closed', 0o700, 0, pg.gid);
-    expect(blockedForPostgres(closed)).toBe(closed);
-    const others = dirWith(base, 'others', 0o705, 0, pg.gid);
-    expect(blockedForPostgres(others)).toBe(others);
-  });
+    it('lets the postgres user in through a group of its own with 0750, and not with 0700 or 0705', () => {
+      const base = openDir('tusk-files-blocked-');
+      for (const gid of pg.gids)
+        expect(blockedForPostgres(dirWith(base, `group-${gid}`, 0o750, 0, gid))).toBeUndefined();
+      const closed = dirWith(base, 'closed', 0o700, 0, pg.gid);
+      expect(blockedForPostgres(closed)).toBe(closed);
+      const others = dirWith(base, 'others', 0o705, 0, pg.gid);
+      expect(blockedForPostgres(others)).toBe(others);
+    });
 
-  it('keeps the data of a state file whose folder is blocked in the temp folder, under a name made from its path', () => {
-    const closed = tempDir('tusk-files-state-');
-    chmodSync(closed, 0o700);
-    const state = join(closed, 'sub', 'tusk.json');
-    const kept = persistentDataDir(state);
-    expect(dirname(kept.dir)).toBe(tmpdir());
-    expect(basename(kept.dir)).toMatch(/^tusk-pgstate-[0-9a-f]{16}$/);
-    expect(kept.why).toBe(`the postgres system user cannot enter ${closed}`);
-    expect(persistentDataDir(state)).toEqual(kept);
-    expect(persistentDataDir(relative(process.cwd(), state))).toEqual(kept);
-    expect(persistentDataDir(join(closed, 'other.json')).dir).not.toBe(kept.dir);
-  });
-});
+    it('keeps the data of a state file whose folder is blocked in the temp folder, under a name made from its path', () => {
+      const closed = tempDir('tusk-files-state-');
+      chmodSync(closed, 0o700);
+      const state = join(closed, 'sub', 'tusk.json');
+      const kept = persistentDataDir(state);
+      expect(dirname(kept.dir)).toBe(tmpdir());
+      expect(basename(kept.dir)).toMatch(/^tusk-pgstate-[0-9a-f]{16}$/);
+      expect(kept.why).toBe(`the postgres system user cannot enter ${closed}`);
+      expect(persistentDataDir(state)).toEqual(kept);
+      expect(persistentDataDir(relative(process.cwd(), state))).toEqual(kept);
+      expect(persistentDataDir(join(closed, 'other.json')).dir).not.toBe(kept.dir);
+    });
+  },
+);
 
 /** Gives `server` the process `child` as its postmaster (what start() does with the package's). */
 function runOn(server: EmbeddedServer, child: ChildProcess): void {
@@ -418,9 +433,11 @@ describe('EmbeddedServer, before a start', () => {
   it('dispose() removes a data directory of this process in the background', async () => {
     const server = new EmbeddedServer(5432);
     folder(dirname(server.dataDir), basename(server.dataDir));
-    const trash = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`tusk-trash-${basename(server.dataDir)}-`));
+    const trash = () =>
+      readdirSync(tmpdir()).filter((name) => name.startsWith(`tusk-trash-${basename(server.dataDir)}-`));
     onTestFinished(() => {
-      for (const dir of [server.dataDir, ...trash().map((name) => join(tmpdir(), name))]) rmSync(dir, { recursive: true, force: true });
+      for (const dir of [server.dataDir, ...trash().map((name) => join(tmpdir(), name))])
+        rmSync(dir, { recursive: true, force: true });
     });
     server.dispose();
     expect(existsSync(server.dataDir)).toBe(false);
@@ -442,7 +459,10 @@ describe('EmbeddedServer.stop', () => {
     const child = (server as unknown as { process?: ChildProcess }).process;
     const t = Date.now();
     await server.stop(graceMs);
-    return { ms: Date.now() - t, exited: child !== undefined && (child.signalCode !== null || child.exitCode !== null) };
+    return {
+      ms: Date.now() - t,
+      exited: child !== undefined && (child.signalCode !== null || child.exitCode !== null),
+    };
   }
 
   it('signals nothing without a process, or with one that has exited', async () => {
@@ -498,7 +518,9 @@ describe('EmbeddedServer.stop', () => {
 
   it('kills with SIGKILL a server that stops on neither SIGINT nor SIGQUIT, 2 seconds after the SIGQUIT', async () => {
     const server = new EmbeddedServer(5432);
-    const child = await node("process.on('SIGINT', () => console.log('INT')); process.on('SIGQUIT', () => console.log('QUIT'))");
+    const child = await node(
+      "process.on('SIGINT', () => console.log('INT')); process.on('SIGQUIT', () => console.log('QUIT'))",
+    );
     const kill = vi.spyOn(child.child, 'kill');
     runOn(server, child.child);
     const { ms, exited } = await timedStop(server, 100);

@@ -15,7 +15,8 @@ function watchdogsOf(pid: number): { pid: number; args: string[] }[] {
   for (const entry of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (args[0] === 'sh' && args[1] === '-c' && args[3] === 'sh' && args[5] === String(pid)) found.push({ pid: Number(entry), args: args.slice(4, 7) });
+      if (args[0] === 'sh' && args[1] === '-c' && args[3] === 'sh' && args[5] === String(pid))
+        found.push({ pid: Number(entry), args: args.slice(4, 7) });
     } catch {
       /* exited meanwhile */
     }
@@ -40,7 +41,9 @@ describe.runIf(process.platform === 'linux')('an embedded server started for rea
     expect(await query(url, 'select 1 as one')).toEqual([{ one: 1 }]);
     const first = server.pid!;
     expect(server.running).toBe(true);
-    expect(watchdogsOf(first)).toEqual([{ pid: expect.any(Number), args: [String(process.pid), String(first), server.dataDir] }]);
+    expect(watchdogsOf(first)).toEqual([
+      { pid: expect.any(Number), args: [String(process.pid), String(first), server.dataDir] },
+    ]);
 
     // A stop it was asked for: no exit reported, the watchdog gone with it.
     const [watcher] = watchdogsOf(first);

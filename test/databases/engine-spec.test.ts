@@ -16,11 +16,15 @@ describe('--databases (parseEngineSpec)', () => {
       kind: 'external',
       url: 'postgres://admin:secret@db.example:5433/postgres',
     });
-    expect(parseEngineSpec('postgresql://admin@localhost/postgres')).toEqual({ kind: 'external', url: 'postgresql://admin@localhost/postgres' });
+    expect(parseEngineSpec('postgresql://admin@localhost/postgres')).toEqual({
+      kind: 'external',
+      url: 'postgresql://admin@localhost/postgres',
+    });
   });
 
   it('anything else is refused, naming the three forms and the value', () => {
-    const refusal = (value: string) => `--databases must be off, embedded or a postgres:// URL of an existing server, got "${value}"`;
+    const refusal = (value: string) =>
+      `--databases must be off, embedded or a postgres:// URL of an existing server, got "${value}"`;
     for (const value of [
       '',
       'on',
@@ -62,7 +66,9 @@ describe('a failure that says the server is out of reach (isUnreachable)', () =>
 
   it('a wrong statement, a refused login or a missing database is an answer, not a loss', () => {
     expect(isUnreachable(Object.assign(new Error('syntax error at or near "selec"'), { code: '42601' }))).toBe(false);
-    expect(isUnreachable(Object.assign(new Error('password authentication failed for user "x"'), { code: '28P01' }))).toBe(false);
+    expect(
+      isUnreachable(Object.assign(new Error('password authentication failed for user "x"'), { code: '28P01' })),
+    ).toBe(false);
     expect(isUnreachable(Object.assign(new Error('database "x" does not exist'), { code: '3D000' }))).toBe(false);
     expect(isUnreachable(new Error('the database system is in recovery mode'))).toBe(false);
   });
@@ -94,7 +100,9 @@ describe('an engine before it starts (PostgresEngine)', () => {
     expect(kept.prefix).toBe('tusk_');
     expect(kept.keptDataDir).toBe('/var/lib/tusk/pg');
     // An existing server keeps no data directory of Tusk's: its names are this process's.
-    const external = new PostgresEngine({ kind: 'external', url: 'postgres://tusk@localhost/postgres' }, undefined, { dataDir: '/var/lib/tusk/pg' });
+    const external = new PostgresEngine({ kind: 'external', url: 'postgres://tusk@localhost/postgres' }, undefined, {
+      dataDir: '/var/lib/tusk/pg',
+    });
     expect(external.prefix).toMatch(/^tusk_[0-9a-z]+_[0-9a-f]{6}_$/);
     expect(external.keptDataDir).toBeUndefined();
     expect(fresh.keptDataDir).toBeUndefined();

@@ -117,13 +117,23 @@ describe('an existing server reached by URL', () => {
     expect(engine.version).toBe('17.10');
     expect(states).toEqual(['starting', 'ready']);
     expect(server.pools).toHaveLength(1);
-    expect(server.pools[0]!.config).toMatchObject({ connectionString: URL_OF_ADMIN, max: 4, connectionTimeoutMillis: 5_000 });
+    expect(server.pools[0]!.config).toMatchObject({
+      connectionString: URL_OF_ADMIN,
+      max: 4,
+      connectionTimeoutMillis: 5_000,
+    });
   });
 
   it('a client on another database of the server keeps the admin URL but its database', async () => {
     const { engine } = await started();
     const client = await engine.connect('tusk_abc_inst');
-    expect(server.clients).toEqual([{ config: { connectionString: 'postgres://tusk:secret@db.example:5999/tusk_abc_inst' }, connected: true, ended: false }]);
+    expect(server.clients).toEqual([
+      {
+        config: { connectionString: 'postgres://tusk:secret@db.example:5999/tusk_abc_inst' },
+        connected: true,
+        ended: false,
+      },
+    ]);
     await client.end();
   });
 
@@ -134,12 +144,16 @@ describe('an existing server reached by URL', () => {
   });
 
   it('a first start that fails: the state is failed, the reason is kept and logged once as an error', async () => {
-    server.behaviour = { fail: Object.assign(new Error('password authentication failed for user "tusk"'), { code: '28P01' }) };
+    server.behaviour = {
+      fail: Object.assign(new Error('password authentication failed for user "tusk"'), { code: '28P01' }),
+    };
     const { engine, logged } = engineOf();
     await expect(engine.start()).rejects.toThrow('password authentication failed');
     expect(engine.state).toBe('failed');
     expect(engine.failure?.message).toBe('password authentication failed for user "tusk"');
-    expect(logged).toEqual(['error tusk: databases: the engine did not start: password authentication failed for user "tusk"']);
+    expect(logged).toEqual([
+      'error tusk: databases: the engine did not start: password authentication failed for user "tusk"',
+    ]);
     await expect(engine.whenReady()).rejects.toThrow('password authentication failed');
   });
 
@@ -209,7 +223,9 @@ describe('a lost server is brought back', () => {
   it('reconnects with waits that double, and says after how long it is back; whenReady waits for it', async () => {
     const { engine, logged } = await started();
     fakeTimers({ date: true });
-    server.behaviour = { fail: Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5999'), { code: 'ECONNREFUSED' }) };
+    server.behaviour = {
+      fail: Object.assign(new Error('connect ECONNREFUSED 10.0.0.7:5999'), { code: 'ECONNREFUSED' }),
+    };
     await engine.check();
     expect(engine.state).toBe('restarting');
     let ready = false;
@@ -290,7 +306,9 @@ describe('closing', () => {
 
   it('a wait for a server that is being brought back ends with the close, as a refusal', async () => {
     const { engine } = await started();
-    server.behaviour = { fail: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) };
+    server.behaviour = {
+      fail: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    };
     await engine.check();
     expect(engine.state).toBe('restarting');
     const waiting = engine.whenReady();

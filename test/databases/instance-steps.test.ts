@@ -68,7 +68,10 @@ function setup(options: { external?: boolean } = {}) {
   const engine = new StandInEngine();
   if (options.external) engine.spec = { kind: 'external', url: 'postgres://x@127.0.0.1/postgres' };
   const logged: [string, string][] = [];
-  const databases = new Databases(engine as unknown as PostgresEngine, (level, line) => void logged.push([level, line]));
+  const databases = new Databases(
+    engine as unknown as PostgresEngine,
+    (level, line) => void logged.push([level, line]),
+  );
   const stand = standInAdmin();
   Object.defineProperty(databases, 'admin', { value: stand.admin });
   closing.push(() => databases.close());
@@ -145,7 +148,12 @@ describe('provisioning', () => {
     databases.snapshot(source, 2, 100);
     databases.provision('copy', 'pw', { from: { ref: source, at: 100 } });
     await databases.idle();
-    expect(calls.createDatabase!.at(-1)).toEqual(['tusk_t_ucopy', 'pw', 'tusk_t_dcopy', { template: 'tusk_t_dfrozen_b2' }]);
+    expect(calls.createDatabase!.at(-1)).toEqual([
+      'tusk_t_ucopy',
+      'pw',
+      'tusk_t_dcopy',
+      { template: 'tusk_t_dfrozen_b2' },
+    ]);
   });
 
   it('a kept database finds the snapshots of its backups that still exist, made private again', async () => {
@@ -248,7 +256,12 @@ describe('the other operations', () => {
     databases.drop(ref);
     expect(databases.isReady(ref)).toBe(false);
     await databases.idle();
-    expect(order).toEqual(['dropDatabase tusk_t_ddel', 'dropDatabase tusk_t_ddel_b4', 'dropDatabase tusk_t_ddel_b5', 'dropRole tusk_t_udel']);
+    expect(order).toEqual([
+      'dropDatabase tusk_t_ddel',
+      'dropDatabase tusk_t_ddel_b4',
+      'dropDatabase tusk_t_ddel_b5',
+      'dropRole tusk_t_udel',
+    ]);
   });
 
   it("a backup is a snapshot named after it; `done` learns the snapshot's size", async () => {
@@ -353,7 +366,9 @@ describe('the other operations', () => {
     databases.provision('live', 'pw');
     databases.dropUnused();
     await databases.idle();
-    const [{ keepDatabase, keepRoles }] = calls.dropEverything![0] as [{ keepDatabase: (name: string) => boolean; keepRoles: Set<string> }];
+    const [{ keepDatabase, keepRoles }] = calls.dropEverything![0] as [
+      { keepDatabase: (name: string) => boolean; keepRoles: Set<string> },
+    ];
     expect(
       [
         'tusk_t_dlive',

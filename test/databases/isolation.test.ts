@@ -17,7 +17,10 @@ afterAll(async () => {
 
 type Created = { id: number; url: string; apikey: string };
 
-async function createReady(headers: Record<string, string> = ADMIN, body: Record<string, unknown> = {}): Promise<Created> {
+async function createReady(
+  headers: Record<string, string> = ADMIN,
+  body: Record<string, unknown> = {},
+): Promise<Created> {
   const created = await json(`${tusk.customerUrl}/api/instances`, {
     method: 'POST',
     headers,
@@ -69,14 +72,19 @@ describe("an instance's credentials open its own database only", () => {
 
   it("are refused by the engine's maintenance databases", async () => {
     const a = await createReady();
-    for (const maintenance of ['postgres', 'template1']) await expect(query(toDatabase(a.url, maintenance), 'select 1')).rejects.toThrow(REFUSED);
+    for (const maintenance of ['postgres', 'template1'])
+      await expect(query(toDatabase(a.url, maintenance), 'select 1')).rejects.toThrow(REFUSED);
   });
 
   it('may not connect to the snapshots of its own backups (only the server restores them)', async () => {
     const a = await createReady();
-    expect((await json(`${tusk.instanceUrl}/api/backup`, { method: 'POST', headers: keyAuth(a.apikey), body: '{}' })).status).toBeLessThan(300);
+    expect(
+      (await json(`${tusk.instanceUrl}/api/backup`, { method: 'POST', headers: keyAuth(a.apikey), body: '{}' })).status,
+    ).toBeLessThan(300);
     await tusk.deps.databases!.idle();
-    const newest = (await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(a.apikey) })).body[0] as { id: number };
+    const newest = (await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(a.apikey) })).body[0] as {
+      id: number;
+    };
     await expect(query(toDatabase(a.url, `${databaseOf(a.url)}_b${newest.id}`), 'select 1')).rejects.toThrow(REFUSED);
   });
 
@@ -94,8 +102,14 @@ describe("an instance's credentials open its own database only", () => {
     // restore: the database is made anew from the snapshot, private again
     await json(`${tusk.instanceUrl}/api/backup`, { method: 'POST', headers: keyAuth(a.apikey), body: '{}' });
     await tusk.deps.databases!.idle();
-    const newest = (await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(a.apikey) })).body[0] as { id: number };
-    await json(`${tusk.instanceUrl}/api/backup/restore`, { method: 'POST', headers: keyAuth(a.apikey), body: JSON.stringify({ backup_id: newest.id }) });
+    const newest = (await json(`${tusk.instanceUrl}/api/backup`, { headers: keyAuth(a.apikey) })).body[0] as {
+      id: number;
+    };
+    await json(`${tusk.instanceUrl}/api/backup/restore`, {
+      method: 'POST',
+      headers: keyAuth(a.apikey),
+      body: JSON.stringify({ backup_id: newest.id }),
+    });
     await tusk.deps.databases!.idle();
     expect(await query(a.url, 'select x from t')).toEqual([{ x: 1 }]);
     await expect(query(toDatabase(other.url, databaseOf(a.url)), 'select 1')).rejects.toThrow(REFUSED);

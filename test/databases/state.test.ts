@@ -33,7 +33,11 @@ describe('--state keeps the databases', () => {
       await first.deps.databases!.idle();
       await query(created.body.url, 'create table t (x int)');
       await query(created.body.url, 'insert into t values (7)');
-      await json(`${first.instanceUrl}/api/backup`, { method: 'POST', headers: keyAuth(created.body.apikey), body: '{}' });
+      await json(`${first.instanceUrl}/api/backup`, {
+        method: 'POST',
+        headers: keyAuth(created.body.apikey),
+        body: '{}',
+      });
       await first.deps.databases!.idle();
       await query(created.body.url, 'insert into t values (8)');
       await first.close();
@@ -55,7 +59,8 @@ describe('--state keeps the databases', () => {
       intruder.pathname = new URL(got.url).pathname;
       await expect(query(intruder.toString(), 'select 1')).rejects.toThrow(/permission denied for database/);
       // The snapshot of the first run restores in the second.
-      const newest = (await json(`${first.instanceUrl}/api/backup`, { headers: keyAuth(created.body.apikey) })).body[0] as { id: number };
+      const newest = (await json(`${first.instanceUrl}/api/backup`, { headers: keyAuth(created.body.apikey) }))
+        .body[0] as { id: number };
       await json(`${first.instanceUrl}/api/backup/restore`, {
         method: 'POST',
         headers: keyAuth(created.body.apikey),

@@ -24,7 +24,14 @@ async function start(databases: string): Promise<{ tusk: RunningTusk; logged: st
   const logged: string[] = [];
   vi.spyOn(console, 'error').mockImplementation((line: string) => void logged.push(String(line)));
   vi.spyOn(console, 'log').mockImplementation((line: string) => void logged.push(String(line)));
-  const tusk = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', provisionDelayMs: 0, rateLimit: '100000/1', databases });
+  const tusk = await startTusk({
+    customerPort: 0,
+    instancePort: 0,
+    log: 'off',
+    provisionDelayMs: 0,
+    rateLimit: '100000/1',
+    databases,
+  });
   running.push(tusk);
   const engine = tusk.deps.databases!.engine;
   const states: EngineState[] = [];

@@ -3,8 +3,14 @@
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import pg from 'pg';
 
-export const ADMIN = { authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`, 'content-type': 'application/json' };
-export const keyAuth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`, 'content-type': 'application/json' });
+export const ADMIN = {
+  authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`,
+  'content-type': 'application/json',
+};
+export const keyAuth = (key: string) => ({
+  authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}`,
+  'content-type': 'application/json',
+});
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as read
 export async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {

@@ -11,14 +11,19 @@ import { tempDir } from '../support/temp.js';
 
 /** An owner process and the pid of its "server", a child that runs until a signal ends it. */
 async function owner(): Promise<{ owner: number; server: number; kill: () => void }> {
-  const script = "const c = require('node:child_process').spawn('sleep', ['60'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000);";
+  const script =
+    "const c = require('node:child_process').spawn('sleep', ['60'], { stdio: 'ignore' }); console.log(c.pid); setInterval(() => {}, 1000);";
   const started = start(process.execPath, ['-e', script]);
   const server = Number((await started.until(/^\d+\n/m)).trim());
   return { owner: started.child.pid!, server, kill: () => process.kill(started.child.pid!, 'SIGKILL') };
 }
 
 /** Starts the watchdog, killed when the test finishes if it has not exited by then. */
-function watch(server: number, dataDir: string | undefined, ownerPid: number): { child: ChildProcess; exited: Promise<void> } {
+function watch(
+  server: number,
+  dataDir: string | undefined,
+  ownerPid: number,
+): { child: ChildProcess; exited: Promise<void> } {
   const child = watchdog(server, dataDir, ownerPid)!;
   expect(child).toBeDefined();
   const exited = new Promise<void>((done) => child.once('exit', () => done()));

@@ -46,12 +46,38 @@ export const TRICKY_STRINGS = [
 ];
 
 /** Field names an unknown field gets. */
-export const EXTRA_FIELDS = ['fuzz_extra', '__proto__', 'constructor', 'prototype', '', ' ', 'a.b', 'ID', 'type ', 'ünïcödé', '😀', 'x'.repeat(300)];
+export const EXTRA_FIELDS = [
+  'fuzz_extra',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '',
+  ' ',
+  'a.b',
+  'ID',
+  'type ',
+  'ünïcödé',
+  '😀',
+  'x'.repeat(300),
+];
 
 /** Values of every JSON type, for wrong-type mutations. */
 export const TYPE_POOL: unknown[] = ['text', '1', '', 1, 0, -1, 1.5, true, false, null, [], [1], {}, { a: 1 }];
 
-const NUMERIC_EDGES = [-1, 0, 1.5, -0.5, 2 ** 31, 2 ** 53, 2 ** 53 + 2, 1e308, -1e308, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, 5e-324];
+const NUMERIC_EDGES = [
+  -1,
+  0,
+  1.5,
+  -0.5,
+  2 ** 31,
+  2 ** 53,
+  2 ** 53 + 2,
+  1e308,
+  -1e308,
+  Number.MAX_SAFE_INTEGER,
+  Number.MIN_SAFE_INTEGER,
+  5e-324,
+];
 
 const COMBINATORS = ['oneOf', 'anyOf', 'allOf', 'if', 'then', 'else', 'discriminator'] as const;
 const MAX_VARIANTS = 64;
@@ -90,7 +116,8 @@ export class SchemaArbitraries {
       if (k === 'required') out.required = [...new Set([...((a.required as string[]) ?? []), ...(v as string[])])];
       else if (k === 'properties') {
         const props: Obj = { ...((a.properties as Obj) ?? {}) };
-        for (const [name, p] of Object.entries(v as Obj)) props[name] = name in props ? this.mergeLeaf(this.resolve(props[name]), this.resolve(p)) : p;
+        for (const [name, p] of Object.entries(v as Obj))
+          props[name] = name in props ? this.mergeLeaf(this.resolve(props[name]), this.resolve(p)) : p;
         out.properties = props;
       } else if (k === 'additionalProperties') out.additionalProperties = a.additionalProperties === false ? false : v;
       else if (k === 'unevaluatedProperties') continue;
@@ -105,7 +132,8 @@ export class SchemaArbitraries {
       if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.min(a[k] as number, b[k] as number);
     for (const k of ['minimum', 'minLength', 'minItems'] as const)
       if (typeof a[k] === 'number' && typeof b[k] === 'number') out[k] = Math.max(a[k] as number, b[k] as number);
-    if (Array.isArray(a.enum) && Array.isArray(b.enum)) out.enum = (a.enum as unknown[]).filter((x) => (b.enum as unknown[]).includes(x));
+    if (Array.isArray(a.enum) && Array.isArray(b.enum))
+      out.enum = (a.enum as unknown[]).filter((x) => (b.enum as unknown[]).includes(x));
     return out;
   }
 
@@ -113,11 +141,15 @@ export class SchemaArbitraries {
   variants(s: unknown, depth = 0): Schema[] {
     const r = this.resolve(s);
     if (depth > 8) return [r];
-    const base: Schema = Object.fromEntries(Object.entries(r).filter(([k]) => !(COMBINATORS as readonly string[]).includes(k)));
+    const base: Schema = Object.fromEntries(
+      Object.entries(r).filter(([k]) => !(COMBINATORS as readonly string[]).includes(k)),
+    );
     let out: Schema[] = [base];
     const choice = (r.oneOf ?? r.anyOf) as unknown[] | undefined;
-    if (choice) out = out.flatMap((v) => choice.flatMap((b) => this.variants(this.merge(v, this.resolve(b)), depth + 1)));
-    for (const item of (r.allOf as unknown[] | undefined) ?? []) out = out.flatMap((v) => this.variants(this.merge(v, this.resolve(item)), depth + 1));
+    if (choice)
+      out = out.flatMap((v) => choice.flatMap((b) => this.variants(this.merge(v, this.resolve(b)), depth + 1)));
+    for (const item of (r.allOf as unknown[] | undefined) ?? [])
+      out = out.flatMap((v) => this.variants(this.merge(v, this.resolve(item)), depth + 1));
     if (r.if) {
       const cond = this.resolve(r.if);
       const then = r.then ? this.resolve(r.then) : {};
@@ -139,7 +171,8 @@ export class SchemaArbitraries {
 
   private flat(s: Schema, depth: number): fc.Arbitrary<unknown> {
     if ('const' in s) return fc.constant(s.const);
-    if (Array.isArray(s.enum)) return (s.enum as unknown[]).length ? fc.constantFrom(...(s.enum as unknown[])) : fc.constant(null);
+    if (Array.isArray(s.enum))
+      return (s.enum as unknown[]).length ? fc.constantFrom(...(s.enum as unknown[])) : fc.constant(null);
     const types = this.typesOf(s);
     if (types.length === 0) return fc.jsonValue({ maxDepth: 2 });
     const arbs = types.map((t) => this.typed(t, s, depth));
@@ -154,7 +187,9 @@ export class SchemaArbitraries {
         const items = s.items ? this.valid(s.items, depth + 1) : fc.jsonValue({ maxDepth: 1 });
         const minLength = (s.minItems as number | undefined) ?? 0;
         const maxLength = Math.min((s.maxItems as number | undefined) ?? minLength + 4, minLength + 4);
-        return s.uniqueItems ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) }) : fc.array(items, { minLength, maxLength });
+        return s.uniqueItems
+          ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
+          : fc.array(items, { minLength, maxLength });
       }
       case 'string':
         return this.string(s);
@@ -185,15 +220,20 @@ export class SchemaArbitraries {
     const props = (s.properties ?? {}) as Obj;
     const required = ((s.required as string[] | undefined) ?? []).filter((k) => k in props);
     const model: Record<string, fc.Arbitrary<unknown>> = {};
-    for (const [name, p] of Object.entries(props)) model[name] = depth > 6 ? fc.constant(null) : this.valid(p, depth + 1);
+    for (const [name, p] of Object.entries(props))
+      model[name] = depth > 6 ? fc.constant(null) : this.valid(p, depth + 1);
     let arb: fc.Arbitrary<Obj> = fc.record(model, { requiredKeys: required }) as fc.Arbitrary<Obj>;
     const missing = ((s.required as string[] | undefined) ?? []).filter((k) => !(k in props));
     if (missing.length)
       arb = arb.chain((o) =>
-        fc.tuple(...missing.map(() => fc.jsonValue({ maxDepth: 1 }))).map((vs) => ({ ...o, ...Object.fromEntries(missing.map((k, i) => [k, vs[i]])) })),
+        fc
+          .tuple(...missing.map(() => fc.jsonValue({ maxDepth: 1 })))
+          .map((vs) => ({ ...o, ...Object.fromEntries(missing.map((k, i) => [k, vs[i]])) })),
       );
     if (s.additionalProperties !== false && Object.keys(props).length === 0) {
-      arb = fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) as fc.Arbitrary<Obj>;
+      arb = fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }), {
+        maxKeys: 4,
+      }) as fc.Arbitrary<Obj>;
     }
     const minProperties = s.minProperties as number | undefined;
     if (minProperties) arb = arb.filter((o) => Object.keys(o).length >= minProperties);
@@ -210,14 +250,24 @@ export class SchemaArbitraries {
     else if (s.format === 'uuid') options.push({ arbitrary: fc.uuid(), weight: 4 });
     else if (s.format === 'date-time')
       options.push({
-        arbitrary: fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
+        arbitrary: fc
+          .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+          .map((d) => d.toISOString()),
         weight: 4,
       });
-    else if (s.format === 'uri') options.push({ arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }), weight: 4 });
-    else if (typeof s.pattern === 'string') options.push({ arbitrary: fc.stringMatching(new RegExp(s.pattern)).filter(fits), weight: 4 });
+    else if (s.format === 'uri')
+      options.push({ arbitrary: fc.webUrl({ withQueryParameters: true, withFragments: true }), weight: 4 });
+    else if (typeof s.pattern === 'string')
+      options.push({ arbitrary: fc.stringMatching(new RegExp(s.pattern)).filter(fits), weight: 4 });
     else {
-      options.push({ arbitrary: fc.string({ minLength, maxLength: Math.min(maxLength ?? 24, 24), unit: 'grapheme' }).filter(fits), weight: 3 });
-      options.push({ arbitrary: fc.string({ minLength, maxLength: Math.min(maxLength ?? 12, 12) }).filter(fits), weight: 2 });
+      options.push({
+        arbitrary: fc.string({ minLength, maxLength: Math.min(maxLength ?? 24, 24), unit: 'grapheme' }).filter(fits),
+        weight: 3,
+      });
+      options.push({
+        arbitrary: fc.string({ minLength, maxLength: Math.min(maxLength ?? 12, 12) }).filter(fits),
+        weight: 2,
+      });
       // Boundary lengths in code points, led by a character whose upper case is longer (ß -> SS).
       const edge = Math.max(minLength, 1);
       options.push({
@@ -272,30 +322,50 @@ export class SchemaArbitraries {
       const enums = props.filter(([, p]) => Array.isArray(p.enum) || 'const' in p);
       if (enums.length) {
         choices.push(
-          fc.tuple(fc.constantFrom(...enums), fc.constantFrom('not-a-value', '', 'X', ' ', 'upper', 'pad', 'nul')).map(([[f, p], how]) => (base: Obj) => {
-            const first = String(Array.isArray(p.enum) ? (p.enum as unknown[])[0] : p.const);
-            const v = how === 'upper' ? first.toUpperCase() : how === 'pad' ? ` ${first}` : how === 'nul' ? `${first}\u0000` : how;
-            return { value: { ...base, [f]: v }, field: f, kind: 'enum' };
-          }),
+          fc
+            .tuple(fc.constantFrom(...enums), fc.constantFrom('not-a-value', '', 'X', ' ', 'upper', 'pad', 'nul'))
+            .map(([[f, p], how]) => (base: Obj) => {
+              const first = String(Array.isArray(p.enum) ? (p.enum as unknown[])[0] : p.const);
+              const v =
+                how === 'upper'
+                  ? first.toUpperCase()
+                  : how === 'pad'
+                    ? ` ${first}`
+                    : how === 'nul'
+                      ? `${first}\u0000`
+                      : how;
+              return { value: { ...base, [f]: v }, field: f, kind: 'enum' };
+            }),
         );
       }
       const numbers = props.filter(([, p]) => this.typesOf(p).some((t) => t === 'integer' || t === 'number'));
       if (numbers.length) {
         choices.push(
-          fc.tuple(fc.constantFrom(...numbers), fc.constantFrom('below', 'above', ...NUMERIC_EDGES)).map(([[f, p], how]) => (base: Obj) => {
-            const v =
-              how === 'below' ? ((p.minimum as number | undefined) ?? 0) - 1 : how === 'above' ? ((p.maximum as number | undefined) ?? 2 ** 53) + 1 : how;
-            return { value: { ...base, [f]: v }, field: f, kind: 'number' };
-          }),
+          fc
+            .tuple(fc.constantFrom(...numbers), fc.constantFrom('below', 'above', ...NUMERIC_EDGES))
+            .map(([[f, p], how]) => (base: Obj) => {
+              const v =
+                how === 'below'
+                  ? ((p.minimum as number | undefined) ?? 0) - 1
+                  : how === 'above'
+                    ? ((p.maximum as number | undefined) ?? 2 ** 53) + 1
+                    : how;
+              return { value: { ...base, [f]: v }, field: f, kind: 'number' };
+            }),
         );
       }
-      const strings = props.filter(([, p]) => this.typesOf(p).includes('string') && !Array.isArray(p.enum) && !('const' in p));
+      const strings = props.filter(
+        ([, p]) => this.typesOf(p).includes('string') && !Array.isArray(p.enum) && !('const' in p),
+      );
       if (strings.length) {
         choices.push(
           fc
             .tuple(
               fc.constantFrom(...strings),
-              fc.oneof(fc.constantFrom('', ' ', 'over', 'long', ...TRICKY_STRINGS), fc.string({ unit: 'binary', maxLength: 20 })),
+              fc.oneof(
+                fc.constantFrom('', ' ', 'over', 'long', ...TRICKY_STRINGS),
+                fc.string({ unit: 'binary', maxLength: 20 }),
+              ),
             )
             .map(([[f, p], how]) => (base: Obj) => {
               const max = (p.maxLength as number | undefined) ?? 64;
@@ -308,12 +378,18 @@ export class SchemaArbitraries {
       if (arrays.length) {
         choices.push(
           fc
-            .tuple(fc.constantFrom(...arrays), fc.constantFrom<unknown[]>([0], [-1], ['a'], [1, 1], [null], [[]], [1.5], [2 ** 53 + 2]))
+            .tuple(
+              fc.constantFrom(...arrays),
+              fc.constantFrom<unknown[]>([0], [-1], ['a'], [1, 1], [null], [[]], [1.5], [2 ** 53 + 2]),
+            )
             .map(([[f], v]) => (base: Obj) => ({ value: { ...base, [f]: v }, field: f, kind: 'array' })),
         );
       }
     }
-    if (choices.length === 0) choices.push(fc.constant((base: Obj) => ({ value: { ...base, fuzz_extra: 1 }, field: 'fuzz_extra', kind: 'extra' })));
+    if (choices.length === 0)
+      choices.push(
+        fc.constant((base: Obj) => ({ value: { ...base, fuzz_extra: 1 }, field: 'fuzz_extra', kind: 'extra' })),
+      );
     return fc.oneof(...choices);
   }
 }

@@ -46,7 +46,10 @@ async function call(
   const res = await tusk[port].fetch(
     new Request(`http://tusk${path}`, {
       method,
-      headers: { ...(init.key ? basic(init.key) : {}), ...(text !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(init.key ? basic(init.key) : {}),
+        ...(text !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(text !== undefined ? { body: text } : {}),
     }),
   );
@@ -94,22 +97,39 @@ const NUMBERS: number[] = [
   TIME_RANGE.max + 1,
   Number.MAX_SAFE_INTEGER,
 ];
-const hostileNumber = fc.oneof(fc.constantFrom(...NUMBERS), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer());
+const hostileNumber = fc.oneof(
+  fc.constantFrom(...NUMBERS),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.integer(),
+);
 const isoYear = (y: number) => `${String(y).padStart(4, '0')}-06-15T12:00:00Z`;
 const time = fc.oneof(
   fc.integer({ min: 0, max: 9999 }).map(isoYear),
-  fc.constantFrom('1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00Z', '9998-12-31T23:59:59.999Z', '9999-01-01T00:00:00Z', '2030-01-01T00:00:00Z'),
+  fc.constantFrom(
+    '1969-12-31T23:59:59.999Z',
+    '1970-01-01T00:00:00Z',
+    '9998-12-31T23:59:59.999Z',
+    '9999-01-01T00:00:00Z',
+    '2030-01-01T00:00:00Z',
+  ),
 );
 const duration = fc.oneof(
   hostileNumber,
-  fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.constantFrom('ms', 's', 'm', 'h', 'd')).map(([n, u]) => `${n}${u}`),
+  fc
+    .tuple(fc.bigInt({ min: 0n, max: 10n ** 15n }), fc.constantFrom('ms', 's', 'm', 'h', 'd'))
+    .map(([n, u]) => `${n}${u}`),
   fc.constantFrom('10m', '1d', '3650d', '99999999999d', '1.5h', '-1d', ''),
 );
 
 /** Every place of a number in `value`, as a path. */
-function numberPaths(value: Json, at: (string | number)[] = [], into: (string | number)[][] = []): (string | number)[][] {
+function numberPaths(
+  value: Json,
+  at: (string | number)[] = [],
+  into: (string | number)[][] = [],
+): (string | number)[][] {
   if (typeof value === 'number') into.push(at);
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) numberPaths(v, [...at, Array.isArray(value) ? Number(k) : k], into);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) numberPaths(v, [...at, Array.isArray(value) ? Number(k) : k], into);
   return into;
 }
 const setAt = (value: Json, path: (string | number)[], v: unknown) => {
@@ -167,14 +187,18 @@ const spoil: fc.Arbitrary<Spoil> = fc.oneof(
       const theirs = other.account ?? other;
       if (field === 'key') account.keys[0].key = theirs.keys[0].key;
       else if (field === 'apikey') account.instances[0].apikey = theirs.instances[0].apikey;
-      else account.instances[0].providerid = field === 'providerid' ? theirs.instances[0].providerid : theirs.instances[0].providerid.toUpperCase();
+      else
+        account.instances[0].providerid =
+          field === 'providerid' ? theirs.instances[0].providerid : theirs.instances[0].providerid.toUpperCase();
       return undefined;
     },
   })),
 );
 
 const input: fc.Arbitrary<Input | { what: string; load: 'server' | 'x'; spoil: Spoil }> = fc.oneof(
-  fc.tuple(fc.constantFrom<'server' | 'x'>('server', 'x'), spoil).map(([load, s]) => ({ what: `${load} state load, ${s.what}`, load, spoil: s })),
+  fc
+    .tuple(fc.constantFrom<'server' | 'x'>('server', 'x'), spoil)
+    .map(([load, s]) => ({ what: `${load} state load, ${s.what}`, load, spoil: s })),
   fc
     .tuple(
       fc.boolean(),
@@ -213,17 +237,46 @@ const input: fc.Arbitrary<Input | { what: string; load: 'server' | 'x'; spoil: S
       ...(scoped ? { key: 'x' as const } : {}),
     })),
   fc
-    .record({ cpu: hostileNumber, memory: hostileNumber, disk_used_gb: hostileNumber, disk_total_gb: hostileNumber }, { requiredKeys: [] })
-    .map((body): Input => ({ what: `metrics ${JSON.stringify(body)}`, method: 'PUT', path: '/__tusk/instances/{x}/metrics', key: 'x', body })),
-  fc
-    .record({ type: fc.constantFrom('notice', 'netsplit', 'server_unreachable', 'fire'), message: fc.string({ maxLength: 1200 }) }, { requiredKeys: ['type'] })
-    .map((body): Input => ({ what: `event ${body.type}`, method: 'POST', path: '/__tusk/instances/{x}/events', key: 'x', body })),
-  fc
     .record(
-      { name: fc.string({ maxLength: 120 }), team_email: fc.constantFrom('a@b.example', 'not-an-email', `${'x'.repeat(300)}@example.com`) },
+      { cpu: hostileNumber, memory: hostileNumber, disk_used_gb: hostileNumber, disk_total_gb: hostileNumber },
       { requiredKeys: [] },
     )
-    .map((body): Input => ({ what: `account ${JSON.stringify(body).slice(0, 60)}`, method: 'POST', path: '/__tusk/accounts', body })),
+    .map((body): Input => ({
+      what: `metrics ${JSON.stringify(body)}`,
+      method: 'PUT',
+      path: '/__tusk/instances/{x}/metrics',
+      key: 'x',
+      body,
+    })),
+  fc
+    .record(
+      {
+        type: fc.constantFrom('notice', 'netsplit', 'server_unreachable', 'fire'),
+        message: fc.string({ maxLength: 1200 }),
+      },
+      { requiredKeys: ['type'] },
+    )
+    .map((body): Input => ({
+      what: `event ${body.type}`,
+      method: 'POST',
+      path: '/__tusk/instances/{x}/events',
+      key: 'x',
+      body,
+    })),
+  fc
+    .record(
+      {
+        name: fc.string({ maxLength: 120 }),
+        team_email: fc.constantFrom('a@b.example', 'not-an-email', `${'x'.repeat(300)}@example.com`),
+      },
+      { requiredKeys: [] },
+    )
+    .map((body): Input => ({
+      what: `account ${JSON.stringify(body).slice(0, 60)}`,
+      method: 'POST',
+      path: '/__tusk/accounts',
+      body,
+    })),
 );
 
 // ---- the checks ----
@@ -253,7 +306,8 @@ async function stillServes(problems: string[]): Promise<void> {
     if (!/^\d{4}-/.test(clock.body.now) || !(now >= CLOCK_RANGE.min && now <= CLOCK_RANGE.max))
       problems.push(`the clock reads ${clock.body.now}, outside its range`);
     const validate = tusk.control.deps.document.schema('Clock');
-    if (!validate(clock.body)) problems.push(`GET /__tusk/clock is not a Clock: ${JSON.stringify(validate.errors?.[0])}`);
+    if (!validate(clock.body))
+      problems.push(`GET /__tusk/clock is not a Clock: ${JSON.stringify(validate.errors?.[0])}`);
   }
   for (const j of [x, y]) {
     for (const [port, path, key] of [
@@ -271,7 +325,10 @@ async function stillServes(problems: string[]): Promise<void> {
   if (whole.status !== 200) problems.push(`GET /__tusk/state answered ${whole.status}`);
   else {
     const back = await call('customer', 'PUT', '/__tusk/state', { body: whole.body });
-    if (back.status !== 200) problems.push(`the server's own dump does not load back: ${back.status} ${JSON.stringify(back.body).slice(0, 200)}`);
+    if (back.status !== 200)
+      problems.push(
+        `the server's own dump does not load back: ${back.status} ${JSON.stringify(back.body).slice(0, 200)}`,
+      );
   }
 }
 
@@ -290,8 +347,12 @@ describe("fuzzing the control plane's inputs", () => {
         let sent: Input;
         if ('load' in drawn) {
           const own = drawn.load === 'x';
-          const d = own ? (await call('customer', 'GET', '/__tusk/state', { key: x.admin_key })).body : (await call('customer', 'GET', '/__tusk/state')).body;
-          const other = own ? (await call('customer', 'GET', '/__tusk/state', { key: y.admin_key })).body : d.accounts.find((a: Json) => a.id === y.account_id);
+          const d = own
+            ? (await call('customer', 'GET', '/__tusk/state', { key: x.admin_key })).body
+            : (await call('customer', 'GET', '/__tusk/state')).body;
+          const other = own
+            ? (await call('customer', 'GET', '/__tusk/state', { key: y.admin_key })).body
+            : d.accounts.find((a: Json) => a.id === y.account_id);
           if (!own) {
             // spoil the last account with what another holds: put y last and x's identifiers as "other"
             const xi = d.accounts.findIndex((a: Json) => a.id === x.account_id);
@@ -299,7 +360,13 @@ describe("fuzzing the control plane's inputs", () => {
             d.accounts.push(xs);
           }
           const text = drawn.spoil.apply(d, other);
-          sent = { what: drawn.what, method: 'PUT', path: '/__tusk/state', ...(own ? { key: 'x' as const } : {}), ...(text ? { text } : { body: d }) };
+          sent = {
+            what: drawn.what,
+            method: 'PUT',
+            path: '/__tusk/state',
+            ...(own ? { key: 'x' as const } : {}),
+            ...(text ? { text } : { body: d }),
+          };
         } else sent = drawn;
         const before = everything();
         const yBefore = await identity(y);
@@ -315,7 +382,8 @@ describe("fuzzing the control plane's inputs", () => {
           if (everything() !== before) problems.push('a refused input changed the state');
         }
         if (sent.key && (await identity(y)) !== yBefore) problems.push("an input made with x's key changed account y");
-        if (sent.path === '/__tusk/faults' && res.status === 200) await call('customer', 'DELETE', '/__tusk/faults', sent.key ? { key: x.admin_key } : {});
+        if (sent.path === '/__tusk/faults' && res.status === 200)
+          await call('customer', 'DELETE', '/__tusk/faults', sent.key ? { key: x.admin_key } : {});
         if (sent.path === '/__tusk/seed' && res.status === 200) {
           x = await job('x');
           y = await job('y');

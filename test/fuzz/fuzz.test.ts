@@ -9,7 +9,12 @@ import { runFuzz } from './fuzzer.js';
 
 const full = process.env.TUSK_FUZZ_REQUESTS !== undefined;
 const requests = full ? Number(process.env.TUSK_FUZZ_REQUESTS) : 400;
-const seed = process.env.TUSK_FUZZ_SEED !== undefined ? Number(process.env.TUSK_FUZZ_SEED) : full ? Date.now() % 2 ** 31 : 20_260_509;
+const seed =
+  process.env.TUSK_FUZZ_SEED !== undefined
+    ? Number(process.env.TUSK_FUZZ_SEED)
+    : full
+      ? Date.now() % 2 ** 31
+      : 20_260_509;
 
 describe('fuzzing both interfaces from the documents', () => {
   it(`${requests} generated requests (seed ${seed}): never a 5xx, always the documents' responses, 400 naming the field for invalid input, no state change when refused`, async () => {
@@ -26,7 +31,10 @@ describe('fuzzing both interfaces from the documents', () => {
     };
     if (full) {
       mkdirSync(join(PROJECT_ROOT, 'reports'), { recursive: true });
-      writeFileSync(join(PROJECT_ROOT, 'reports', 'fuzz.json'), JSON.stringify({ ...summary, failureDetails: report.failures }, null, 2) + '\n');
+      writeFileSync(
+        join(PROJECT_ROOT, 'reports', 'fuzz.json'),
+        JSON.stringify({ ...summary, failureDetails: report.failures }, null, 2) + '\n',
+      );
     }
     console.log(
       `fuzz: ${report.requests} requests, seed ${report.seed}, ${report.failures.length} failures (${report.distinctFailures} distinct), ${summary.seconds} s; reproduce with TUSK_FUZZ_SEED=${report.seed} TUSK_FUZZ_REQUESTS=${requests} npm run fuzz`,

@@ -24,7 +24,11 @@ import { Oracle, type BodyInfo } from './oracle.js';
 type Obj = Record<string, unknown>;
 type Mutate = (base: Obj) => { value: Obj; field: string; kind: string };
 
-type ParamPlan = { kind: 'existing'; pick: number } | { kind: 'value'; value: unknown } | { kind: 'system' } | { kind: 'raw'; text: string };
+type ParamPlan =
+  | { kind: 'existing'; pick: number }
+  | { kind: 'value'; value: unknown }
+  | { kind: 'system' }
+  | { kind: 'raw'; text: string };
 
 type BodyPlan =
   | { kind: 'value'; encoding: 'json' | 'form'; base: Obj; mutate?: Mutate }
@@ -33,7 +37,18 @@ type BodyPlan =
   | { kind: 'oversize'; encoding: 'json' | 'form'; bytes: number };
 
 type AuthPlan =
-  'valid' | 'none' | 'bearer' | 'garbage' | 'no-colon' | 'empty' | 'wrong' | 'trailing-space' | 'lowercase' | 'other-interface' | 'huge' | 'user-field';
+  | 'valid'
+  | 'none'
+  | 'bearer'
+  | 'garbage'
+  | 'no-colon'
+  | 'empty'
+  | 'wrong'
+  | 'trailing-space'
+  | 'lowercase'
+  | 'other-interface'
+  | 'huge'
+  | 'user-field';
 
 export interface Plan {
   op: OperationInfo;
@@ -160,7 +175,10 @@ export class Planner {
     const valid = this.oracle.derive[op.api].valid(schema).map((value) => ({ kind: 'value' as const, value }));
     if (types.includes('integer') || schema.format === 'uuid')
       return fc.oneof(
-        { arbitrary: fc.double({ min: 0, max: 1, noNaN: true }).map((pick) => ({ kind: 'existing' as const, pick })), weight: 4 },
+        {
+          arbitrary: fc.double({ min: 0, max: 1, noNaN: true }).map((pick) => ({ kind: 'existing' as const, pick })),
+          weight: 4,
+        },
         { arbitrary: valid, weight: 1 },
       );
     return valid;
@@ -171,7 +189,9 @@ export class Planner {
     if (!qs.length) return fc.constant([]);
     return fc
       .tuple(...qs.map((p) => fc.tuple(fc.boolean(), this.oracle.derive[op.api].valid(p.schema))))
-      .map((vs) => vs.flatMap(([use, v], i) => (use || qs[i]!.required ? [[qs[i]!.name, String(v)] as [string, string]] : [])));
+      .map((vs) =>
+        vs.flatMap(([use, v], i) => (use || qs[i]!.required ? [[qs[i]!.name, String(v)] as [string, string]] : [])),
+      );
   }
 
   /** A valid body for the operation, with the system its path must name (integration bodies). */
@@ -180,16 +200,30 @@ export class Planner {
     const variants = info.branches.flatMap((b) => derive.variants(b.schema).map((v) => ({ v, system: b.system })));
     return fc
       .constantFrom(...variants)
-      .chain(({ v, system }) => derive.valid(v).map((base) => ({ base: (isObject(base) ? base : {}) as Obj, schema: v, ...(system ? { system } : {}) })));
+      .chain(({ v, system }) =>
+        derive
+          .valid(v)
+          .map((base) => ({ base: (isObject(base) ? base : {}) as Obj, schema: v, ...(system ? { system } : {}) })),
+      );
   }
 
   plans(op: OperationInfo): fc.Arbitrary<Plan> {
     const info = this.oracle.body(op);
     const pathParams = op.parameters.filter((p) => p.in === 'path');
-    const params = fc.record(Object.fromEntries(pathParams.map((p) => [p.name, this.paramValue(op, p)]))) as fc.Arbitrary<Record<string, ParamPlan>>;
-    const common = fc.record({ params, query: this.validQuery(op), instancePick: fc.double({ min: 0, max: 1, noNaN: true }), hydrate: fc.boolean() });
+    const params = fc.record(
+      Object.fromEntries(pathParams.map((p) => [p.name, this.paramValue(op, p)])),
+    ) as fc.Arbitrary<Record<string, ParamPlan>>;
+    const common = fc.record({
+      params,
+      query: this.validQuery(op),
+      instancePick: fc.double({ min: 0, max: 1, noNaN: true }),
+      hydrate: fc.boolean(),
+    });
     const body = info ? this.validBody(op, info) : fc.constant(undefined);
-    const plan = (label: string, extra: (b: { base: Obj; system?: string; schema: Schema } | undefined) => fc.Arbitrary<Partial<Plan>>) =>
+    const plan = (
+      label: string,
+      extra: (b: { base: Obj; system?: string; schema: Schema } | undefined) => fc.Arbitrary<Partial<Plan>>,
+    ) =>
       fc.tuple(common, body).chain(([c, b]) =>
         extra(b).map((x): Plan => ({
           op,
@@ -225,25 +259,39 @@ export class Planner {
       },
       {
         weight: 1,
-        arbitrary: plan('wrong-method', () => fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD').map((method) => ({ method }))),
+        arbitrary: plan('wrong-method', () =>
+          fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD').map((method) => ({ method })),
+        ),
       },
-      { weight: 1, arbitrary: plan('path-trick', () => fc.constantFrom(...PATH_TRICKS).map(([name, trick]) => ({ trick, label: `path-trick:${name}` }))) },
+      {
+        weight: 1,
+        arbitrary: plan('path-trick', () =>
+          fc.constantFrom(...PATH_TRICKS).map(([name, trick]) => ({ trick, label: `path-trick:${name}` })),
+        ),
+      },
     ];
     if (info) {
       choices.push(
-        { weight: 3, arbitrary: plan('valid-form', (b) => fc.constant({ body: { kind: 'value', encoding: 'form', base: b!.base } as BodyPlan })) },
+        {
+          weight: 3,
+          arbitrary: plan('valid-form', (b) =>
+            fc.constant({ body: { kind: 'value', encoding: 'form', base: b!.base } as BodyPlan }),
+          ),
+        },
         {
           weight: 8,
-          arbitrary: fc.tuple(common, body, fc.constantFrom<'json' | 'form'>('json', 'json', 'form')).chain(([c, b, encoding]) =>
-            this.oracle.derive[op.api].mutation(b!.schema).map((mutate): Plan => ({
-              op,
-              label: `${encoding === 'form' ? 'form-' : ''}mutation`,
-              auth: 'valid',
-              ...c,
-              ...(b!.system ? { system: b!.system } : {}),
-              body: { kind: 'value', encoding, base: b!.base, mutate },
-            })),
-          ),
+          arbitrary: fc
+            .tuple(common, body, fc.constantFrom<'json' | 'form'>('json', 'json', 'form'))
+            .chain(([c, b, encoding]) =>
+              this.oracle.derive[op.api].mutation(b!.schema).map((mutate): Plan => ({
+                op,
+                label: `${encoding === 'form' ? 'form-' : ''}mutation`,
+                auth: 'valid',
+                ...c,
+                ...(b!.system ? { system: b!.system } : {}),
+                body: { kind: 'value', encoding, base: b!.base, mutate },
+              })),
+            ),
         },
         {
           weight: 3,
@@ -286,7 +334,13 @@ export class Planner {
                   'application/x-www-form-urlencoded; charset=utf-8',
                 )
                 .map((ct) => ({
-                  body: { kind: 'text', base: b!.base, text: (v: string) => v, contentType: ct, what: `content-type ${ct}` } as BodyPlan,
+                  body: {
+                    kind: 'text',
+                    base: b!.base,
+                    text: (v: string) => v,
+                    contentType: ct,
+                    what: `content-type ${ct}`,
+                  } as BodyPlan,
                   label: `content-type:${ct ?? 'none'}`,
                 })),
               fc
@@ -300,7 +354,10 @@ export class Planner {
                   ['unicode-key', (v) => `${formOf(v)}&%C3%9F=1`],
                   ['proto', (v) => `${formOf(v)}&__proto__=x&constructor=y`],
                 )
-                .map(([what, text]) => ({ body: { kind: 'text', base: b!.base, text, contentType: FORM, what } as BodyPlan, label: `form:${what}` })),
+                .map(([what, text]) => ({
+                  body: { kind: 'text', base: b!.base, text, contentType: FORM, what } as BodyPlan,
+                  label: `form:${what}`,
+                })),
             ),
           ),
         },
@@ -311,7 +368,21 @@ export class Planner {
             return fc
               .tuple(
                 fc.constantFrom(...(numeric.length ? numeric : ['fuzz'])),
-                fc.constantFrom('1e400', '-1e400', '-0', '12345678901234567890123456789', '1.0', '1E2', '0.1e1', '-', '01', '.5', 'Infinity', '0x10', '1_000'),
+                fc.constantFrom(
+                  '1e400',
+                  '-1e400',
+                  '-0',
+                  '12345678901234567890123456789',
+                  '1.0',
+                  '1E2',
+                  '0.1e1',
+                  '-',
+                  '01',
+                  '.5',
+                  'Infinity',
+                  '0x10',
+                  '1_000',
+                ),
               )
               .map(([field, literal]) => ({
                 body: { kind: 'literal', base: b!.base, field, literal } as BodyPlan,
@@ -323,19 +394,30 @@ export class Planner {
           weight: 1,
           arbitrary: plan('oversize', () =>
             fc
-              .tuple(fc.constantFrom<'json' | 'form'>('json', 'form'), fc.constantFrom(MAX_BODY_BYTES + 1, MAX_BODY_BYTES * 4))
-              .map(([encoding, bytes]) => ({ body: { kind: 'oversize', encoding, bytes } as BodyPlan, label: 'oversize' })),
+              .tuple(
+                fc.constantFrom<'json' | 'form'>('json', 'form'),
+                fc.constantFrom(MAX_BODY_BYTES + 1, MAX_BODY_BYTES * 4),
+              )
+              .map(([encoding, bytes]) => ({
+                body: { kind: 'oversize', encoding, bytes } as BodyPlan,
+                label: 'oversize',
+              })),
           ),
         },
       );
     }
-    const paramsWithText = op.parameters.filter((p) => (p.in === 'path' && !Array.isArray((p.schema as Schema).enum)) || p.in === 'query');
+    const paramsWithText = op.parameters.filter(
+      (p) => (p.in === 'path' && !Array.isArray((p.schema as Schema).enum)) || p.in === 'query',
+    );
     if (paramsWithText.length) {
       choices.push({
         weight: 3,
         arbitrary: plan('param', () =>
           fc
-            .tuple(fc.constantFrom(...paramsWithText), fc.oneof(fc.constantFrom(...RAW_BAD_IDS), fc.constantFrom(...TRICKY_STRINGS).map(encodeText)))
+            .tuple(
+              fc.constantFrom(...paramsWithText),
+              fc.oneof(fc.constantFrom(...RAW_BAD_IDS), fc.constantFrom(...TRICKY_STRINGS).map(encodeText)),
+            )
             .map(([p, text]) => ({
               label: `${p.in}-param`,
               ...(p.in === 'path' ? {} : {}),
@@ -362,7 +444,10 @@ export class Planner {
 function deepField(jsonText: string, depth: number): string {
   const v = JSON.parse(jsonText) as Obj;
   const field = 'options' in v ? 'options' : (Object.keys(v)[0] ?? 'options');
-  return JSON.stringify({ ...v, [field]: '__DEEP__' }).replace('"__DEEP__"', '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1));
+  return JSON.stringify({ ...v, [field]: '__DEEP__' }).replace(
+    '"__DEEP__"',
+    '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1),
+  );
 }
 
 /** A JSON object's text as form fields (for the form variants of a body-text plan). */
@@ -386,7 +471,12 @@ export class World {
   private constructor(readonly tusk: Tusk) {}
 
   static async create(): Promise<World> {
-    const tusk = await createTusk({ log: 'off', rateLimit: '1000000000/1', provisionDelayMs: 0, registry: { outbox: { fetch: noNetwork } } });
+    const tusk = await createTusk({
+      log: 'off',
+      rateLimit: '1000000000/1',
+      provisionDelayMs: 0,
+      registry: { outbox: { fetch: noNetwork } },
+    });
     const w = new World(tusk);
     tusk.registry.clock.pin(tusk.registry.clock.now());
     return w;
@@ -447,7 +537,9 @@ export class World {
   }
 
   async call(api: InterfaceName, method: string, path: string, key: string): Promise<unknown> {
-    const res = await this.tusk[api].fetch(new Request(`http://fuzz${path}`, { method, headers: { authorization: basic(key) } }));
+    const res = await this.tusk[api].fetch(
+      new Request(`http://fuzz${path}`, { method, headers: { authorization: basic(key) } }),
+    );
     return res.status === 200 ? res.json() : undefined;
   }
 }
@@ -476,7 +568,16 @@ export class Runner {
     readonly oracle: Oracle,
     seed: number,
   ) {
-    this.report = { seed, requests: 0, ms: 0, byLabel: {}, statuses: {}, acceptedValid: 0, failures: [], distinctFailures: 0 };
+    this.report = {
+      seed,
+      requests: 0,
+      ms: 0,
+      byLabel: {},
+      statuses: {},
+      acceptedValid: 0,
+      failures: [],
+      distinctFailures: 0,
+    };
     this.errorValidator = oracle.validator('customer', '#/components/schemas/Error');
   }
 
@@ -492,7 +593,9 @@ export class Runner {
     if (!list) return [];
     const items = await this.world.call(op.api, 'GET', path, key);
     if (!Array.isArray(items)) return [];
-    return items.filter((i) => isObject(i) && (system === undefined || i.type === undefined || i.type === system)).map((i) => String((i as Obj).id));
+    return items
+      .filter((i) => isObject(i) && (system === undefined || i.type === undefined || i.type === system))
+      .map((i) => String((i as Obj).id));
   }
 
   private async hydrate(api: InterfaceName, body: Obj, key: string): Promise<Obj> {
@@ -501,9 +604,12 @@ export class Runner {
       const items = await this.world.call(useApi, 'GET', path, useApi === 'customer' ? this.world.adminKey() : key);
       return Array.isArray(items) ? items.map((i) => (i as Obj)[field]) : [];
     };
-    if (api === 'instance' && Array.isArray(out.recipients)) out.recipients = (await pickFrom('/api/alarms/recipients', 'id')).slice(0, 3);
-    if (api === 'instance' && 'backup_id' in out) out.backup_id = (await pickFrom('/api/backup', 'id'))[0] ?? out.backup_id;
-    if (api === 'customer' && 'instance_id' in out) out.instance_id = (await pickFrom('/api/instances', 'id'))[0] ?? out.instance_id;
+    if (api === 'instance' && Array.isArray(out.recipients))
+      out.recipients = (await pickFrom('/api/alarms/recipients', 'id')).slice(0, 3);
+    if (api === 'instance' && 'backup_id' in out)
+      out.backup_id = (await pickFrom('/api/backup', 'id'))[0] ?? out.backup_id;
+    if (api === 'customer' && 'instance_id' in out)
+      out.instance_id = (await pickFrom('/api/instances', 'id'))[0] ?? out.instance_id;
     return out;
   }
 
@@ -522,11 +628,14 @@ export class Runner {
       const pp = plan.params[p.name] ?? { kind: 'existing', pick: 0 };
       let segment: string;
       if (pp.kind === 'raw') segment = pp.text;
-      else if (pp.kind === 'system') segment = encodeURIComponent(plan.system ?? String(((p.schema as Schema).enum as unknown[])[0]));
+      else if (pp.kind === 'system')
+        segment = encodeURIComponent(plan.system ?? String(((p.schema as Schema).enum as unknown[])[0]));
       else if (pp.kind === 'value') segment = encodeText(String(pp.value));
       else {
         const ids = await this.existingIds(op, p, key, plan.system);
-        segment = encodeURIComponent(ids.length ? ids[Math.min(ids.length - 1, Math.floor(pp.pick * ids.length))]! : '1');
+        segment = encodeURIComponent(
+          ids.length ? ids[Math.min(ids.length - 1, Math.floor(pp.pick * ids.length))]! : '1',
+        );
       }
       decoded[p.name] = tryDecode(segment);
       path = path.replace(`{${p.name}}`, segment);
@@ -575,11 +684,17 @@ export class Runner {
     let responseText: string;
     try {
       res = await this.world.tusk[api].fetch(
-        new Request(`http://fuzz${url.startsWith('/') ? '' : '/'}${url}`, { method, headers, ...(sendsBody ? { body: text } : {}) }),
+        new Request(`http://fuzz${url.startsWith('/') ? '' : '/'}${url}`, {
+          method,
+          headers,
+          ...(sendsBody ? { body: text } : {}),
+        }),
       );
       responseText = await res.text();
     } catch (err) {
-      this.fail(plan, method, url, text, 0, String(err), [`the app threw instead of answering: ${(err as Error).stack?.split('\n').slice(0, 3).join(' | ')}`]);
+      this.fail(plan, method, url, text, 0, String(err), [
+        `the app threw instead of answering: ${(err as Error).stack?.split('\n').slice(0, 3).join(' | ')}`,
+      ]);
       return;
     }
     this.report.requests++;
@@ -621,17 +736,28 @@ export class Runner {
     if (route?.op === op && !plan.trick && !plan.method) {
       if (expectation.statuses && !expectation.statuses.includes(status))
         problems.push(`expected ${expectation.statuses.join(' or ')} (${expectation.why}), got ${status}`);
-      if (status === 400 && expectation.field !== undefined && ![expectation.field, ...(expectation.also ?? [])].some((f) => namesField(body, f))) {
+      if (
+        status === 400 &&
+        expectation.field !== undefined &&
+        ![expectation.field, ...(expectation.also ?? [])].some((f) => namesField(body, f))
+      ) {
         problems.push(`the 400 does not name the field ${expectation.field} (${expectation.why})`);
       }
-      if (status === 401 && !String(headersObj['www-authenticate'] ?? '').startsWith('Basic')) problems.push('401 without WWW-Authenticate: Basic');
-      if (expectation.statuses === undefined && status === 200 && (plan.label === 'valid' || plan.label === 'valid-form')) this.report.acceptedValid++;
+      if (status === 401 && !String(headersObj['www-authenticate'] ?? '').startsWith('Basic'))
+        problems.push('401 without WWW-Authenticate: Basic');
+      if (
+        expectation.statuses === undefined &&
+        status === 200 &&
+        (plan.label === 'valid' || plan.label === 'valid-form')
+      )
+        this.report.acceptedValid++;
     }
     if (status === 400 && method !== 'HEAD' && !namesSomeField(body))
       problems.push('the 400 names no field (neither a `field` member nor a "<field>: ..." message)');
     if (status >= 400 && status !== 429) {
       const after = this.world.snapshot(api === 'instance' ? inst.id : undefined);
-      if (after !== before) problems.push(`a refused request (${status}) changed the state: ${firstDifference(before, after)}`);
+      if (after !== before)
+        problems.push(`a refused request (${status}) changed the state: ${firstDifference(before, after)}`);
     }
     if (problems.length) this.fail(plan, method, url, text, status, responseText, problems);
   }
@@ -701,13 +827,17 @@ export class Runner {
     // branch with a value that is not its zero value is a 400 naming it, "" for a defaulted field is absent.
     let normal: unknown;
     try {
-      normal = info.rules.apply(value, { ...((systemParam ?? stored) ? { system: (systemParam ?? stored)! } : {}) }).value;
+      normal = info.rules.apply(value, {
+        ...((systemParam ?? stored) ? { system: (systemParam ?? stored)! } : {}),
+      }).value;
     } catch (err) {
       const field = (err as { detail?: { field?: string } }).detail?.field;
       return { ok: false, field: field ?? 'body' };
     }
     const validate = this.oracle.validator(op.api, ref);
-    return validate(normal) ? { ok: true } : { ok: false, errorFields: (validate.errors ?? []).map((e) => errorField(e) ?? 'body') };
+    return validate(normal)
+      ? { ok: true }
+      : { ok: false, errorFields: (validate.errors ?? []).map((e) => errorField(e) ?? 'body') };
   }
 
   /** What the documents allow for the request, in the pipeline's documented order. */
@@ -724,7 +854,8 @@ export class Runner {
     const { op } = plan;
     if (!this.authValid(plan.auth, op.api)) return { statuses: [401], why: `credentials: ${plan.auth}` };
     const info = this.oracle.body(op);
-    if (info && text !== undefined && Buffer.byteLength(text) > MAX_BODY_BYTES) return { statuses: [413], why: `a body of ${Buffer.byteLength(text)} bytes` };
+    if (info && text !== undefined && Buffer.byteLength(text) > MAX_BODY_BYTES)
+      return { statuses: [413], why: `a body of ${Buffer.byteLength(text)} bytes` };
     // Body parsing: malformed JSON is a 400 naming the body, before the parameters are validated.
     let value: unknown = {};
     let parsed = true;
@@ -744,7 +875,12 @@ export class Runner {
       const q = new URL(`http://fuzz${url}`).searchParams;
       const raw = p.in === 'path' ? params[p.name] : (q.getAll(p.name).at(-1) ?? undefined);
       const verdict = this.oracle.parameter(op, p, raw);
-      if (!verdict.ok) return { statuses: [400], field: p.name, why: `${p.in} parameter ${p.name}=${JSON.stringify(raw)?.slice(0, 40)}` };
+      if (!verdict.ok)
+        return {
+          statuses: [400],
+          field: p.name,
+          why: `${p.in} parameter ${p.name}=${JSON.stringify(raw)?.slice(0, 40)}`,
+        };
     }
     if (!info || !parsed) return { why: 'valid parameters' };
     const duplicateKeys =
@@ -765,7 +901,15 @@ export class Runner {
     };
   }
 
-  private fail(plan: Plan, method: string, url: string, body: string | undefined, status: number, response: string, problems: string[]): void {
+  private fail(
+    plan: Plan,
+    method: string,
+    url: string,
+    body: string | undefined,
+    status: number,
+    response: string,
+    problems: string[],
+  ): void {
     const key = `${plan.op.api} ${plan.op.operationId} ${plan.label} ${problems[0]!.replace(/\d+/g, 'N').slice(0, 80)}`;
     if (!this.seen.has(key)) {
       this.seen.add(key);

@@ -39,10 +39,16 @@ const NUMERIC = /^-?(\d+)(\.\d+)?([eE][+-]?\d+)?$/;
 export class Oracle {
   readonly derive: Record<InterfaceName, SchemaArbitraries>;
   private readonly bodies = new Map<OperationInfo, BodyInfo | undefined>();
-  private readonly templates: Record<InterfaceName, { regex: RegExp; path: string; params: number; ops: OperationInfo[] }[]>;
+  private readonly templates: Record<
+    InterfaceName,
+    { regex: RegExp; path: string; params: number; ops: OperationInfo[] }[]
+  >;
 
   constructor(readonly contract: Contract) {
-    this.derive = { customer: new SchemaArbitraries(contract.documents.customer), instance: new SchemaArbitraries(contract.documents.instance) };
+    this.derive = {
+      customer: new SchemaArbitraries(contract.documents.customer),
+      instance: new SchemaArbitraries(contract.documents.instance),
+    };
     const build = (api: InterfaceName) => {
       const byPath = new Map<string, OperationInfo[]>();
       for (const op of contract.operations[api].values()) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
@@ -63,7 +69,11 @@ export class Oracle {
   }
 
   /** The operations of the most specific document path matching a (decoded) URL path, or undefined. */
-  route(api: InterfaceName, method: string, path: string): { path: string; ops: OperationInfo[]; op?: OperationInfo } | undefined {
+  route(
+    api: InterfaceName,
+    method: string,
+    path: string,
+  ): { path: string; ops: OperationInfo[]; op?: OperationInfo } | undefined {
     const t = this.templates[api].find((x) => x.regex.test(path));
     if (!t) return undefined;
     const m = method === 'HEAD' ? 'get' : method.toLowerCase();
@@ -81,7 +91,11 @@ export class Oracle {
       const branches: BodyBranch[] = key
         ? (whole.node[key] as unknown[]).map((b, i) => {
             const r = resolveLocal(doc, b, `${whole.ref}/${key}/${i}`);
-            return { ref: r.ref, schema: r.node, ...(typeof r.node['x-system'] === 'string' ? { system: r.node['x-system'] as string } : {}) };
+            return {
+              ref: r.ref,
+              schema: r.node,
+              ...(typeof r.node['x-system'] === 'string' ? { system: r.node['x-system'] as string } : {}),
+            };
           })
         : [{ ref: whole.ref, schema: whole.node }];
       const formKinds = new Map<string, FieldKind>();
@@ -103,7 +117,8 @@ export class Oracle {
           const types = derive.typesOf(resolved);
           const kind = kindOf(types);
           if (!formKinds.has(name) || formKinds.get(name) === 'string') formKinds.set(name, kind);
-          if (types.includes('array') && resolved.items) arrayItems.set(name, kindOf(derive.typesOf(derive.resolve(resolved.items))));
+          if (types.includes('array') && resolved.items)
+            arrayItems.set(name, kindOf(derive.typesOf(derive.resolve(resolved.items))));
         }
       }
       const form = op.body?.media.find((m) => m.mediaType === 'application/x-www-form-urlencoded');
@@ -163,7 +178,12 @@ export class Oracle {
   }
 
   /** The branch a body is checked against: the system the path names, else the whole schema. */
-  branchRef(op: OperationInfo, info: BodyInfo, params: Record<string, unknown>, storedSystem?: string): string | undefined {
+  branchRef(
+    op: OperationInfo,
+    info: BodyInfo,
+    params: Record<string, unknown>,
+    storedSystem?: string,
+  ): string | undefined {
     if (!info.bySystem) return info.ref;
     const system = storedSystem ?? Object.values(params).find((v) => info.branches.some((b) => b.system === v));
     return info.branches.find((b) => b.system === system)?.ref;

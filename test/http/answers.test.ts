@@ -11,7 +11,8 @@ import { readOperations } from '../../src/openapi/operations.js';
 const doc = await loadDocument('instance');
 const operation = (id: string) => readOperations('instance', doc).find((o) => o.operationId === id)!;
 /** A request context whose Tusk-Answers header chose `mode` (or none). */
-const request = (mode?: AnswerMode) => ({ get: (key: string) => (key === 'answerMode' ? mode : undefined) }) as unknown as Context;
+const request = (mode?: AnswerMode) =>
+  ({ get: (key: string) => (key === 'answerMode' ? mode : undefined) }) as unknown as Context;
 
 describe('the Tusk-Answers header', () => {
   it('is no choice when absent, and names a mode in any case and with spaces around', () => {
@@ -30,7 +31,9 @@ describe('the Tusk-Answers header', () => {
     })() as ApiError;
     expect(refused).toBeInstanceOf(ApiError);
     expect(refused.status).toBe(400);
-    expect(refused.message).toBe('Tusk-Answers: must be one of default, production, vary (header outside the contract)');
+    expect(refused.message).toBe(
+      'Tusk-Answers: must be one of default, production, vary (header outside the contract)',
+    );
     expect(refused.detail).toEqual({ field: 'Tusk-Answers', rule: 'enum' });
   });
 });
@@ -58,7 +61,9 @@ describe('the success status of an operation', () => {
 
   it('carries the documented JSON example of a status with a body, and none for a 204', () => {
     const codes = successCodes(doc, operation('createAlarm'), { mode: () => 'vary' })!;
-    const documented = (doc.paths['/api/alarms']!.post as { responses: Record<string, { content: Record<string, { example: unknown }> }> }).responses;
+    const documented = (
+      doc.paths['/api/alarms']!.post as { responses: Record<string, { content: Record<string, { example: unknown }> }> }
+    ).responses;
     expect(JSON.parse(codes.example(201)!)).toEqual(documented['201']!.content['application/json']!.example);
     expect(JSON.parse(codes.example(200)!)).toEqual(documented['200']!.content['application/json']!.example);
     expect(codes.example(204)).toBeUndefined();

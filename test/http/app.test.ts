@@ -5,7 +5,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { createApiApp, errorResponse, ignoredFieldsHeader, type ApiAppOptions, type ResponseInfo } from '../../src/http/app.js';
+import {
+  createApiApp,
+  errorResponse,
+  ignoredFieldsHeader,
+  type ApiAppOptions,
+  type ResponseInfo,
+} from '../../src/http/app.js';
 import { ApiError } from '../../src/core/errors.js';
 import { ConnectionReset } from '../../src/http/fault-step.js';
 import { Faults } from '../../src/store/fault-rules.js';
@@ -21,7 +27,10 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const ERROR = { description: 'An error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+const ERROR = {
+  description: 'An error',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
 const OK = { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } };
 
 /**
@@ -44,7 +53,14 @@ function thingsDocument(): OpenApiDocument {
           requestBody: {
             required: true,
             content: {
-              'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } }, additionalProperties: false } },
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['name'],
+                  properties: { name: { type: 'string' } },
+                  additionalProperties: false,
+                },
+              },
             },
           },
           responses: { '201': OK },
@@ -60,10 +76,15 @@ function thingsDocument(): OpenApiDocument {
         get: { operationId: 'getSpecial', responses: { '200': OK } },
       },
       '/api/export.csv': {
-        get: { operationId: 'exportThings', responses: { '200': { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } } } },
+        get: {
+          operationId: 'exportThings',
+          responses: { '200': { description: 'CSV', content: { 'text/csv': { schema: { type: 'string' } } } } },
+        },
       },
     },
-    components: { schemas: { Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } } },
+    components: {
+      schemas: { Error: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } } },
+    },
   };
 }
 
@@ -107,11 +128,22 @@ function build(overrides: Partial<Options> = {}, doc = thingsDocument(), api: In
 
 type App = { fetch: (req: Request) => Response | Promise<Response> };
 
-async function send(app: App, method: string, path: string, init: { auth?: boolean; body?: unknown; headers?: Record<string, string> } = {}) {
+async function send(
+  app: App,
+  method: string,
+  path: string,
+  init: { auth?: boolean; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...init.headers };
   if (init.auth !== false) headers.authorization = AUTH;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await app.fetch(new Request(`http://tusk${path}`, { method, headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) }));
+  const res = await app.fetch(
+    new Request(`http://tusk${path}`, {
+      method,
+      headers,
+      ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    }),
+  );
   return { status: res.status, body: await readBody(res), headers: res.headers };
 }
 
@@ -169,7 +201,9 @@ describe('createApiApp: building', () => {
       }),
     ).toThrow(new Error('the customer app routes no handler for: deleteThing, getSpecial'));
     expect(() => build({ mount: () => undefined }, thingsDocument(), 'instance')).toThrow(
-      new Error('the instance app routes no handler for: listThings, createThing, getThing, updateThing, deleteThing, getSpecial, exportThings'),
+      new Error(
+        'the instance app routes no handler for: listThings, createThing, getThing, updateThing, deleteThing, getSpecial, exportThings',
+      ),
     );
   });
 
@@ -193,10 +227,22 @@ describe('createApiApp: building', () => {
     );
     // app.all does not count as the operation's method
     const only = { ...thingsDocument(), paths: { '/api/export.csv': thingsDocument().paths['/api/export.csv']! } };
-    expect(() => build({ mount: (app, route) => void app.all('/api/export.csv', route('exportThings'), (c) => c.text('')) }, only, 'instance')).toThrow(
-      new Error('the instance app routes these operations elsewhere than the document says: exportThings (GET /api/export.csv)'),
+    expect(() =>
+      build(
+        { mount: (app, route) => void app.all('/api/export.csv', route('exportThings'), (c) => c.text('')) },
+        only,
+        'instance',
+      ),
+    ).toThrow(
+      new Error(
+        'the instance app routes these operations elsewhere than the document says: exportThings (GET /api/export.csv)',
+      ),
     );
-    const app = build({ mount: (app, route) => void app.get('/api/export.csv', route('exportThings'), (c) => c.text('csv')) }, only, 'instance');
+    const app = build(
+      { mount: (app, route) => void app.get('/api/export.csv', route('exportThings'), (c) => c.text('csv')) },
+      only,
+      'instance',
+    );
     expect(app.routes.map((r) => `${r.method} ${r.path}`)).toStrictEqual(['GET /api/export.csv']);
   });
 
@@ -222,7 +268,11 @@ describe('createApiApp: building', () => {
       'instance',
     );
     expect(seen).toStrictEqual(['instance']);
-    expect(app.routes.map((r) => `${r.method} ${r.path}`).slice(0, 3)).toStrictEqual(['GET /ext/mw', 'GET /ext/mw', 'GET /api/things']);
+    expect(app.routes.map((r) => `${r.method} ${r.path}`).slice(0, 3)).toStrictEqual([
+      'GET /ext/mw',
+      'GET /ext/mw',
+      'GET /api/things',
+    ]);
     const res = await send(app, 'GET', '/ext/mw', { auth: false });
     expect(res).toMatchObject({ status: 200, body: 'handled for instance' });
     expect(res.headers.get('x-mw')).toBe('ran');
@@ -253,7 +303,10 @@ describe('createApiApp: building', () => {
     expect(await send(app, 'GET', '/a', { auth: false })).toMatchObject({ status: 401 });
     expect(await send(app, 'DELETE', '/a', { auth: false })).toMatchObject({ status: 200, body: 'all DELETE nobody' });
     expect(await send(app, 'GET', '/b', { auth: false })).toMatchObject({ status: 401 });
-    expect(await send(app, 'GET', '/b')).toMatchObject({ status: 404, body: { error: 'Not found: GET /b is not a resource of the customer interface' } });
+    expect(await send(app, 'GET', '/b')).toMatchObject({
+      status: 404,
+      body: { error: 'Not found: GET /b is not a resource of the customer interface' },
+    });
     // HEAD is answered where GET is: not found, not a 405
     expect((await send(app, 'HEAD', '/b')).status).toBe(404);
     expect(await send(app, 'GET', '/c', { auth: false })).toMatchObject({ status: 200, body: 'c' });
@@ -268,7 +321,11 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
       body: { op: 'listThings', principal: 'alice', input: { params: {}, query: { limit: 3 } } },
       headers: expect.any(Headers),
     });
-    expect((await send(app, 'GET', '/api/things/7')).body).toStrictEqual({ op: 'getThing', principal: 'alice', input: { params: { id: 7 }, query: {} } });
+    expect((await send(app, 'GET', '/api/things/7')).body).toStrictEqual({
+      op: 'getThing',
+      principal: 'alice',
+      input: { params: { id: 7 }, query: {} },
+    });
     expect((await send(app, 'GET', '/api/things/special')).body).toMatchObject({ op: 'getSpecial' });
     expect(await send(app, 'GET', '/api/export.csv')).toMatchObject({ status: 200, body: 'id,name\n' });
     const created = await send(app, 'POST', '/api/things', { body: { name: 'x' } });
@@ -280,7 +337,10 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
     const noKey = await send(app, 'GET', '/api/things', { auth: false });
     expect(noKey.status).toBe(401);
     expect(noKey.body).toStrictEqual({ error: 'Unauthorized: HTTP Basic credentials with an API key are required' });
-    const wrongKey = await send(app, 'GET', '/api/things', { auth: false, headers: { authorization: 'Basic ' + Buffer.from(':wrong').toString('base64') } });
+    const wrongKey = await send(app, 'GET', '/api/things', {
+      auth: false,
+      headers: { authorization: 'Basic ' + Buffer.from(':wrong').toString('base64') },
+    });
     expect(wrongKey.status).toBe(401);
     expect(wrongKey.body).toStrictEqual({ error: 'Unauthorized: the API key is wrong or missing' });
     expect(wrongKey.headers.get('www-authenticate')).toBe('Basic realm="tusk", charset="UTF-8"');
@@ -288,14 +348,22 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
       status: 400,
       body: { error: 'limit: must be >= 1', field: 'limit', rule: 'minimum' },
     });
-    expect(await send(app, 'GET', '/api/things/abc')).toMatchObject({ status: 400, body: { field: 'id', rule: 'type' } });
+    expect(await send(app, 'GET', '/api/things/abc')).toMatchObject({
+      status: 400,
+      body: { field: 'id', rule: 'type' },
+    });
     // A field the schema does not name is ignored and named in Tusk-Ignored-Fields; with Tusk-Strict-Fields it is a 400.
     const ignored = await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 } });
     expect(ignored).toMatchObject({ status: 201, body: { input: { body: { name: 'x' } } } });
     expect(ignored.headers.get('tusk-ignored-fields')).toBe('extra');
-    const strict = await send(app, 'POST', '/api/things', { body: { name: 'x', extra: 1 }, headers: { 'tusk-strict-fields': 'true' } });
+    const strict = await send(app, 'POST', '/api/things', {
+      body: { name: 'x', extra: 1 },
+      headers: { 'tusk-strict-fields': 'true' },
+    });
     expect(strict).toMatchObject({ status: 400, body: { field: 'extra', rule: 'additionalProperties' } });
-    expect(await send(app, 'POST', '/api/things', { body: { name: 'x' }, headers: { 'tusk-strict-fields': 'maybe' } })).toMatchObject({
+    expect(
+      await send(app, 'POST', '/api/things', { body: { name: 'x' }, headers: { 'tusk-strict-fields': 'maybe' } }),
+    ).toMatchObject({
       status: 400,
       body: { field: 'Tusk-Strict-Fields', rule: 'enum' },
     });
@@ -303,11 +371,15 @@ describe('createApiApp: the request pipeline of every routed operation', () => {
 
   it('injects faults first when the simulation gives them, and not otherwise', async () => {
     const doc = thingsDocument();
-    const faults = new Faults(readOperations('customer', doc), 1, [{ operation: 'listThings', error: { status: 500 } }]);
+    const faults = new Faults(readOperations('customer', doc), 1, [
+      { operation: 'listThings', error: { status: 500 } },
+    ]);
     const app = build({ simulation: { faults: () => faults } }, doc);
     const hit = await send(app, 'GET', '/api/things', { auth: false });
     expect(hit.status).toBe(500);
-    expect(hit.body).toStrictEqual({ error: 'Injected fault: HTTP 500 for listThings (fault rule 1, see /__tusk/faults)' });
+    expect(hit.body).toStrictEqual({
+      error: 'Injected fault: HTTP 500 for listThings (fault rule 1, see /__tusk/faults)',
+    });
     expect(hit.headers.get('tusk-fault')).toBe('error');
     expect((await send(app, 'GET', '/api/things/1')).status).toBe(200);
     for (const simulation of [undefined, { prefer: true }]) {
@@ -349,14 +421,22 @@ describe('createApiApp: not found and the method guard', () => {
     const app = build();
     const res = await send(app, 'PATCH', '/api/things/7', { auth: false });
     expect(res.status).toBe(405);
-    expect(res.body).toStrictEqual({ error: 'Method PATCH is not allowed for /api/things/7; allowed: DELETE, GET, PUT' });
+    expect(res.body).toStrictEqual({
+      error: 'Method PATCH is not allowed for /api/things/7; allowed: DELETE, GET, PUT',
+    });
     expect(res.headers.get('allow')).toBe('DELETE, GET, PUT');
     const list = await send(app, 'DELETE', '/api/things', { auth: false });
-    expect(list).toMatchObject({ status: 405, body: { error: 'Method DELETE is not allowed for /api/things; allowed: GET, POST' } });
+    expect(list).toMatchObject({
+      status: 405,
+      body: { error: 'Method DELETE is not allowed for /api/things; allowed: GET, POST' },
+    });
     expect(list.headers.get('allow')).toBe('GET, POST');
     // a path with a dot in it
     const csv = await send(app, 'POST', '/api/export.csv', { auth: false });
-    expect(csv).toMatchObject({ status: 405, body: { error: 'Method POST is not allowed for /api/export.csv; allowed: GET' } });
+    expect(csv).toMatchObject({
+      status: 405,
+      body: { error: 'Method POST is not allowed for /api/export.csv; allowed: GET' },
+    });
     expect((await send(app, 'POST', '/api/exportxcsv', { auth: false })).status).toBe(404);
     // templates match whole paths only
     expect((await send(app, 'DELETE', '/x/api/things', { auth: false })).status).toBe(404);
@@ -369,10 +449,15 @@ describe('createApiApp: not found and the method guard', () => {
     for (const method of ['PUT', 'DELETE']) {
       const res = await send(app, method, '/api/things/special', { auth: false });
       expect(res.status, method).toBe(405);
-      expect(res.body, method).toStrictEqual({ error: `Method ${method} is not allowed for /api/things/special; allowed: GET` });
+      expect(res.body, method).toStrictEqual({
+        error: `Method ${method} is not allowed for /api/things/special; allowed: GET`,
+      });
       expect(res.headers.get('allow'), method).toBe('GET');
     }
-    expect((await send(app, 'PUT', '/api/things/8')).body).toMatchObject({ op: 'updateThing', input: { params: { id: 8 } } });
+    expect((await send(app, 'PUT', '/api/things/8')).body).toMatchObject({
+      op: 'updateThing',
+      input: { params: { id: 8 } },
+    });
     expect((await send(app, 'DELETE', '/api/things/8')).status).toBe(204);
     expect((await send(app, 'HEAD', '/api/things/special')).status).toBe(200);
   });
@@ -437,7 +522,9 @@ describe('createApiApp: errors', () => {
 
   it('lets an injected connection reset leave the app', async () => {
     const app = throwing(() => new ConnectionReset());
-    await expect(Promise.resolve().then(() => app.fetch(new Request('http://tusk/ext/throw')))).rejects.toBeInstanceOf(ConnectionReset);
+    await expect(Promise.resolve().then(() => app.fetch(new Request('http://tusk/ext/throw')))).rejects.toBeInstanceOf(
+      ConnectionReset,
+    );
     expect(() => errorResponse({} as never, new ConnectionReset())).toThrow(ConnectionReset);
   });
 });

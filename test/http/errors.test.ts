@@ -1,6 +1,14 @@
 // The errors that become HTTP answers (src/core/errors.ts): status, message, body and headers.
 import { describe, expect, it } from 'vitest';
-import { ApiError, badRequest, forbidden, invalid, limitReached, notFound, unauthorized } from '../../src/core/errors.js';
+import {
+  ApiError,
+  badRequest,
+  forbidden,
+  invalid,
+  limitReached,
+  notFound,
+  unauthorized,
+} from '../../src/core/errors.js';
 
 describe('ApiError', () => {
   it('is an Error named ApiError carrying status, body and headers', () => {
@@ -29,10 +37,17 @@ describe('ApiError', () => {
       headers: { 'WWW-Authenticate': 'Basic realm="tusk", charset="UTF-8"' },
     });
     expect(unauthorized('no key').message).toBe('no key');
-    expect(invalid('name', 'minLength', 'too short').body).toStrictEqual({ error: 'name: too short', field: 'name', rule: 'minLength' });
+    expect(invalid('name', 'minLength', 'too short').body).toStrictEqual({
+      error: 'name: too short',
+      field: 'name',
+      rule: 'minLength',
+    });
     expect(badRequest('nope')).toMatchObject({ status: 400, body: { error: 'nope' } });
     expect(notFound('alarm', 7)).toMatchObject({ status: 404, body: { error: 'Not found: no alarm with id 7' } });
     expect(forbidden('no')).toMatchObject({ status: 403, body: { error: 'no' } });
-    expect(limitReached('alarms', 'at most 3')).toMatchObject({ status: 400, body: { error: 'alarms: at most 3', rule: 'maxItems' } });
+    expect(limitReached('alarms', 'at most 3')).toMatchObject({
+      status: 400,
+      body: { error: 'alarms: at most 3', rule: 'maxItems' },
+    });
   });
 });

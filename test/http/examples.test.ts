@@ -4,12 +4,22 @@
 import { describe, expect, it } from 'vitest';
 import { INTERFACES, loadDocuments, type OpenApiDocument } from '../../src/openapi/documents.js';
 import { readOperations, type OperationInfo } from '../../src/openapi/operations.js';
-import { exampleHeaders, mediaExamples, mediaOf, responseKeyFor, responseObject, sampleSchema } from '../../src/http/examples.js';
+import {
+  exampleHeaders,
+  mediaExamples,
+  mediaOf,
+  responseKeyFor,
+  responseObject,
+  sampleSchema,
+} from '../../src/http/examples.js';
 
 type Node = Record<string, unknown>;
 
 /** A document with one operation (GET /things) and the given responses and component schemas. */
-function docWith(responses: Node | undefined, components: Record<string, Record<string, unknown>> = {}): OpenApiDocument {
+function docWith(
+  responses: Node | undefined,
+  components: Record<string, Record<string, unknown>> = {},
+): OpenApiDocument {
   const op: Node = { operationId: 'getThings' };
   if (responses !== undefined) op.responses = responses;
   return {
@@ -31,12 +41,16 @@ function schemaDoc(schemas: Record<string, unknown> = {}): OpenApiDocument {
 
 describe('responseKeyFor', () => {
   it('chooses the exact status first', () => {
-    const op = opOf(docWith({ '404': { description: 'x' }, '4XX': { description: 'x' }, default: { description: 'x' } }));
+    const op = opOf(
+      docWith({ '404': { description: 'x' }, '4XX': { description: 'x' }, default: { description: 'x' } }),
+    );
     expect(responseKeyFor(op, 404)).toBe('404');
   });
 
   it('chooses the range of the status when the exact code is not declared', () => {
-    const op = opOf(docWith({ '200': { description: 'x' }, '4XX': { description: 'x' }, default: { description: 'x' } }));
+    const op = opOf(
+      docWith({ '200': { description: 'x' }, '4XX': { description: 'x' }, default: { description: 'x' } }),
+    );
     expect(responseKeyFor(op, 409)).toBe('4XX');
     expect(responseKeyFor(op, 500)).toBe('default');
   });
@@ -57,7 +71,10 @@ describe('responseKeyFor', () => {
 describe('responseObject', () => {
   it('returns the declared response, following $refs', () => {
     const notFound = { description: 'not found', content: { 'application/json': { example: { a: 1 } } } };
-    const doc = docWith({ '200': { description: 'ok' }, '404': { $ref: '#/components/responses/NotFound' } }, { responses: { NotFound: notFound } });
+    const doc = docWith(
+      { '200': { description: 'ok' }, '404': { $ref: '#/components/responses/NotFound' } },
+      { responses: { NotFound: notFound } },
+    );
     const op = opOf(doc);
     expect(responseObject(doc, op, '200')).toStrictEqual({ description: 'ok' });
     expect(responseObject(doc, op, '404')).toBe(notFound);
@@ -85,7 +102,9 @@ describe('mediaOf', () => {
     const xml = { example: '<a/>' };
     const doc = schemaDoc();
     doc.components!.media = { Xml: xml };
-    const response = { content: { 'application/json': { example: 1 }, 'application/xml': { $ref: '#/components/media/Xml' } } };
+    const response = {
+      content: { 'application/json': { example: 1 }, 'application/xml': { $ref: '#/components/media/Xml' } },
+    };
     expect(mediaOf(doc, response)).toStrictEqual([
       ['application/json', { example: 1 }],
       ['application/xml', xml],
@@ -97,7 +116,9 @@ describe('mediaOf', () => {
   });
 
   it('names the media in the error when it cannot be resolved', () => {
-    expect(() => mediaOf(schemaDoc(), { content: { 'application/json': null } })).toThrow(/^unresolvable \$ref #\/media$/);
+    expect(() => mediaOf(schemaDoc(), { content: { 'application/json': null } })).toThrow(
+      /^unresolvable \$ref #\/media$/,
+    );
   });
 });
 
@@ -134,7 +155,9 @@ describe('mediaExamples', () => {
     const doc = schemaDoc();
     expect(mediaExamples(doc, { schema: { type: 'string', examples: [] } })).toStrictEqual([]);
     expect(mediaExamples(doc, { schema: { type: 'string' } })).toStrictEqual([]);
-    expect(mediaExamples(doc, { schema: { type: 'string' }, examples: { a: { value: 'x' } } })).toStrictEqual([{ key: 'a', value: 'x' }]);
+    expect(mediaExamples(doc, { schema: { type: 'string' }, examples: { a: { value: 'x' } } })).toStrictEqual([
+      { key: 'a', value: 'x' },
+    ]);
   });
 
   it('reads a media object without schema or examples as having none', () => {

@@ -6,16 +6,30 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'hono';
 import type { OpenApiDocument } from '../../src/openapi/documents.js';
 import { readOperations, type OperationInfo } from '../../src/openapi/operations.js';
-import { Faults, MAX_LATENCY_MS, mulberry32, parseFaultFlag, parseLatency, type FaultDecision, type FaultRule } from '../../src/store/fault-rules.js';
+import {
+  Faults,
+  MAX_LATENCY_MS,
+  mulberry32,
+  parseFaultFlag,
+  parseLatency,
+  type FaultDecision,
+  type FaultRule,
+} from '../../src/store/fault-rules.js';
 import { ConnectionReset, faultResponse, faultStep } from '../../src/http/fault-step.js';
 
 /** Five customer operations (400, 401, 429, 500) and two instance ones (401, 404, 429, 500; listAlarms also 599). */
 function documents(): Record<'customer' | 'instance', OpenApiDocument> {
   const components = {
-    responses: { TooMany: { description: 'slow down', headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } },
+    responses: {
+      TooMany: { description: 'slow down', headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } },
+    },
     headers: { RetryAfter: { schema: { type: 'integer', minimum: 1 }, example: 30 } },
   };
-  const common = { '401': { description: 'who' }, '429': { $ref: '#/components/responses/TooMany' }, '500': { description: 'oops' } };
+  const common = {
+    '401': { description: 'who' },
+    '429': { $ref: '#/components/responses/TooMany' },
+    '500': { description: 'oops' },
+  };
   const customer: OpenApiDocument = {
     openapi: '3.1.0',
     info: { title: 'customer', version: '1' },
@@ -31,7 +45,12 @@ function documents(): Record<'customer' | 'instance', OpenApiDocument> {
     openapi: '3.1.0',
     info: { title: 'instance', version: '1' },
     paths: {
-      '/api/alarms': { get: { operationId: 'listAlarms', responses: { '404': { description: 'none' }, '599': { description: 'odd' }, ...common } } },
+      '/api/alarms': {
+        get: {
+          operationId: 'listAlarms',
+          responses: { '404': { description: 'none' }, '599': { description: 'odd' }, ...common },
+        },
+      },
       '/api/alarms/{id}': {
         get: {
           operationId: 'getAlarm',
@@ -122,7 +141,11 @@ describe('parseFaultFlag', () => {
     expect(parseFaultFlag(' listAlarms :reset')).toStrictEqual({ operation: 'listAlarms', reset: { rate: 1 } });
     expect(parseFaultFlag(':reset')).toStrictEqual({ reset: { rate: 1 } });
     expect(parseFaultFlag('*:reset')).toStrictEqual({ reset: { rate: 1 } });
-    expect(parseFaultFlag('customer/listPlans:reset')).toStrictEqual({ api: 'customer', operation: 'listPlans', reset: { rate: 1 } });
+    expect(parseFaultFlag('customer/listPlans:reset')).toStrictEqual({
+      api: 'customer',
+      operation: 'listPlans',
+      reset: { rate: 1 },
+    });
     expect(parseFaultFlag('instance/*:reset@5%')).toStrictEqual({ api: 'instance', reset: { rate: 0.05 } });
   });
 
@@ -208,7 +231,9 @@ describe('Faults: setting, listing and clearing rules', () => {
   it('takes objects and flag strings, lists them in the object form, and clears them', () => {
     const { faults } = setup(['instance/listAlarms:latency=1ms,error=500@0.25']);
     expect(faults.active).toBe(true);
-    expect(faults.list()).toStrictEqual([{ api: 'instance', operation: 'listAlarms', latency: '1ms', error: { status: 500, rate: 0.25 } }]);
+    expect(faults.list()).toStrictEqual([
+      { api: 'instance', operation: 'listAlarms', latency: '1ms', error: { status: 500, rate: 0.25 } },
+    ]);
     const set = faults.set(
       [
         { operation: '*', reset: {} },
@@ -234,7 +259,9 @@ describe('Faults: setting, listing and clearing rules', () => {
 
   it('a refused set changes nothing', () => {
     const { faults } = setup(['listAlarms:latency=1ms'], 9);
-    expect(thrown(() => faults.set(['*:reset', { reset: { rate: 2 } }], 4))).toBe('fault rule 2: reset.rate must be a number from 0 to 1');
+    expect(thrown(() => faults.set(['*:reset', { reset: { rate: 2 } }], 4))).toBe(
+      'fault rule 2: reset.rate must be a number from 0 to 1',
+    );
     expect(faults.list()).toStrictEqual([{ operation: 'listAlarms', latency: '1ms' }]);
     expect(faults.currentSeed).toBe(9);
   });
@@ -254,7 +281,9 @@ describe('Faults: setting, listing and clearing rules', () => {
         JSON.stringify(bad),
       ).toBe('fault rule 1 must be an object or a string like "listAlarms:latency=200ms"');
     }
-    expect(thrown(() => faults.set(['*:reset', 7 as never]))).toBe('fault rule 2 must be an object or a string like "listAlarms:latency=200ms"');
+    expect(thrown(() => faults.set(['*:reset', 7 as never]))).toBe(
+      'fault rule 2 must be an object or a string like "listAlarms:latency=200ms"',
+    );
   });
 
   it('refuses unknown fields and a rule without an effect', () => {
@@ -262,14 +291,20 @@ describe('Faults: setting, listing and clearing rules', () => {
     expect(thrown(() => faults.set([{ reset: {}, foo: 1, bar: 2 } as FaultRule]))).toBe(
       'fault rule 1: unknown field foo (fields: operation, api, latency, error, reset)',
     );
-    expect(thrown(() => faults.set([{ operation: 'listAlarms' }]))).toBe('fault rule 1 has no effect: give latency, error or reset');
+    expect(thrown(() => faults.set([{ operation: 'listAlarms' }]))).toBe(
+      'fault rule 1 has no effect: give latency, error or reset',
+    );
     expect(thrown(() => faults.set([{}]))).toBe('fault rule 1 has no effect: give latency, error or reset');
   });
 
   it('checks api and operation', () => {
     const { faults } = setup();
-    expect(thrown(() => faults.set([{ api: 'admin' as never, latency: '1ms' }]))).toBe('fault rule 1: api must be customer or instance');
-    expect(thrown(() => faults.set([{ operation: 42 as never, latency: '1ms' }]))).toBe('fault rule 1: operation must be an operationId');
+    expect(thrown(() => faults.set([{ api: 'admin' as never, latency: '1ms' }]))).toBe(
+      'fault rule 1: api must be customer or instance',
+    );
+    expect(thrown(() => faults.set([{ operation: 42 as never, latency: '1ms' }]))).toBe(
+      'fault rule 1: operation must be an operationId',
+    );
     expect(thrown(() => faults.set([{ operation: 'listUnicorns', latency: '1ms' }]))).toBe(
       'fault rule 1: no operation listUnicorns in the customer or instance document',
     );
@@ -290,8 +325,12 @@ describe('Faults: setting, listing and clearing rules', () => {
 
   it('checks latency', () => {
     const { faults } = setup();
-    expect(thrown(() => faults.set([{ latency: 200 as never }]))).toBe('fault rule 1: latency must be a string like 200ms or 100-300ms');
-    expect(thrown(() => faults.set([{ latency: '9 days' }]))).toBe('latency must look like 200ms, 1.5s, 1m or 100-300ms, got "9 days"');
+    expect(thrown(() => faults.set([{ latency: 200 as never }]))).toBe(
+      'fault rule 1: latency must be a string like 200ms or 100-300ms',
+    );
+    expect(thrown(() => faults.set([{ latency: '9 days' }]))).toBe(
+      'latency must look like 200ms, 1.5s, 1m or 100-300ms, got "9 days"',
+    );
   });
 
   it('checks the error status: an integer from 400 to 599', () => {
@@ -302,9 +341,15 @@ describe('Faults: setting, listing and clearing rules', () => {
         String(status),
       ).toBe('fault rule 1: error.status must be a 4xx or 5xx status');
     }
-    expect(thrown(() => faults.set([{ error: null as never }]))).toBe('fault rule 1: error.status must be a 4xx or 5xx status');
-    expect(faults.set([{ api: 'customer', error: { status: 400 } }])).toStrictEqual([{ api: 'customer', error: { status: 400, rate: 1 } }]);
-    expect(faults.set([{ operation: 'listAlarms', error: { status: 599 } }])).toStrictEqual([{ operation: 'listAlarms', error: { status: 599, rate: 1 } }]);
+    expect(thrown(() => faults.set([{ error: null as never }]))).toBe(
+      'fault rule 1: error.status must be a 4xx or 5xx status',
+    );
+    expect(faults.set([{ api: 'customer', error: { status: 400 } }])).toStrictEqual([
+      { api: 'customer', error: { status: 400, rate: 1 } },
+    ]);
+    expect(faults.set([{ operation: 'listAlarms', error: { status: 599 } }])).toStrictEqual([
+      { operation: 'listAlarms', error: { status: 599, rate: 1 } },
+    ]);
   });
 
   it('checks the error and reset rates: numbers from 0 to 1', () => {
@@ -323,17 +368,17 @@ describe('Faults: setting, listing and clearing rules', () => {
       { error: { status: 500, rate: 0 } },
       { reset: { rate: 0 } },
     ]);
-    expect(faults.set([{ error: { status: 500, rate: 1 } }, { reset: { rate: 1 } }, { reset: null as never }])).toStrictEqual([
-      { error: { status: 500, rate: 1 } },
-      { reset: { rate: 1 } },
-      { reset: { rate: 1 } },
-    ]);
+    expect(
+      faults.set([{ error: { status: 500, rate: 1 } }, { reset: { rate: 1 } }, { reset: null as never }]),
+    ).toStrictEqual([{ error: { status: 500, rate: 1 } }, { reset: { rate: 1 } }, { reset: { rate: 1 } }]);
   });
 
   it('an error status must be declared by every operation the rule covers, which are named', () => {
     const { faults } = setup();
     const customers = 'listPlans, getPlan, createInstance, deleteInstance, listRegions';
-    expect(thrown(() => faults.set([{ error: { status: 503 } }]))).toBe(`fault rule 1: status 503 is not declared for ${customers} and 2 more ${DECLARED}`);
+    expect(thrown(() => faults.set([{ error: { status: 503 } }]))).toBe(
+      `fault rule 1: status 503 is not declared for ${customers} and 2 more ${DECLARED}`,
+    );
     expect(thrown(() => faults.set([{ api: 'customer', error: { status: 503 } }]))).toBe(
       `fault rule 1: status 503 is not declared for ${customers} ${DECLARED}`,
     );
@@ -344,10 +389,23 @@ describe('Faults: setting, listing and clearing rules', () => {
       `fault rule 1: status 503 is not declared for getAlarm ${DECLARED}`,
     );
     // 404 is declared by the instance operations only, 599 by listAlarms only, 400 by the customer ones.
-    expect(thrown(() => faults.set([{ error: { status: 404 } }]))).toBe(`fault rule 1: status 404 is not declared for ${customers} ${DECLARED}`);
-    expect(thrown(() => faults.set([{ api: 'instance', error: { status: 599 } }]))).toBe(`fault rule 1: status 599 is not declared for getAlarm ${DECLARED}`);
-    expect(thrown(() => faults.set(['*:error=400']))).toBe(`fault rule 1: status 400 is not declared for listAlarms, getAlarm ${DECLARED}`);
-    expect(faults.set([{ api: 'instance', error: { status: 404 } }, 'listAlarms:error=599', 'customer/*:error=400', '*:error=429'])).toStrictEqual([
+    expect(thrown(() => faults.set([{ error: { status: 404 } }]))).toBe(
+      `fault rule 1: status 404 is not declared for ${customers} ${DECLARED}`,
+    );
+    expect(thrown(() => faults.set([{ api: 'instance', error: { status: 599 } }]))).toBe(
+      `fault rule 1: status 599 is not declared for getAlarm ${DECLARED}`,
+    );
+    expect(thrown(() => faults.set(['*:error=400']))).toBe(
+      `fault rule 1: status 400 is not declared for listAlarms, getAlarm ${DECLARED}`,
+    );
+    expect(
+      faults.set([
+        { api: 'instance', error: { status: 404 } },
+        'listAlarms:error=599',
+        'customer/*:error=400',
+        '*:error=429',
+      ]),
+    ).toStrictEqual([
       { api: 'instance', error: { status: 404, rate: 1 } },
       { operation: 'listAlarms', error: { status: 599, rate: 1 } },
       { api: 'customer', error: { status: 400, rate: 1 } },
@@ -361,7 +419,12 @@ describe('Faults: what a request meets', () => {
     Array.from({ length: n }, () => faults.decide(api, id));
 
   it('only the rules of its api and operation', () => {
-    const { faults } = setup(['instance/*:latency=1ms', 'listAlarms:latency=10ms', 'customer/*:latency=100ms', 'getPlan:latency=1000ms']);
+    const { faults } = setup([
+      'instance/*:latency=1ms',
+      'listAlarms:latency=10ms',
+      'customer/*:latency=100ms',
+      'getPlan:latency=1000ms',
+    ]);
     expect(faults.decide('instance', 'listAlarms')).toStrictEqual({ latencyMs: 11, reset: false });
     expect(faults.decide('instance', 'getAlarm')).toStrictEqual({ latencyMs: 1, reset: false });
     expect(faults.decide('customer', 'listPlans')).toStrictEqual({ latencyMs: 100, reset: false });
@@ -426,9 +489,17 @@ describe('Faults: what a request meets', () => {
 
   it('the first rule that fires wins: a reset or error stops later errors and resets', () => {
     const { faults } = setup(['*:error=500', '*:error=429']);
-    expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({ latencyMs: 0, reset: false, error: { status: 500, rule: 0 } });
+    expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({
+      latencyMs: 0,
+      reset: false,
+      error: { status: 500, rule: 0 },
+    });
     faults.set(['*:error=500', '*:reset']);
-    expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({ latencyMs: 0, reset: false, error: { status: 500, rule: 0 } });
+    expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({
+      latencyMs: 0,
+      reset: false,
+      error: { status: 500, rule: 0 },
+    });
     faults.set(['*:reset', '*:error=500']);
     expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({ latencyMs: 0, reset: true });
     // In one rule the reset is drawn first.
@@ -436,7 +507,11 @@ describe('Faults: what a request meets', () => {
     expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({ latencyMs: 0, reset: true });
     // A rule that does not fire leaves the choice to the next; the latencies of all add up.
     faults.set(['*:latency=3ms,error=500@0', '*:latency=4ms,error=429', '*:latency=5ms']);
-    expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({ latencyMs: 12, reset: false, error: { status: 429, rule: 1 } });
+    expect(faults.decide('instance', 'listAlarms')).toStrictEqual<FaultDecision>({
+      latencyMs: 12,
+      reset: false,
+      error: { status: 429, rule: 1 },
+    });
   });
 });
 
@@ -445,24 +520,41 @@ describe('Faults: the answer of an injected error', () => {
     const { respond } = setup();
     const res = respond('listPlans', 429, 0);
     expect(res.status).toBe(429);
-    expect(Object.fromEntries(res.headers)).toStrictEqual({ 'content-type': 'application/json', 'retry-after': '30', 'tusk-fault': 'error' });
-    expect(await res.json()).toStrictEqual({ error: 'Injected fault: HTTP 429 for listPlans (fault rule 1, see /__tusk/faults)' });
+    expect(Object.fromEntries(res.headers)).toStrictEqual({
+      'content-type': 'application/json',
+      'retry-after': '30',
+      'tusk-fault': 'error',
+    });
+    expect(await res.json()).toStrictEqual({
+      error: 'Injected fault: HTTP 429 for listPlans (fault rule 1, see /__tusk/faults)',
+    });
   });
 
   it('takes the headers of a range (4XX) and names the rule', async () => {
     const { respond } = setup();
     const res = respond('getAlarm', 418, 2);
     expect(res.status).toBe(418);
-    expect(Object.fromEntries(res.headers)).toStrictEqual({ 'content-type': 'application/json', 'x-reason': 'teapot', 'tusk-fault': 'error' });
-    expect(await res.json()).toStrictEqual({ error: 'Injected fault: HTTP 418 for getAlarm (fault rule 3, see /__tusk/faults)' });
+    expect(Object.fromEntries(res.headers)).toStrictEqual({
+      'content-type': 'application/json',
+      'x-reason': 'teapot',
+      'tusk-fault': 'error',
+    });
+    expect(await res.json()).toStrictEqual({
+      error: 'Injected fault: HTTP 418 for getAlarm (fault rule 3, see /__tusk/faults)',
+    });
   });
 
   it('has no declared headers when nothing is declared for the status', async () => {
     const { respond } = setup();
     const res = respond('listPlans', 404, 1);
     expect(res.status).toBe(404);
-    expect(Object.fromEntries(res.headers)).toStrictEqual({ 'content-type': 'application/json', 'tusk-fault': 'error' });
-    expect(await res.json()).toStrictEqual({ error: 'Injected fault: HTTP 404 for listPlans (fault rule 2, see /__tusk/faults)' });
+    expect(Object.fromEntries(res.headers)).toStrictEqual({
+      'content-type': 'application/json',
+      'tusk-fault': 'error',
+    });
+    expect(await res.json()).toStrictEqual({
+      error: 'Injected fault: HTTP 404 for listPlans (fault rule 2, see /__tusk/faults)',
+    });
   });
 });
 
@@ -530,7 +622,9 @@ describe('faultStep', () => {
     expect(destroy).toHaveBeenCalledTimes(1);
     expect(withSocket.next).not.toHaveBeenCalled();
     for (const env of [undefined, {}, { incoming: {} }]) {
-      await expect(run(faults, op('listAlarms'), env).result, JSON.stringify(env)).rejects.toBeInstanceOf(ConnectionReset);
+      await expect(run(faults, op('listAlarms'), env).result, JSON.stringify(env)).rejects.toBeInstanceOf(
+        ConnectionReset,
+      );
     }
   });
 });

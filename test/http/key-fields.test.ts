@@ -11,11 +11,17 @@ const server = async () => (await tuskForTest()).tusk;
 describe('the field of HTTP Basic that carries the key', () => {
   it('the customer interface reads the password field; a key in the user field is a 401 saying where it goes', async () => {
     const tusk = await server();
-    const ok = await tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: { authorization: basic('', 'tusk-admin-key') } }));
+    const ok = await tusk.customer.fetch(
+      new Request('http://tusk/api/plans', { headers: { authorization: basic('', 'tusk-admin-key') } }),
+    );
     expect(ok.status).toBe(200);
-    const wrong = await tusk.customer.fetch(new Request('http://tusk/api/plans', { headers: { authorization: basic('tusk-admin-key', '') } }));
+    const wrong = await tusk.customer.fetch(
+      new Request('http://tusk/api/plans', { headers: { authorization: basic('tusk-admin-key', '') } }),
+    );
     expect(wrong.status).toBe(401);
-    expect(((await wrong.json()) as { error: string }).error).toMatch(/^Unauthorized: the API key goes in the password field of HTTP Basic/);
+    expect(((await wrong.json()) as { error: string }).error).toMatch(
+      /^Unauthorized: the API key goes in the password field of HTTP Basic/,
+    );
   });
 
   it('the instance interface reads the key from the password field or the user field', async () => {

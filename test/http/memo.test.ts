@@ -21,7 +21,9 @@ describe('Memo', () => {
     const memo = new Memo<number>({ size: 2 });
     let calls = 0;
     const make = () => ++calls;
-    expect([memo.get('a', make), memo.get('b', make), memo.get('a', make), memo.get('b', make)]).toStrictEqual([1, 2, 1, 2]);
+    expect([memo.get('a', make), memo.get('b', make), memo.get('a', make), memo.get('b', make)]).toStrictEqual([
+      1, 2, 1, 2,
+    ]);
     expect(memo.get('c', make)).toBe(3); // full: a and b are forgotten
     expect(memo.get('c', make)).toBe(3);
     expect(memo.get('a', make)).toBe(4);

@@ -12,7 +12,8 @@ describe('an operation answered without a body, under --vary-success', () => {
     const alarms = (await send('instance', 'GET', '/api/alarms', { key: KEY })).body as { id: number }[];
     expect(alarms.length).toBeGreaterThanOrEqual(2);
     const answers = [];
-    for (const alarm of alarms.slice(0, 2)) answers.push(await send('instance', 'DELETE', `/api/alarms/${alarm.id}`, { key: KEY }));
+    for (const alarm of alarms.slice(0, 2))
+      answers.push(await send('instance', 'DELETE', `/api/alarms/${alarm.id}`, { key: KEY }));
     const ok = answers.find((a) => a.status === 200)!;
     const empty = answers.find((a) => a.status === 204)!;
     // deleteAlarm documents `{}` as its 200 example.

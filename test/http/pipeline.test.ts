@@ -28,8 +28,16 @@ import type { OperationValidator, RawBody } from '../../src/openapi/requests.js'
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const basic = (key: string) => `Basic ${b64(`:${key}`)}`;
 
-const TOO_LARGE = { error: 'Payload too large: a request body may have at most 65536 bytes (64 KiB)', field: 'body', rule: 'maxBytes' };
-const ABORTED = { error: 'body: the request body could not be read (the client aborted it)', field: 'body', rule: 'aborted' };
+const TOO_LARGE = {
+  error: 'Payload too large: a request body may have at most 65536 bytes (64 KiB)',
+  field: 'body',
+  rule: 'maxBytes',
+};
+const ABORTED = {
+  error: 'body: the request body could not be read (the client aborted it)',
+  field: 'body',
+  rule: 'aborted',
+};
 const REQUIRED = 'Unauthorized: HTTP Basic credentials with an API key are required';
 const WRONG = 'Unauthorized: the API key is wrong or missing';
 const WWW_AUTHENTICATE = 'Basic realm="tusk", charset="UTF-8"';
@@ -59,7 +67,10 @@ function build(setup: Setup = {}) {
     hasPathParameters: true,
     hasQueryParameters: true,
     systemBodies: new Map((setup.systems ?? []).map((s) => [s, () => true])),
-    parameters: (path: Record<string, string>, query: URLSearchParams) => ({ params: setup.params ?? path, query: Object.fromEntries(query) }),
+    parameters: (path: Record<string, string>, query: URLSearchParams) => ({
+      params: setup.params ?? path,
+      query: Object.fromEntries(query),
+    }),
     acceptsBody: setup.acceptsBody ?? true,
     read: (raw: RawBody, system?: string, options: { strict?: boolean } = {}) => ({
       value: { raw, system: system ?? null, ...(options.strict ? { strict: true } : {}) },
@@ -92,8 +103,19 @@ function build(setup: Setup = {}) {
   app.post('/things/:name', handler, answer);
   app.get('/things/:name', handler, answer);
   app.onError((err, c) => errorResponse(c, err));
-  const send = async (init: { method?: string; path?: string; headers?: Record<string, string>; body?: RequestInit['body']; auth?: string | null } = {}) => {
-    const headers: Record<string, string> = { ...(init.auth === null ? {} : { authorization: init.auth ?? basic('k1') }), ...init.headers };
+  const send = async (
+    init: {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: RequestInit['body'];
+      auth?: string | null;
+    } = {},
+  ) => {
+    const headers: Record<string, string> = {
+      ...(init.auth === null ? {} : { authorization: init.auth ?? basic('k1') }),
+      ...init.headers,
+    };
     const req = new Request(`http://tusk${init.path ?? '/things/one'}`, {
       method: init.method ?? 'POST',
       headers,
@@ -101,8 +123,12 @@ function build(setup: Setup = {}) {
     } as RequestInit);
     const res = await app.fetch(req);
     const text = await res.text();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
-    return { status: res.status, headers: Object.fromEntries(res.headers), json: text ? (JSON.parse(text) as any) : undefined };
+    return {
+      status: res.status,
+      headers: Object.fromEntries(res.headers),
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, read as the tests need them
+      json: text ? (JSON.parse(text) as any) : undefined,
+    };
   };
   return { send, resolved, clock, limiter };
 }
@@ -150,7 +176,8 @@ describe('keyOfHeader (src/core/basic-auth.ts: the one reader of the key, for th
     expect(keyOfHeader(`Basic ${b64('key:')}`)).toBe('key');
     expect(keyOfHeader(`Basic ${b64('key:')}`, 'password')).toBe('');
     expect(keyOfHeader(`Basic ${b64(':key')}`, 'password')).toBe('key');
-    for (const header of [undefined, null, '', 'Bearer x', `Basic ${b64('no-colon')}`]) expect(keyOfHeader(header)).toBe('');
+    for (const header of [undefined, null, '', 'Bearer x', `Basic ${b64('no-colon')}`])
+      expect(keyOfHeader(header)).toBe('');
   });
 });
 
@@ -213,8 +240,12 @@ describe('authentication', () => {
 
   it('keyField password-or-user: the password, else the user; neither is 401', async () => {
     const { send, resolved } = build({ keyField: 'password-or-user' });
-    expect((await send({ method: 'GET', auth: `Basic ${b64('k1:')}` })).json).toMatchObject({ credentialId: 'cred:k1' });
-    expect((await send({ method: 'GET', auth: `Basic ${b64('user:k2')}` })).json).toMatchObject({ credentialId: 'cred:k2' });
+    expect((await send({ method: 'GET', auth: `Basic ${b64('k1:')}` })).json).toMatchObject({
+      credentialId: 'cred:k1',
+    });
+    expect((await send({ method: 'GET', auth: `Basic ${b64('user:k2')}` })).json).toMatchObject({
+      credentialId: 'cred:k2',
+    });
     const none = await send({ method: 'GET', auth: `Basic ${b64(':')}` });
     expect(none.status).toBe(401);
     expect(none.json).toEqual({ error: WRONG });
@@ -262,7 +293,10 @@ describe('reading the body', () => {
         controller.enqueue(new Uint8Array(16 * 1024).fill(0x61));
       },
     });
-    const res = await send({ headers: { 'content-length': String(MAX_BODY_BYTES + 1), 'content-type': 'application/json' }, body: stream });
+    const res = await send({
+      headers: { 'content-length': String(MAX_BODY_BYTES + 1), 'content-type': 'application/json' },
+      body: stream,
+    });
     expect(res.status).toBe(413);
     expect(res.json).toEqual(TOO_LARGE);
     expect(res.headers['content-type']).toBe('application/json');
@@ -288,8 +322,12 @@ describe('reading the body', () => {
   it('the 413 names the limit in bytes and in KiB, or in MiB from 1 MiB on', () => {
     expect(payloadTooLarge().message).toBe(TOO_LARGE.error);
     expect(payloadTooLarge(2048).message).toBe('Payload too large: a request body may have at most 2048 bytes (2 KiB)');
-    expect(payloadTooLarge(1024 * 1024).message).toBe('Payload too large: a request body may have at most 1048576 bytes (1 MiB)');
-    expect(payloadTooLarge(3 * 1024 * 1024).message).toBe('Payload too large: a request body may have at most 3145728 bytes (3 MiB)');
+    expect(payloadTooLarge(1024 * 1024).message).toBe(
+      'Payload too large: a request body may have at most 1048576 bytes (1 MiB)',
+    );
+    expect(payloadTooLarge(3 * 1024 * 1024).message).toBe(
+      'Payload too large: a request body may have at most 3145728 bytes (3 MiB)',
+    );
   });
 
   it('without Content-Length: exactly 64 KiB is read, one byte more is 413', async () => {
@@ -332,7 +370,9 @@ describe('reading the body', () => {
       pull(controller) {
         if (sent >= MAX_BODY_BYTES) return controller.close();
         sent += 16 * 1024;
-        controller.enqueue(new TextEncoder().encode(sent === 16 * 1024 ? 'a='.padEnd(16 * 1024, 'y') : 'y'.repeat(16 * 1024)));
+        controller.enqueue(
+          new TextEncoder().encode(sent === 16 * 1024 ? 'a='.padEnd(16 * 1024, 'y') : 'y'.repeat(16 * 1024)),
+        );
       },
     });
     const res = await send({ body: stream });
@@ -352,7 +392,10 @@ describe('reading the body', () => {
 
   it('a body the client aborts, without Content-Length: 400 naming the body', async () => {
     const { send } = build();
-    const res = await send({ headers: { 'content-type': 'application/json' }, body: failingStream([new TextEncoder().encode('{"a":')]) });
+    const res = await send({
+      headers: { 'content-type': 'application/json' },
+      body: failingStream([new TextEncoder().encode('{"a":')]),
+    });
     expect(res.status).toBe(400);
     expect(res.json).toEqual(ABORTED);
     const first = await send({ body: failingStream() });
@@ -362,22 +405,34 @@ describe('reading the body', () => {
 
   it('readLimitedBody: no body is no bytes; a declared length is read whole; a failing read is the aborted 400', async () => {
     expect(await readLimitedBody(new Request('http://tusk/', { method: 'POST' }))).toEqual(new Uint8Array(0));
-    const whole = await readLimitedBody(new Request('http://tusk/', { method: 'POST', headers: { 'content-length': '3' }, body: 'abc' }));
+    const whole = await readLimitedBody(
+      new Request('http://tusk/', { method: 'POST', headers: { 'content-length': '3' }, body: 'abc' }),
+    );
     expect(Buffer.from(whole).toString()).toBe('abc');
     const streamed = await readLimitedBody(new Request('http://tusk/', { method: 'POST', body: 'abc' }));
     expect(Buffer.from(streamed).toString()).toBe('abc');
-    const aborted = { headers: new Headers({ 'content-length': '3' }), arrayBuffer: () => Promise.reject(new Error('aborted')) } as unknown as Request;
+    const aborted = {
+      headers: new Headers({ 'content-length': '3' }),
+      arrayBuffer: () => Promise.reject(new Error('aborted')),
+    } as unknown as Request;
     const err = await readLimitedBody(aborted).catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, message: ABORTED.error, detail: { field: 'body', rule: 'aborted' } });
-    const tooLarge = await readLimitedBody(new Request('http://tusk/', { method: 'POST', headers: { 'content-length': '70000' }, body: 'abc' })).catch(
-      (e: unknown) => e,
-    );
-    expect(tooLarge).toMatchObject({ status: 413, message: TOO_LARGE.error, detail: { field: 'body', rule: 'maxBytes' } });
+    const tooLarge = await readLimitedBody(
+      new Request('http://tusk/', { method: 'POST', headers: { 'content-length': '70000' }, body: 'abc' }),
+    ).catch((e: unknown) => e);
+    expect(tooLarge).toMatchObject({
+      status: 413,
+      message: TOO_LARGE.error,
+      detail: { field: 'body', rule: 'maxBytes' },
+    });
   });
 
   it('an operation that takes no body ignores what is sent, even over 64 KiB', async () => {
     const { send } = build({ acceptsBody: false });
-    const res = await send({ headers: { 'content-type': 'application/json' }, body: new Uint8Array(MAX_BODY_BYTES + 1).fill(0x7b) });
+    const res = await send({
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array(MAX_BODY_BYTES + 1).fill(0x7b),
+    });
     expect(res.status).toBe(200);
     expect(res.json.rawBody).toEqual({ kind: 'none' });
   });
@@ -401,7 +456,10 @@ describe('parsing the body', () => {
       expect(res.status).toBe(200);
       expect(res.json.rawBody).toEqual({ kind: 'none' });
     }
-    expect((await send({ headers: { 'content-type': 'application/json' }, body: 'null' })).json.rawBody).toEqual({ kind: 'json', value: null });
+    expect((await send({ headers: { 'content-type': 'application/json' }, body: 'null' })).json.rawBody).toEqual({
+      kind: 'json',
+      value: null,
+    });
   });
 
   it('malformed JSON: 400 naming the body, rule json, with the parser message', async () => {
@@ -441,7 +499,10 @@ describe('parsing the body', () => {
 
   it('urlencoded form data: fields in order, repeated ones kept, values decoded', async () => {
     const { send } = build();
-    const res = await send({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=1&b=x+y&a=%C3%A9&c' });
+    const res = await send({
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'a=1&b=x+y&a=%C3%A9&c',
+    });
     expect(res.status).toBe(200);
     expect(res.json.rawBody).toEqual({
       kind: 'form',
@@ -456,11 +517,16 @@ describe('parsing the body', () => {
 
   it('an empty body as form data, or with no Content-Type, is no body', async () => {
     const { send } = build();
-    expect((await send({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })).json.rawBody).toEqual({ kind: 'none' });
+    expect(
+      (await send({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' })).json.rawBody,
+    ).toEqual({ kind: 'none' });
     expect((await send({ body: new Uint8Array(0) })).json.rawBody).toEqual({ kind: 'none' });
     expect((await send({})).json.rawBody).toEqual({ kind: 'none' });
     // Whitespace is form data (one field named by it), unlike JSON.
-    expect((await send({ body: new TextEncoder().encode(' ') })).json.rawBody).toEqual({ kind: 'form', fields: [[' ', '']] });
+    expect((await send({ body: new TextEncoder().encode(' ') })).json.rawBody).toEqual({
+      kind: 'form',
+      fields: [[' ', '']],
+    });
   });
 
   it('multipart form data: string fields as sent, a file part as an empty string', async () => {
@@ -483,7 +549,8 @@ describe('parsing the body', () => {
 
   it('multipart form data written by hand, with a Content-Type in another case', async () => {
     const { send } = build();
-    const body = '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XyZ\r\nContent-Disposition: form-data; name="b"\r\n\r\nx&y=z\r\n--XyZ--\r\n';
+    const body =
+      '--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XyZ\r\nContent-Disposition: form-data; name="b"\r\n\r\nx&y=z\r\n--XyZ--\r\n';
     const res = await send({ headers: { 'content-type': 'Multipart/Form-Data; boundary=XyZ' }, body });
     expect(res.status).toBe(200);
     expect(res.json.rawBody).toEqual({
@@ -500,7 +567,11 @@ describe('parsing the body', () => {
     for (const type of ['multipart/form-data; boundary=xyz', 'multipart/form-data']) {
       const res = await send({ headers: { 'content-type': type }, body: 'a=1&b=2' });
       expect(res.status, type).toBe(400);
-      expect(res.json, type).toEqual({ error: 'body: malformed multipart form data', field: 'body', rule: 'multipart' });
+      expect(res.json, type).toEqual({
+        error: 'body: malformed multipart form data',
+        field: 'body',
+        rule: 'multipart',
+      });
       expect(res.headers['content-type']).toBe('application/json');
     }
   });
@@ -511,17 +582,28 @@ describe('validation input', () => {
     const { send } = build();
     const res = await send({ method: 'GET', path: '/things/one?a=1&b=x%20y&a=2#frag?c=3' });
     expect(res.status).toBe(200);
-    expect(res.json.input).toEqual({ params: { name: 'one' }, query: { a: '2', b: 'x y' }, body: { raw: { kind: 'none' }, system: null } });
+    expect(res.json.input).toEqual({
+      params: { name: 'one' },
+      query: { a: '2', b: 'x y' },
+      body: { raw: { kind: 'none' }, system: null },
+    });
     const plain = await send({ method: 'GET', path: '/things/two?z=9' });
     expect(plain.json.input.query).toEqual({ z: '9' });
     const none = await send({ method: 'GET', path: '/things/three' });
-    expect(none.json.input).toEqual({ params: { name: 'three' }, query: {}, body: { raw: { kind: 'none' }, system: null } });
+    expect(none.json.input).toEqual({
+      params: { name: 'three' },
+      query: {},
+      body: { raw: { kind: 'none' }, system: null },
+    });
     const empty = await send({ method: 'GET', path: '/things/three?#x=1' });
     expect(empty.json.input.query).toEqual({});
   });
 
   it('an integration body: the string parameter that names a system chooses the schema', async () => {
-    const { send } = build({ systems: ['logs_d', 'metrics_c'], params: { id: 7, other: 'not-a-system', system: 'metrics_c' } });
+    const { send } = build({
+      systems: ['logs_d', 'metrics_c'],
+      params: { id: 7, other: 'not-a-system', system: 'metrics_c' },
+    });
     const res = await send({ headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(200);
     expect(res.json.input.body).toEqual({ raw: { kind: 'json', value: {} }, system: 'metrics_c' });
@@ -529,9 +611,13 @@ describe('validation input', () => {
 
   it('no parameter names a system: none is given to the validator', async () => {
     const withSystems = build({ systems: ['logs_d'], params: { other: 'not-a-system', id: 7 } });
-    expect((await withSystems.send({ headers: { 'content-type': 'application/json' }, body: '{}' })).json.input.body.system).toBeNull();
+    expect(
+      (await withSystems.send({ headers: { 'content-type': 'application/json' }, body: '{}' })).json.input.body.system,
+    ).toBeNull();
     const without = build({ params: { system: 'logs_d' } });
-    expect((await without.send({ headers: { 'content-type': 'application/json' }, body: '{}' })).json.input.body.system).toBeNull();
+    expect(
+      (await without.send({ headers: { 'content-type': 'application/json' }, body: '{}' })).json.input.body.system,
+    ).toBeNull();
   });
 });
 
@@ -550,10 +636,16 @@ describe('Tusk-Strict-Fields', () => {
   });
 
   it('is read for an operation that takes a body, and ignored by one that takes none', async () => {
-    const withBody = await build().send({ headers: { 'tusk-strict-fields': 'true', 'content-type': 'application/json' }, body: '{}' });
+    const withBody = await build().send({
+      headers: { 'tusk-strict-fields': 'true', 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(withBody.json.input.body).toMatchObject({ strict: true });
     expect((await build().send({ headers: { 'tusk-strict-fields': 'maybe' } })).status).toBe(400);
-    const without = await build({ acceptsBody: false }).send({ method: 'GET', headers: { 'tusk-strict-fields': 'maybe' } });
+    const without = await build({ acceptsBody: false }).send({
+      method: 'GET',
+      headers: { 'tusk-strict-fields': 'maybe' },
+    });
     expect(without.status).toBe(200);
     expect(without.json.input.body).toBeUndefined();
   });
@@ -625,7 +717,19 @@ describe('operationSteps', () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('op');
     }
-    expect(log).toEqual(['faults', 'authenticate', 'authorize', 'parse', 'validate', 'rateLimit', 'prefer', 'authenticate', 'parse', 'validate', 'rateLimit']);
+    expect(log).toEqual([
+      'faults',
+      'authenticate',
+      'authorize',
+      'parse',
+      'validate',
+      'rateLimit',
+      'prefer',
+      'authenticate',
+      'parse',
+      'validate',
+      'rateLimit',
+    ]);
   });
 });
 

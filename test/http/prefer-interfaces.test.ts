@@ -60,7 +60,13 @@ describe('Prefer: code=NNN', () => {
 
   it('does not change state: a preferred delete deletes nothing, a preferred create creates nothing', async () => {
     await api.instance(key, 'DELETE', '/api/alarms/1', undefined, { prefer: 'code=204' });
-    await api.instance(key, 'POST', '/api/alarms', { type: 'cpu', value_threshold: 80, time_threshold: 300 }, { prefer: 'code=200' });
+    await api.instance(
+      key,
+      'POST',
+      '/api/alarms',
+      { type: 'cpu', value_threshold: 80, time_threshold: 300 },
+      { prefer: 'code=200' },
+    );
     const alarms = (await (await api.instance(key, 'GET', '/api/alarms')).json()) as { id: number }[];
     expect(alarms.map((a) => a.id)).toEqual([1, 2, 3, 4]);
   });
@@ -75,7 +81,10 @@ describe('Prefer: code=NNN', () => {
   it("a code that is not three digits is Prism's 422", async () => {
     const res = await api.instance(key, 'GET', '/api/alarms', undefined, { prefer: 'code=5xx' });
     expect(res.status).toBe(422);
-    expect(await res.json()).toMatchObject({ type: 'https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY', status: 422 });
+    expect(await res.json()).toMatchObject({
+      type: 'https://stoplight.io/prism/errors#UNPROCESSABLE_ENTITY',
+      status: 422,
+    });
   });
 });
 
@@ -93,7 +102,9 @@ describe('Prefer: example=NAME', () => {
     expect(res.status).toBe(200);
     const missing = await api.instance(key, 'GET', '/api/alarms/1', undefined, { prefer: 'example=nope' });
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as { detail: string }).detail).toBe('Response for contentType: application/json and exampleKey: nope does not exist.');
+    expect(((await missing.json()) as { detail: string }).detail).toBe(
+      'Response for contentType: application/json and exampleKey: nope does not exist.',
+    );
   });
 });
 
@@ -113,7 +124,11 @@ describe('where Prefer sits in the pipeline', () => {
     const monitor = account.fixture.keys.find((k) => k.role === 'monitor')!;
     const res = await fetch(`${api.tusk.customerUrl}/api/instances`, {
       method: 'POST',
-      headers: { authorization: 'Basic ' + Buffer.from(`:${monitor.key}`).toString('base64'), 'content-type': 'application/json', prefer: 'code=200' },
+      headers: {
+        authorization: 'Basic ' + Buffer.from(`:${monitor.key}`).toString('base64'),
+        'content-type': 'application/json',
+        prefer: 'code=200',
+      },
       body: JSON.stringify({ name: 'x', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
     });
     expect(res.status).toBe(403);

@@ -5,7 +5,13 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/openapi/documents.js';
 import { readOperations, type OperationInfo } from '../../src/openapi/operations.js';
-import { parsePrefer, preferStep, preferredResponse, toResponse, type DocumentedResponse } from '../../src/http/prefer.js';
+import {
+  parsePrefer,
+  preferStep,
+  preferredResponse,
+  toResponse,
+  type DocumentedResponse,
+} from '../../src/http/prefer.js';
 
 /** A document of one operation `op` (GET /x unless told) with these responses. */
 function operation(responses: Record<string, unknown>, method = 'get'): { doc: OpenApiDocument; op: OperationInfo } {
@@ -95,12 +101,18 @@ describe('preferredResponse: which response', () => {
 
   it("code: else its range, else default; a code nothing covers is Prism's 404", () => {
     const { doc, op } = operation({ '200': json('ok'), '4XX': json('range') });
-    expect(preferredResponse(doc, op, { prefer: 'code=409', method: 'GET' })).toMatchObject({ status: 409, body: 'range' });
+    expect(preferredResponse(doc, op, { prefer: 'code=409', method: 'GET' })).toMatchObject({
+      status: 409,
+      body: 'range',
+    });
     expect(preferredResponse(doc, op, { prefer: 'code=503', method: 'GET' })).toStrictEqual(
       notFound('Requested status code 503 is not defined in the document.'),
     );
     const withDefault = operation({ '200': json('ok'), default: json('fallback') });
-    expect(preferredResponse(withDefault.doc, withDefault.op, { prefer: 'code=503', method: 'GET' })).toMatchObject({ status: 503, body: 'fallback' });
+    expect(preferredResponse(withDefault.doc, withDefault.op, { prefer: 'code=503', method: 'GET' })).toMatchObject({
+      status: 503,
+      body: 'fallback',
+    });
   });
 
   it("code that is not three digits is Prism's 422, with the exact problem", () => {
@@ -123,7 +135,12 @@ describe('preferredResponse: which response', () => {
   });
 
   it('example alone: of the lowest 2XX response (sorted as text), whatever the order in the document', () => {
-    const { doc, op } = operation({ '404': json('nf'), '201': json('created'), '200': json('ok'), '2XX': json('range') });
+    const { doc, op } = operation({
+      '404': json('nf'),
+      '201': json('created'),
+      '200': json('ok'),
+      '2XX': json('range'),
+    });
     expect(preferredResponse(doc, op, { prefer: 'example=default', method: 'GET' })).toStrictEqual({
       status: 200,
       headers: { 'Preference-Applied': 'example=default' },
@@ -134,32 +151,53 @@ describe('preferredResponse: which response', () => {
 
   it('example alone: a single 201 is answered as 201, a 2XX range as 200', () => {
     const created = operation({ '400': json('bad'), '201': json('created') });
-    expect(preferredResponse(created.doc, created.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 201, body: 'created' });
+    expect(preferredResponse(created.doc, created.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({
+      status: 201,
+      body: 'created',
+    });
     const range = operation({ '404': json('nf'), '2XX': json('range') });
-    expect(preferredResponse(range.doc, range.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 200, body: 'range' });
+    expect(preferredResponse(range.doc, range.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({
+      status: 200,
+      body: 'range',
+    });
   });
 
   it('example alone: without a 2XX, default (as 200), else the first response (a range as its hundred)', () => {
     const withDefault = operation({ '404': json('nf'), default: json('fallback') });
-    expect(preferredResponse(withDefault.doc, withDefault.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 200, body: 'fallback' });
+    expect(
+      preferredResponse(withDefault.doc, withDefault.op, { prefer: 'example=default', method: 'GET' }),
+    ).toMatchObject({ status: 200, body: 'fallback' });
     const first = operation({ '404': json('nf'), '500': json('err') });
-    expect(preferredResponse(first.doc, first.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 404, body: 'nf' });
+    expect(preferredResponse(first.doc, first.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({
+      status: 404,
+      body: 'nf',
+    });
     const range = operation({ '4XX': json('client') });
-    expect(preferredResponse(range.doc, range.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 400, body: 'client' });
+    expect(preferredResponse(range.doc, range.op, { prefer: 'example=default', method: 'GET' })).toMatchObject({
+      status: 400,
+      body: 'client',
+    });
   });
 
   it('example alone: an extension key of the responses is not a 2XX response', () => {
     const { doc, op } = operation({ '404': json('nf'), 'x-200': { description: 'not a response' } });
-    expect(preferredResponse(doc, op, { prefer: 'example=default', method: 'GET' })).toMatchObject({ status: 404, body: 'nf' });
+    expect(preferredResponse(doc, op, { prefer: 'example=default', method: 'GET' })).toMatchObject({
+      status: 404,
+      body: 'nf',
+    });
   });
 
   it("example alone on an operation without responses is Prism's 404 naming the operation", () => {
     const { doc, op } = operation({});
-    expect(preferredResponse(doc, op, { prefer: 'example=cpu', method: 'GET' })).toStrictEqual(notFound('No response is defined for op.'));
+    expect(preferredResponse(doc, op, { prefer: 'example=cpu', method: 'GET' })).toStrictEqual(
+      notFound('No response is defined for op.'),
+    );
   });
 
   it("example by name from the examples map, of code's response when both are given", () => {
-    const media = { 'application/json': { examples: { cpu: { value: { type: 'cpu' } }, disk: { value: { type: 'disk' } } } } };
+    const media = {
+      'application/json': { examples: { cpu: { value: { type: 'cpu' } }, disk: { value: { type: 'disk' } } } },
+    };
     const { doc, op } = operation({
       '200': { description: 'd', content: media },
       '404': { description: 'd', content: { 'application/json': { examples: { gone: { value: 'gone' } } } } },
@@ -183,25 +221,48 @@ describe('preferredResponse: which response', () => {
 
   it('code alone: the first example, else a value built from the schema', () => {
     const { doc, op } = operation({
-      '200': { description: 'd', content: { 'application/json': { examples: { one: { value: 1 }, two: { value: 2 } } } } },
-      '201': { description: 'd', content: { 'application/json': { schema: { type: 'object', properties: { n: { type: 'integer', minimum: 3 } } } } } },
+      '200': {
+        description: 'd',
+        content: { 'application/json': { examples: { one: { value: 1 }, two: { value: 2 } } } },
+      },
+      '201': {
+        description: 'd',
+        content: {
+          'application/json': { schema: { type: 'object', properties: { n: { type: 'integer', minimum: 3 } } } },
+        },
+      },
     });
     expect(preferredResponse(doc, op, { prefer: 'code=200', method: 'GET' })).toMatchObject({ status: 200, body: 1 });
-    expect(preferredResponse(doc, op, { prefer: 'code=201', method: 'GET' })).toMatchObject({ status: 201, body: { n: 3 } });
+    expect(preferredResponse(doc, op, { prefer: 'code=201', method: 'GET' })).toMatchObject({
+      status: 201,
+      body: { n: 3 },
+    });
   });
 });
 
 describe('preferredResponse: no body', () => {
   it('a response without content has no media type and no body', () => {
     const { doc, op } = operation({ '200': json('ok'), '202': { description: 'accepted' } });
-    expect(preferredResponse(doc, op, { prefer: 'code=202', method: 'GET' })).toStrictEqual({ status: 202, headers: { 'Preference-Applied': 'code=202' } });
+    expect(preferredResponse(doc, op, { prefer: 'code=202', method: 'GET' })).toStrictEqual({
+      status: 202,
+      headers: { 'Preference-Applied': 'code=202' },
+    });
   });
 
   it('204 and 304 have no body even when the document gives them content, nor has HEAD', () => {
     const { doc, op } = operation({ '200': json('ok'), '204': json('nothing'), '304': json('same') });
-    expect(preferredResponse(doc, op, { prefer: 'code=204', method: 'GET' })).toStrictEqual({ status: 204, headers: { 'Preference-Applied': 'code=204' } });
-    expect(preferredResponse(doc, op, { prefer: 'code=304', method: 'GET' })).toStrictEqual({ status: 304, headers: { 'Preference-Applied': 'code=304' } });
-    expect(preferredResponse(doc, op, { prefer: 'code=200', method: 'HEAD' })).toStrictEqual({ status: 200, headers: { 'Preference-Applied': 'code=200' } });
+    expect(preferredResponse(doc, op, { prefer: 'code=204', method: 'GET' })).toStrictEqual({
+      status: 204,
+      headers: { 'Preference-Applied': 'code=204' },
+    });
+    expect(preferredResponse(doc, op, { prefer: 'code=304', method: 'GET' })).toStrictEqual({
+      status: 304,
+      headers: { 'Preference-Applied': 'code=304' },
+    });
+    expect(preferredResponse(doc, op, { prefer: 'code=200', method: 'HEAD' })).toStrictEqual({
+      status: 200,
+      headers: { 'Preference-Applied': 'code=200' },
+    });
     expect(preferredResponse(doc, op, { prefer: 'code=200', method: 'GET' })).toStrictEqual({
       status: 200,
       headers: { 'Preference-Applied': 'code=200' },
@@ -247,15 +308,24 @@ describe('preferredResponse: the media type Accept asks for', () => {
   });
 
   it('a type that only starts like a declared one does not match it', () => {
-    const { doc, op } = operation({ '200': { description: 'd', content: { 'text/plain': { example: 'plain' }, 'application/json': { example: 'json' } } } });
-    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/jsonl', method: 'GET' })).toMatchObject({
+    const { doc, op } = operation({
+      '200': {
+        description: 'd',
+        content: { 'text/plain': { example: 'plain' }, 'application/json': { example: 'json' } },
+      },
+    });
+    expect(
+      preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/jsonl', method: 'GET' }),
+    ).toMatchObject({
       mediaType: 'text/plain',
       body: 'plain',
     });
-    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/json', method: 'GET' })).toMatchObject({
-      mediaType: 'application/json',
-      body: 'json',
-    });
+    expect(preferredResponse(doc, op, { prefer: 'code=200', accept: 'application/json', method: 'GET' })).toMatchObject(
+      {
+        mediaType: 'application/json',
+        body: 'json',
+      },
+    );
   });
 });
 
@@ -280,7 +350,12 @@ describe('toResponse', () => {
   });
 
   it('only a text/ type gets a charset', () => {
-    const r = toResponse({ status: 200, headers: {}, mediaType: 'application/json; profile="https://example.com/text/v1"', body: 1 });
+    const r = toResponse({
+      status: 200,
+      headers: {},
+      mediaType: 'application/json; profile="https://example.com/text/v1"',
+      body: 1,
+    });
     expect(r.headers.get('content-type')).toBe('application/json; profile="https://example.com/text/v1"');
   });
 

@@ -125,7 +125,9 @@ describe('parseRateLimit', () => {
       '5/0s',
     ]) {
       expect(() => parseRateLimit(text), JSON.stringify(text)).toThrow(
-        new Error(`--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`),
+        new Error(
+          `--rate-limit must look like N/S (N requests per S seconds, or per a duration: 100/1m), got "${text}"`,
+        ),
       );
     }
   });

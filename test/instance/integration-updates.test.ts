@@ -10,7 +10,8 @@ const KEY = 'tusk-instance-1-key';
 
 async function server(options: TuskOptions = {}) {
   const { send } = await tuskForTest(options);
-  return (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) => send('instance', method, path, { key: KEY, json, headers });
+  return (method: string, path: string, json?: unknown, headers: Record<string, string> = {}) =>
+    send('instance', method, path, { key: KEY, json, headers });
 }
 
 /** A logs integration of system logs_e; its id. */
@@ -23,7 +24,10 @@ async function logsIntegration(call: Awaited<ReturnType<typeof server>>): Promis
 }
 
 describe("an integration's update by id", () => {
-  for (const path of [(id: string) => `/api/integrations/logs/${id}`, (id: string) => `/api/integrations/logs/logs_e/${id}`]) {
+  for (const path of [
+    (id: string) => `/api/integrations/logs/${id}`,
+    (id: string) => `/api/integrations/logs/logs_e/${id}`,
+  ]) {
     it(`${path(':id')}: a field the system's schema does not name is ignored and named in Tusk-Ignored-Fields`, async () => {
       const call = await server();
       const id = await logsIntegration(call);
@@ -39,7 +43,12 @@ describe("an integration's update by id", () => {
       const call = await server();
       const id = await logsIntegration(call);
       const before = (await call('GET', `/api/integrations/logs/${id}`)).body;
-      const res = await call('PUT', path(id), { token: 'second-token', colour: 'blue' }, { 'tusk-strict-fields': 'true' });
+      const res = await call(
+        'PUT',
+        path(id),
+        { token: 'second-token', colour: 'blue' },
+        { 'tusk-strict-fields': 'true' },
+      );
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ field: 'colour', rule: 'additionalProperties' });
       expect((await call('GET', `/api/integrations/logs/${id}`)).body).toEqual(before);
@@ -49,7 +58,12 @@ describe("an integration's update by id", () => {
       const call = await server({ strictFields: true });
       const id = await logsIntegration(call);
       expect((await call('PUT', path(id), { token: 'second-token', colour: 'blue' })).status).toBe(400);
-      const lifted = await call('PUT', path(id), { token: 'second-token', colour: 'blue' }, { 'tusk-strict-fields': 'false' });
+      const lifted = await call(
+        'PUT',
+        path(id),
+        { token: 'second-token', colour: 'blue' },
+        { 'tusk-strict-fields': 'false' },
+      );
       expect(lifted.status).toBe(200);
       expect(lifted.headers.get('tusk-ignored-fields')).toBe('colour');
     });

@@ -14,7 +14,8 @@ function namedPaths(text: string): string[] {
   for (const [, raw] of text.matchAll(/`([\w./-]+\.(?:ts|yaml|js|md))`/g)) {
     const path = raw!;
     if (/^(src|openapi|test|scripts|bench|contract-tests|fixtures|bin)\//.test(path)) paths.add(path);
-    else if (/^[\w-]+\/[\w.-]+$/.test(path) && existsSync(join(PROJECT_ROOT, 'src', path.split('/')[0]!))) paths.add(`src/${path}`);
+    else if (/^[\w-]+\/[\w.-]+$/.test(path) && existsSync(join(PROJECT_ROOT, 'src', path.split('/')[0]!)))
+      paths.add(`src/${path}`);
   }
   return [...paths];
 }

@@ -49,7 +49,14 @@ describe('comments in src/', () => {
   });
 
   it('the patterns catch the forms an issue and the benchmarks are written in', () => {
-    for (const text of ['(issue 18)', 'issues 18 and 20', 'Issue #31', '(issue\n// 31: an offset', 'fixed in issue\n * 20']) expect(text).toMatch(ISSUE);
+    for (const text of [
+      '(issue 18)',
+      'issues 18 and 20',
+      'Issue #31',
+      '(issue\n// 31: an offset',
+      'fixed in issue\n * 20',
+    ])
+      expect(text).toMatch(ISSUE);
     for (const text of ['an issue of the spec', 'nodejs/node#34661', 'issues a key']) expect(text).not.toMatch(ISSUE);
     expect('(BENCHMARKS.md, issue 20)').toMatch(BENCHMARKS);
   });

@@ -14,7 +14,10 @@ const CONFIG = join(PROJECT_ROOT, '.dependency-cruiser.cjs');
 
 async function cruise(files: Record<string, string>): Promise<{ code: number; out: string }> {
   const dir = tempDir('tusk-layers-');
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }),
+  );
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -51,7 +54,10 @@ describe('the dependency rules of src/', () => {
     });
     expect(store.code).not.toBe(0);
     expect(store.out).toMatch(/layer-store/);
-    const app = await cruise({ 'src/server.ts': 'export const s = 1;\n', 'src/customer/app.ts': "import { s } from '../server.js';\nexport const c = s;\n" });
+    const app = await cruise({
+      'src/server.ts': 'export const s = 1;\n',
+      'src/customer/app.ts': "import { s } from '../server.js';\nexport const c = s;\n",
+    });
     expect(app.out).toMatch(/layer-resources/);
   });
 });

@@ -33,10 +33,16 @@ describe('errorField', () => {
   it('adds the property a required, additionalProperties, dependentRequired or discriminator error names', () => {
     expect(errorField(error('required', '/options', { missingProperty: 'url' }))).toBe('options.url');
     expect(errorField(error('additionalProperties', '', { additionalProperty: 'extra' }))).toBe('extra');
-    expect(errorField(error('dependentRequired', '', { property: 'a', missingProperty: 'b', deps: 'b', depsCount: 1 }))).toBe('b');
+    expect(
+      errorField(error('dependentRequired', '', { property: 'a', missingProperty: 'b', deps: 'b', depsCount: 1 })),
+    ).toBe('b');
     expect(errorField(error('discriminator', '', { error: 'tag', tag: 'type', tagValue: 7 }))).toBe('type');
     // Other keywords' params are not fields.
-    expect(errorField(error('enum', '/type', { allowedValues: ['a'], missingProperty: 'no', additionalProperty: 'no', tag: 'no' }))).toBe('type');
+    expect(
+      errorField(
+        error('enum', '/type', { allowedValues: ['a'], missingProperty: 'no', additionalProperty: 'no', tag: 'no' }),
+      ),
+    ).toBe('type');
     // Only a string names a field.
     expect(errorField(error('required', '', { missingProperty: 3 }))).toBeUndefined();
     expect(errorField(error('additionalProperties', '/a', { additionalProperty: 3 }))).toBe('a');
@@ -48,13 +54,21 @@ describe('errorField', () => {
 describe('describeError', () => {
   it('names the field and the rule it broke, after `where`', () => {
     expect(describeError(error('required', '', { missingProperty: 'type' }), 'body')).toBe('body type: is required');
-    expect(describeError(error('additionalProperties', '', { additionalProperty: 'x' }))).toBe('x: is not an accepted field here');
-    expect(describeError(error('enum', '/type', { allowedValues: ['cpu', 'disk'] }))).toBe('type: must be one of "cpu", "disk"');
+    expect(describeError(error('additionalProperties', '', { additionalProperty: 'x' }))).toBe(
+      'x: is not an accepted field here',
+    );
+    expect(describeError(error('enum', '/type', { allowedValues: ['cpu', 'disk'] }))).toBe(
+      'type: must be one of "cpu", "disk"',
+    );
     expect(describeError(error('const', '/action', { allowedValue: 'pit' }))).toBe('action: must be "pit"');
     expect(describeError(error('format', '/email', { format: 'email' }))).toBe('email: must be a valid email');
     expect(describeError(error('pattern', '/url', { pattern: '^a$' }))).toBe('url: must match the form ^a$');
-    expect(describeError(error('discriminator', '', { error: 'mapping', tag: 'type', tagValue: 'gpu' }))).toBe('type: "gpu" is not one of the accepted values');
-    expect(describeError(error('discriminator', '', { error: 'tag', tag: 'type', tagValue: 7 }))).toBe('type: is required and must be a string');
+    expect(describeError(error('discriminator', '', { error: 'mapping', tag: 'type', tagValue: 'gpu' }))).toBe(
+      'type: "gpu" is not one of the accepted values',
+    );
+    expect(describeError(error('discriminator', '', { error: 'tag', tag: 'type', tagValue: 7 }))).toBe(
+      'type: is required and must be a string',
+    );
     expect(describeError(error('maximum', '/n', { limit: 3 }, 'must be <= 3'))).toBe('n: must be <= 3');
     expect(describeError(error('not', '', {}))).toBe('not');
   });
@@ -170,7 +184,11 @@ describe('precompiled validators', () => {
   afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
   /** Writes the pair for the instance document into a new folder; returns the folder. */
-  function writePair({ hash = documentHash(doc), code = true, manifest = true }: { hash?: string; code?: boolean; manifest?: boolean } = {}): string {
+  function writePair({
+    hash = documentHash(doc),
+    code = true,
+    manifest = true,
+  }: { hash?: string; code?: boolean; manifest?: boolean } = {}): string {
     const dir = mkdtempSync(join(tmpdir(), 'tusk-precompiled-'));
     dirs.push(dir);
     const files = precompiledFiles('instance', dir);
@@ -183,8 +201,14 @@ describe('precompiled validators', () => {
   const compiledCount = (set: SchemaSet) => set.validator('instance', count)('seven') === false;
 
   it('names the code and manifest files of a document, in dist/openapi by default', () => {
-    expect(precompiledFiles('instance', '/x')).toEqual({ code: join('/x', 'instance.validators.cjs'), manifest: join('/x', 'instance.validators.json') });
-    expect(precompiledFiles('customer')).toEqual({ code: join(BUNDLE_DIR, 'customer.validators.cjs'), manifest: join(BUNDLE_DIR, 'customer.validators.json') });
+    expect(precompiledFiles('instance', '/x')).toEqual({
+      code: join('/x', 'instance.validators.cjs'),
+      manifest: join('/x', 'instance.validators.json'),
+    });
+    expect(precompiledFiles('customer')).toEqual({
+      code: join(BUNDLE_DIR, 'customer.validators.cjs'),
+      manifest: join(BUNDLE_DIR, 'customer.validators.json'),
+    });
   });
 
   it('stamps a document with the sha-256 of its JSON', () => {
@@ -221,7 +245,9 @@ describe('precompiled validators', () => {
   });
 
   it('compiles with Ajv when a file is missing or the manifest unreadable', () => {
-    expect(compiledCount(new SchemaSet({ instance: doc }, { precompiledDir: writePair({ manifest: false }) }))).toBe(true);
+    expect(compiledCount(new SchemaSet({ instance: doc }, { precompiledDir: writePair({ manifest: false }) }))).toBe(
+      true,
+    );
     expect(compiledCount(new SchemaSet({ instance: doc }, { precompiledDir: writePair({ code: false }) }))).toBe(true);
     // Only the code file itself counts, not another file `require` would resolve its name to.
     const dir = writePair({ code: false });

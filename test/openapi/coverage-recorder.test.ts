@@ -55,7 +55,8 @@ describe('CoverageRecorder', () => {
 
   it('keeps at most 1,000 distinct outside entries per account, and goes on counting those it keeps', () => {
     const recorder = new CoverageRecorder(operations);
-    for (let i = 0; i < 1_001; i++) recorder.record('customer', undefined, 404, 'a', { method: 'GET', path: `/scan/${i}` });
+    for (let i = 0; i < 1_001; i++)
+      recorder.record('customer', undefined, 404, 'a', { method: 'GET', path: `/scan/${i}` });
     recorder.record('customer', undefined, 404, 'a', { method: 'GET', path: '/scan/0' });
     const { outside } = recorder.report('a');
     expect(outside).toHaveLength(1_000);

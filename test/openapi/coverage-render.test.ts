@@ -113,7 +113,9 @@ describe('coverageHtml', () => {
 
   it('shows the interfaces one after the other, each operation a row of its own', () => {
     expect(html).toContain('</section>\n<section id="instance">');
-    expect(html.match(/<section id="customer">[^]*?<\/section>/)![0]).toContain('</tr>\n<tr class="all"><td><code>getInstance</code>');
+    expect(html.match(/<section id="customer">[^]*?<\/section>/)![0]).toContain(
+      '</tr>\n<tr class="all"><td><code>getInstance</code>',
+    );
   });
 
   it("shows each interface's summary with its percentages", () => {
@@ -139,7 +141,9 @@ describe('coverageHtml', () => {
 
   it('lists the traffic outside the contract, escaped', () => {
     expect(html).toContain('<section id="outside"><h2>Outside the contract</h2>');
-    expect(html).toContain('<tr><td>customer</td><td><code>GET /api/&lt;nowhere&gt;&amp;</code></td><td>404</td><td>1</td></tr>');
+    expect(html).toContain(
+      '<tr><td>customer</td><td><code>GET /api/&lt;nowhere&gt;&amp;</code></td><td>404</td><td>1</td></tr>',
+    );
     expect(coverageHtml({ ...REPORT, outside: [] })).not.toContain('id="outside"');
     expect(coverageHtml({ ...REPORT, outside: [] })).toMatch(/<\/section>\n\n<\/body><\/html>\n$/);
   });

@@ -28,7 +28,8 @@ const state = vi.hoisted(() => ({
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
-  const under = (p: unknown): p is string => typeof p === 'string' && state.from !== '' && (p === state.from || p.startsWith(state.from + '/'));
+  const under = (p: unknown): p is string =>
+    typeof p === 'string' && state.from !== '' && (p === state.from || p.startsWith(state.from + '/'));
   const at = (p: unknown) => (under(p) ? state.to + p.slice(state.from.length) : p);
   type Fn = (...args: unknown[]) => unknown;
   const redirected =
@@ -117,8 +118,14 @@ describe('loadDocument', () => {
   });
 
   it("writes the YAML bundle as Redocly does (YAML 1.1, single quotes, no folded lines) and the sources' hash on one line", async () => {
-    const long = 'a description long enough that a YAML writer with a line width would fold it onto a second line '.repeat(2).trim();
-    state.result.bundle.parsed = { ...structuredClone(FRESH), info: { title: 'fresh', version: '2', description: long }, 'x-example': '2026-10-01T00:00:00Z' };
+    const long = 'a description long enough that a YAML writer with a line width would fold it onto a second line '
+      .repeat(2)
+      .trim();
+    state.result.bundle.parsed = {
+      ...structuredClone(FRESH),
+      info: { title: 'fresh', version: '2', description: long },
+      'x-example': '2026-10-01T00:00:00Z',
+    };
     file('openapi/customer.yaml', SOURCES_TIME + 200);
     await loadDocument('customer');
     const yaml = readFileSync(join(root, 'dist/openapi/customer.yaml'), 'utf8');
@@ -176,11 +183,14 @@ describe('loadDocument', () => {
     expect(JSON.parse(readFileSync(join(root, 'dist/openapi/instance.json'), 'utf8'))).toEqual(FRESH);
   });
 
-  it.each(['EACCES', 'EROFS'])('still returns the bundled document when the bundle cannot be written (%s)', async (code) => {
-    state.writeError = code;
-    expect(await loadDocument('instance')).toEqual(FRESH);
-    expect(existsSync(join(root, 'dist/openapi/instance.json'))).toBe(false);
-  });
+  it.each(['EACCES', 'EROFS'])(
+    'still returns the bundled document when the bundle cannot be written (%s)',
+    async (code) => {
+      state.writeError = code;
+      expect(await loadDocument('instance')).toEqual(FRESH);
+      expect(existsSync(join(root, 'dist/openapi/instance.json'))).toBe(false);
+    },
+  );
 
   it('fails on any other error writing the bundle', async () => {
     state.writeError = 'ENOSPC';
@@ -195,7 +205,9 @@ describe('bundleDocument', () => {
       { severity: 'warn', message: 'just style' },
       { severity: 'error', message: 'duplicate key' },
     ];
-    await expect(bundleDocument('instance')).rejects.toThrow(/^openapi\/instance\.yaml does not bundle: can't resolve \$ref; duplicate key$/);
+    await expect(bundleDocument('instance')).rejects.toThrow(
+      /^openapi\/instance\.yaml does not bundle: can't resolve \$ref; duplicate key$/,
+    );
     await expect(loadDocument('instance')).rejects.toThrow('openapi/instance.yaml does not bundle');
   });
 
@@ -217,6 +229,8 @@ describe('PROJECT_ROOT', () => {
   it('cannot be found when no folder above holds the documents', async () => {
     state.nothingExists = true;
     vi.resetModules();
-    await expect(import('../../src/openapi/documents.js')).rejects.toThrow(/^cannot find the openapi\/ folder above \/.*documents\.[jt]s$/);
+    await expect(import('../../src/openapi/documents.js')).rejects.toThrow(
+      /^cannot find the openapi\/ folder above \/.*documents\.[jt]s$/,
+    );
   });
 });

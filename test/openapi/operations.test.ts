@@ -13,7 +13,10 @@ const sampleDoc = (): OpenApiDocument => ({
   info: { title: 'sample', version: '1' },
   paths: {
     '/things/{id}': {
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }, { $ref: '#/components/parameters/Limit' }],
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        { $ref: '#/components/parameters/Limit' },
+      ],
       get: {
         operationId: 'getThing',
         parameters: [
@@ -113,7 +116,9 @@ describe('resolveLocal', () => {
   it('stops a $ref loop after 32 hops, naming where', () => {
     const doc = sampleDoc();
     doc.components!.schemas!.Loop = { $ref: '#/components/schemas/Loop' };
-    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Loop' }, '#/start')).toThrow('$ref loop at #/components/schemas/Loop');
+    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Loop' }, '#/start')).toThrow(
+      '$ref loop at #/components/schemas/Loop',
+    );
   });
 
   it('refuses a $ref into another file', () => {
@@ -124,9 +129,15 @@ describe('resolveLocal', () => {
 
   it('names a $ref that leads nowhere, or the pointer of a missing node', () => {
     const doc = sampleDoc();
-    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Missing' }, '#/start')).toThrow('unresolvable $ref #/components/schemas/Missing');
-    expect(() => resolveLocal(doc, { $ref: '#/nowhere/at/all' }, '#/start')).toThrow('unresolvable $ref #/nowhere/at/all');
-    expect(() => resolveLocal(doc, undefined, '#/paths/~1x/get/parameters/0/schema')).toThrow('unresolvable $ref #/paths/~1x/get/parameters/0/schema');
+    expect(() => resolveLocal(doc, { $ref: '#/components/schemas/Missing' }, '#/start')).toThrow(
+      'unresolvable $ref #/components/schemas/Missing',
+    );
+    expect(() => resolveLocal(doc, { $ref: '#/nowhere/at/all' }, '#/start')).toThrow(
+      'unresolvable $ref #/nowhere/at/all',
+    );
+    expect(() => resolveLocal(doc, undefined, '#/paths/~1x/get/parameters/0/schema')).toThrow(
+      'unresolvable $ref #/paths/~1x/get/parameters/0/schema',
+    );
   });
 });
 
@@ -161,7 +172,13 @@ describe('readOperations', () => {
         schemaRef: '#/components/parameters/Limit/schema',
         schema: { type: 'integer', maximum: 100 },
       },
-      { name: 'limit', in: 'header', required: false, schemaRef: `${THINGS}/get/parameters/1/schema`, schema: { type: 'string' } },
+      {
+        name: 'limit',
+        in: 'header',
+        required: false,
+        schemaRef: `${THINGS}/get/parameters/1/schema`,
+        schema: { type: 'string' },
+      },
       {
         name: 'offset',
         in: 'query',
@@ -172,7 +189,13 @@ describe('readOperations', () => {
     ]);
     // Path-level parameters alone, for an operation declaring none.
     expect(op(readOperations('customer', doc), 'postThing').parameters).toEqual([
-      { name: 'id', in: 'path', required: true, schemaRef: `${THINGS}/parameters/0/schema`, schema: { type: 'string' } },
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        schemaRef: `${THINGS}/parameters/0/schema`,
+        schema: { type: 'string' },
+      },
       {
         name: 'limit',
         in: 'query',
@@ -187,7 +210,9 @@ describe('readOperations', () => {
   it('names the pointer of a parameter without a schema', () => {
     const doc = sampleDoc();
     doc.paths['/plain']!.delete = { operationId: 'deletePlain', parameters: [{ name: 'q', in: 'query' }] };
-    expect(() => readOperations('customer', doc)).toThrow('unresolvable $ref #/paths/~1plain/delete/parameters/0/schema');
+    expect(() => readOperations('customer', doc)).toThrow(
+      'unresolvable $ref #/paths/~1plain/delete/parameters/0/schema',
+    );
   });
 
   it('reads the request body: required flag, and per media type its schema, pointer and JSON form fields', () => {
@@ -252,7 +277,11 @@ describe('readOperations', () => {
         },
       ],
       headers: [
-        { name: 'X~Rate/Limit', required: true, schemaRef: `${THINGS}/get/responses/200/headers/X~0Rate~1Limit/schema` },
+        {
+          name: 'X~Rate/Limit',
+          required: true,
+          schemaRef: `${THINGS}/get/responses/200/headers/X~0Rate~1Limit/schema`,
+        },
         { name: 'X-Optional', required: false, schemaRef: '#/components/headers/Optional/schema' },
       ],
     });
@@ -329,7 +358,9 @@ describe('readOperations on the project documents', () => {
       ['application/json', []],
       ['application/x-www-form-urlencoded', ['recipients']],
     ]);
-    expect(createAlarm.body?.media[0]?.schemaRef).toBe('#/paths/~1api~1alarms/post/requestBody/content/application~1json/schema');
+    expect(createAlarm.body?.media[0]?.schemaRef).toBe(
+      '#/paths/~1api~1alarms/post/requestBody/content/application~1json/schema',
+    );
     expect(createAlarm.body?.media[0]?.schema).toHaveProperty('discriminator');
     expect(declaredResponse(createAlarm, 204)?.content).toEqual([]);
     expect(declaredResponse(createAlarm, 400)?.status).toBe('400');

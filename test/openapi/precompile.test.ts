@@ -4,7 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SchemaSet, describeError, documentHash, pointer, precompiledFiles, type PrecompiledManifest } from '../../src/openapi/ajv.js';
+import {
+  SchemaSet,
+  describeError,
+  documentHash,
+  pointer,
+  precompiledFiles,
+  type PrecompiledManifest,
+} from '../../src/openapi/ajv.js';
 import { PROJECT_ROOT, loadDocument, type OpenApiDocument } from '../../src/openapi/documents.js';
 import { precompiledRefs, writePrecompiledValidators } from '../../src/openapi/precompile.js';
 
@@ -54,16 +61,35 @@ const doc = (): OpenApiDocument => ({
         operationId: 'putThing',
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { anyOf: [{ $ref: '#/components/schemas/Slack' }, { type: 'object', 'x-system': 'mail' }] } } },
+          content: {
+            'application/json': {
+              schema: { anyOf: [{ $ref: '#/components/schemas/Slack' }, { type: 'object', 'x-system': 'mail' }] },
+            },
+          },
         },
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
+        },
       },
     },
   },
   components: {
     schemas: {
-      Thing: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, size: { type: 'integer', minimum: 1 } }, additionalProperties: false },
-      Slack: { type: 'object', 'x-system': 'slack', required: ['channel'], properties: { channel: { type: 'string' } } },
+      Thing: {
+        type: 'object',
+        required: ['id'],
+        properties: { id: { type: 'string' }, size: { type: 'integer', minimum: 1 } },
+        additionalProperties: false,
+      },
+      Slack: {
+        type: 'object',
+        'x-system': 'slack',
+        required: ['channel'],
+        properties: { channel: { type: 'string' } },
+      },
       'A/B~C': { type: 'string', format: 'email' },
     },
   },
@@ -142,7 +168,9 @@ describe('writePrecompiledValidators', () => {
     const dir = tempDir();
     await writePrecompiledValidators('instance', d, dir);
     const code = requireHere(precompiledFiles('instance', dir).code) as Record<string, unknown>;
-    const { exports } = JSON.parse(readFileSync(precompiledFiles('instance', dir).manifest, 'utf8')) as PrecompiledManifest;
+    const { exports } = JSON.parse(
+      readFileSync(precompiledFiles('instance', dir).manifest, 'utf8'),
+    ) as PrecompiledManifest;
     const precompiled = new SchemaSet({ instance: d }, { precompiledDir: dir });
     const compiled = new SchemaSet({ instance: d }, { precompiled: false });
     const body = `${putThing}/requestBody/content/application~1json/schema`;
@@ -175,9 +203,13 @@ describe('writePrecompiledValidators', () => {
     expect(existsSync(precompiledFiles('instance', dir).code)).toBe(true);
     const set = new SchemaSet({ instance: d }, { precompiledDir: dir });
     const createAlarm = pointer('components', 'schemas', 'CreateAlarm');
-    const { exports } = JSON.parse(readFileSync(precompiledFiles('instance', dir).manifest, 'utf8')) as PrecompiledManifest;
+    const { exports } = JSON.parse(
+      readFileSync(precompiledFiles('instance', dir).manifest, 'utf8'),
+    ) as PrecompiledManifest;
     const v = set.validator('instance', createAlarm);
-    expect(v).toBe((requireHere(precompiledFiles('instance', dir).code) as Record<string, unknown>)[exports[createAlarm]!]);
+    expect(v).toBe(
+      (requireHere(precompiledFiles('instance', dir).code) as Record<string, unknown>)[exports[createAlarm]!],
+    );
     expect(v({ type: 'notice' })).toBe(true);
     expect(v({ type: 'gpu' })).toBe(false);
   });

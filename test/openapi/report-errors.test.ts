@@ -6,12 +6,21 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { errorField, reportErrors, ruleOf } from '../../src/openapi/ajv.js';
 
-const error = (keyword: string, instancePath: string, schemaPath: string, params: Record<string, unknown> = {}, message?: string): ErrorObject =>
+const error = (
+  keyword: string,
+  instancePath: string,
+  schemaPath: string,
+  params: Record<string, unknown> = {},
+  message?: string,
+): ErrorObject =>
   ({ keyword, instancePath, schemaPath, params, ...(message !== undefined ? { message } : {}) }) as ErrorObject;
 
 describe('reportErrors', () => {
   it('names each field after the prefix, and the value itself by where when no field applies', () => {
-    const errors = [error('required', '', '#/required', { missingProperty: 'name' }), error('type', '', '#/type', { type: 'object' }, 'must be object')];
+    const errors = [
+      error('required', '', '#/required', { missingProperty: 'name' }),
+      error('type', '', '#/type', { type: 'object' }, 'must be object'),
+    ];
     expect(reportErrors(errors, 'body', 'body')).toEqual([
       { field: 'body.name', rule: 'required', message: 'body name: is required' },
       { field: 'body', rule: 'type', message: 'body: must be object' },
@@ -35,7 +44,9 @@ describe('reportErrors', () => {
       error('required', '', '#/anyOf/1/required', { missingProperty: 'phone' }),
       error('anyOf', '', '#/anyOf', {}, 'must match a schema in anyOf'),
     ];
-    expect(reportErrors(errors, 'body')).toEqual([{ field: 'body', rule: 'required', message: 'body: email or phone: at least one of them is required' }]);
+    expect(reportErrors(errors, 'body')).toEqual([
+      { field: 'body', rule: 'required', message: 'body: email or phone: at least one of them is required' },
+    ]);
   });
 
   it('reports a failed oneOf, or an anyOf with other branches, as the combination, not its branches', () => {
@@ -44,26 +55,34 @@ describe('reportErrors', () => {
       error('type', '/x', '#/properties/x/oneOf/1/type', { type: 'integer' }, 'must be integer'),
       error('oneOf', '/x', '#/properties/x/oneOf', { passingSchemas: null }, 'must match exactly one schema in oneOf'),
     ];
-    expect(reportErrors(oneOf, 'body')).toEqual([{ field: 'x', rule: 'oneOf', message: 'x: must match exactly one schema in oneOf' }]);
+    expect(reportErrors(oneOf, 'body')).toEqual([
+      { field: 'x', rule: 'oneOf', message: 'x: must match exactly one schema in oneOf' },
+    ]);
     const anyOf = [
       error('required', '', '#/anyOf/0/required', { missingProperty: 'email' }),
       error('type', '/phone', '#/anyOf/1/properties/phone/type', { type: 'string' }, 'must be string'),
       error('anyOf', '', '#/anyOf', {}, 'must match a schema in anyOf'),
     ];
-    expect(reportErrors(anyOf, 'body')).toEqual([{ field: 'body', rule: 'anyOf', message: 'body: must match a schema in anyOf' }]);
+    expect(reportErrors(anyOf, 'body')).toEqual([
+      { field: 'body', rule: 'anyOf', message: 'body: must match a schema in anyOf' },
+    ]);
     // An anyOf of one required branch is no list of alternatives.
     const single = [
       error('required', '', '#/anyOf/0/required', { missingProperty: 'email' }),
       error('anyOf', '', '#/anyOf', {}, 'must match a schema in anyOf'),
     ];
-    expect(reportErrors(single, 'body')).toEqual([{ field: 'body', rule: 'anyOf', message: 'body: must match a schema in anyOf' }]);
+    expect(reportErrors(single, 'body')).toEqual([
+      { field: 'body', rule: 'anyOf', message: 'body: must match a schema in anyOf' },
+    ]);
     // Branches that require fields of another object are no alternatives of this one.
     const nested = [
       error('required', '/a', '#/anyOf/0/required', { missingProperty: 'email' }),
       error('required', '/b', '#/anyOf/1/required', { missingProperty: 'phone' }),
       error('anyOf', '', '#/anyOf', {}, 'must match a schema in anyOf'),
     ];
-    expect(reportErrors(nested, 'body')).toEqual([{ field: 'body', rule: 'anyOf', message: 'body: must match a schema in anyOf' }]);
+    expect(reportErrors(nested, 'body')).toEqual([
+      { field: 'body', rule: 'anyOf', message: 'body: must match a schema in anyOf' },
+    ]);
   });
 
   it('words a oneOf of required branches as the oneOf: exactly one of them, not at least one', () => {
@@ -72,7 +91,9 @@ describe('reportErrors', () => {
       error('required', '', '#/oneOf/1/required', { missingProperty: 'phone' }),
       error('oneOf', '', '#/oneOf', {}, 'must match exactly one schema in oneOf'),
     ];
-    expect(reportErrors(errors, 'body')).toEqual([{ field: 'body', rule: 'oneOf', message: 'body: must match exactly one schema in oneOf' }]);
+    expect(reportErrors(errors, 'body')).toEqual([
+      { field: 'body', rule: 'oneOf', message: 'body: must match exactly one schema in oneOf' },
+    ]);
   });
 
   it('keeps the errors under a keyword that is no combination (propertyNames and the rule a name broke)', () => {

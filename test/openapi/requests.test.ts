@@ -82,7 +82,13 @@ function testDocument(): OpenApiDocument {
                   anyOf: [
                     { $ref: '#/components/schemas/SystemA' },
                     // An inline branch: its validator is found by its place in the anyOf.
-                    { 'x-system': 'b', type: 'object', additionalProperties: false, required: ['url'], properties: { url: { type: 'string', format: 'uri' } } },
+                    {
+                      'x-system': 'b',
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['url'],
+                      properties: { url: { type: 'string', format: 'uri' } },
+                    },
                     { type: 'object', properties: { unnamed: { type: 'string' } } },
                   ],
                 },
@@ -100,8 +106,20 @@ function testDocument(): OpenApiDocument {
               'application/json': {
                 schema: {
                   oneOf: [
-                    { 'x-system': 'c', type: 'object', additionalProperties: false, required: ['host'], properties: { host: { type: 'string' } } },
-                    { 'x-system': 'd', type: 'object', additionalProperties: false, required: ['port'], properties: { port: { type: 'integer' } } },
+                    {
+                      'x-system': 'c',
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['host'],
+                      properties: { host: { type: 'string' } },
+                    },
+                    {
+                      'x-system': 'd',
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['port'],
+                      properties: { port: { type: 'integer' } },
+                    },
                   ],
                 },
               },
@@ -139,7 +157,11 @@ function testDocument(): OpenApiDocument {
               properties: { a: { type: 'string' }, b: { type: 'string' } },
               anyOf: [{ required: ['a'] }, { required: ['b'] }],
             },
-            pair: { type: 'object', required: ['x', 'y'], properties: { x: { type: 'integer' }, y: { type: 'integer' } } },
+            pair: {
+              type: 'object',
+              required: ['x', 'y'],
+              properties: { x: { type: 'integer' }, y: { type: 'integer' } },
+            },
             // Exactly one of p and q: not "at least one", so no list of alternatives.
             either: { type: 'object', oneOf: [{ required: ['p'] }, { required: ['q'] }] },
           },
@@ -171,7 +193,12 @@ function testDocument(): OpenApiDocument {
 }
 
 /** A validator of one operation of a document, built now. */
-function validatorOf(doc: OpenApiDocument, operationId: string, api: 'customer' | 'instance' = 'customer', schemas?: SchemaSet): OperationValidator {
+function validatorOf(
+  doc: OpenApiDocument,
+  operationId: string,
+  api: 'customer' | 'instance' = 'customer',
+  schemas?: SchemaSet,
+): OperationValidator {
   const op = readOperations(api, doc).find((o) => o.operationId === operationId);
   if (!op) throw new Error(`no operation ${operationId}`);
   return new OperationValidator(op, doc, schemas ?? new SchemaSet({ [api]: doc }, { precompiled: false }));
@@ -233,7 +260,10 @@ describe('OperationValidator: parameters', () => {
   it('reads only path and query parameters, and says which of them the operation has', () => {
     const thing = validatorOf(testDocument(), 'postThing');
     // X-Trace is a required header parameter: not the pipeline's to check.
-    expect(thing.parameters({ id: '1' }, new URLSearchParams('q=ab'))).toEqual({ params: { id: 1 }, query: { q: 'ab' } });
+    expect(thing.parameters({ id: '1' }, new URLSearchParams('q=ab'))).toEqual({
+      params: { id: 1 },
+      query: { q: 'ab' },
+    });
     expect([thing.hasPathParameters, thing.hasQueryParameters]).toEqual([true, true]);
     const search = validatorOf(testDocument(), 'search');
     expect([search.hasPathParameters, search.hasQueryParameters]).toEqual([false, true]);
@@ -243,7 +273,10 @@ describe('OperationValidator: parameters', () => {
 
   it('takes the last of a repeated query parameter and leaves out the absent optional ones', () => {
     const v = validatorOf(testDocument(), 'postThing');
-    expect(v.parameters({ id: '3' }, new URLSearchParams('q=first&limit=2&q=second')).query).toEqual({ q: 'second', limit: 2 });
+    expect(v.parameters({ id: '3' }, new URLSearchParams('q=first&limit=2&q=second')).query).toEqual({
+      q: 'second',
+      limit: 2,
+    });
   });
 
   it('refuses a missing required parameter, naming it and where it goes', () => {
@@ -264,15 +297,32 @@ describe('OperationValidator: parameters', () => {
 
   it('refuses a parameter its schema rejects, naming the parameter and the rule', () => {
     const v = validatorOf(testDocument(), 'postThing');
-    expect(refusal(() => v.parameters({ id: '0' }, new URLSearchParams('q=ab')))).toMatchObject({ status: 400, field: 'id', rule: 'minimum' });
-    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=ab&limit=11')))).toMatchObject({ status: 400, field: 'limit', rule: 'maximum' });
+    expect(refusal(() => v.parameters({ id: '0' }, new URLSearchParams('q=ab')))).toMatchObject({
+      status: 400,
+      field: 'id',
+      rule: 'minimum',
+    });
+    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=ab&limit=11')))).toMatchObject({
+      status: 400,
+      field: 'limit',
+      rule: 'maximum',
+    });
     // A value that does not read as its type stays a string, and the schema names the type.
     const notANumber = refusal(() => v.parameters({ id: 'abc' }, new URLSearchParams('q=ab')));
     expect(notANumber).toMatchObject({ status: 400, field: 'id', rule: 'type' });
     expect(notANumber.error).toMatch(/^id: /);
-    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=ab&flag=yes')))).toMatchObject({ field: 'flag', rule: 'type' });
-    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=ab&ids=[1,')))).toMatchObject({ field: 'ids', rule: 'type' });
-    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=a')))).toMatchObject({ field: 'q', rule: 'minLength' });
+    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=ab&flag=yes')))).toMatchObject({
+      field: 'flag',
+      rule: 'type',
+    });
+    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=ab&ids=[1,')))).toMatchObject({
+      field: 'ids',
+      rule: 'type',
+    });
+    expect(refusal(() => v.parameters({ id: '1' }, new URLSearchParams('q=a')))).toMatchObject({
+      field: 'q',
+      rule: 'minLength',
+    });
   });
 });
 
@@ -281,7 +331,12 @@ describe('OperationValidator: reading form bodies by the schema', () => {
   const read = (fields: Record<string, string>) => validatorOf(testDocument(), 'postThing').body(form(fields));
 
   it('reads integers, numbers and booleans by the types of the properties', () => {
-    expect(read({ count: '42', weight: '2.5', on: 'true', name: 'n' })).toEqual({ count: 42, weight: 2.5, on: true, name: 'n' });
+    expect(read({ count: '42', weight: '2.5', on: 'true', name: 'n' })).toEqual({
+      count: 42,
+      weight: 2.5,
+      on: true,
+      name: 'n',
+    });
     expect(read({ on: 'false' })).toEqual({ on: false });
     expect(read({ count: '-3' })).toEqual({ count: -3 });
   });
@@ -309,14 +364,23 @@ describe('OperationValidator: reading form bodies by the schema', () => {
   });
 
   it('reads array and object fields, and fields with a JSON encoding, as JSON text', () => {
-    expect(read({ list: '[1,2]', obj: '{"k":"v"}', meta: '{"n":1}' })).toEqual({ list: [1, 2], obj: { k: 'v' }, meta: { n: 1 } });
+    expect(read({ list: '[1,2]', obj: '{"k":"v"}', meta: '{"n":1}' })).toEqual({
+      list: [1, 2],
+      obj: { k: 'v' },
+      meta: { n: 1 },
+    });
     // Without a JSON encoding an untyped field stays the text it is, and so does one whose
     // encoding is not JSON.
     expect(read({ note: '{"n":1}' })).toEqual({ note: '{"n":1}' });
   });
 
   it('reads a property typed through $ref, a list of types or a const', () => {
-    expect(read({ size: '9', maybe: '4', three: '3', yes: 'true' })).toEqual({ size: 9, maybe: 4, three: 3, yes: true });
+    expect(read({ size: '9', maybe: '4', three: '3', yes: 'true' })).toEqual({
+      size: 9,
+      maybe: 4,
+      three: 3,
+      yes: true,
+    });
   });
 
   it('reads the properties of allOf, anyOf, oneOf, then and else branches', () => {
@@ -339,8 +403,14 @@ describe('OperationValidator: reading form bodies by the schema', () => {
     const schemas = doc.components!.schemas as Record<string, Record<string, unknown>>;
     // Validation follows a `then` only when its `if` holds (never here); the reading of kinds
     // follows every branch, and must stop.
-    (schemas.Thing!.allOf as unknown[]).push({ if: { required: ['never'] }, then: { $ref: '#/components/schemas/Thing' } });
-    expect(validatorOf(doc, 'postThing').body(form({ fromAllOf: '8', count: '2' }))).toEqual({ fromAllOf: 8, count: 2 });
+    (schemas.Thing!.allOf as unknown[]).push({
+      if: { required: ['never'] },
+      then: { $ref: '#/components/schemas/Thing' },
+    });
+    expect(validatorOf(doc, 'postThing').body(form({ fromAllOf: '8', count: '2' }))).toEqual({
+      fromAllOf: 8,
+      count: 2,
+    });
   });
 
   it('validates the form body against the JSON schema of the operation', () => {
@@ -363,7 +433,9 @@ describe('OperationValidator: reading form bodies by the schema', () => {
     expect(read.ignored).toEqual(['__proto__']);
     expect(Object.keys(read.value as object)).toEqual(['role']);
     expect(Object.getPrototypeOf(read.value)).toBe(Object.prototype);
-    expect(refusal(() => choice.body(form({ role: 'r', ['__proto__']: '{"tags":"t"}' }), undefined, { strict: true }))).toEqual({
+    expect(
+      refusal(() => choice.body(form({ role: 'r', ['__proto__']: '{"tags":"t"}' }), undefined, { strict: true })),
+    ).toEqual({
       status: 400,
       error: '__proto__: is not an accepted field here',
       field: '__proto__',
@@ -413,13 +485,25 @@ describe('OperationValidator: bodies', () => {
       field: 'body',
       rule: 'maxDepth',
     });
-    expect(refusal(() => v.body(form({ meta: JSON.stringify(nested(MAX_BODY_DEPTH)) })))).toMatchObject({ rule: 'maxDepth' });
+    expect(refusal(() => v.body(form({ meta: JSON.stringify(nested(MAX_BODY_DEPTH)) })))).toMatchObject({
+      rule: 'maxDepth',
+    });
   });
 
   it('names the field of a nested error by its path, and the body for an error of the whole', () => {
     const v = validatorOf(testDocument(), 'postThing');
-    expect(refusal(() => v.body(json({ list: [1, 'two'] })))).toEqual({ status: 400, error: 'list.1: must be integer', field: 'list.1', rule: 'type' });
-    expect(refusal(() => v.body(json({ pair: { x: 1 } })))).toEqual({ status: 400, error: 'pair.y: is required', field: 'pair.y', rule: 'required' });
+    expect(refusal(() => v.body(json({ list: [1, 'two'] })))).toEqual({
+      status: 400,
+      error: 'list.1: must be integer',
+      field: 'list.1',
+      rule: 'type',
+    });
+    expect(refusal(() => v.body(json({ pair: { x: 1 } })))).toEqual({
+      status: 400,
+      error: 'pair.y: is required',
+      field: 'pair.y',
+      rule: 'required',
+    });
   });
 
   it('names every alternative when at least one of them is required', () => {
@@ -443,8 +527,18 @@ describe('OperationValidator: bodies', () => {
 
   it('names one required field alone when no alternative is offered', () => {
     const thing = validatorOf(testDocument(), 'postThing');
-    expect(refusal(() => thing.body(json({ pair: {} })))).toEqual({ status: 400, error: 'pair.x: is required', field: 'pair.x', rule: 'required' });
-    expect(refusal(() => thing.body(json({ either: {} })))).toEqual({ status: 400, error: 'either.p: is required', field: 'either.p', rule: 'required' });
+    expect(refusal(() => thing.body(json({ pair: {} })))).toEqual({
+      status: 400,
+      error: 'pair.x: is required',
+      field: 'pair.x',
+      rule: 'required',
+    });
+    expect(refusal(() => thing.body(json({ either: {} })))).toEqual({
+      status: 400,
+      error: 'either.p: is required',
+      field: 'either.p',
+      rule: 'required',
+    });
   });
 
   it('says the body is invalid when a validator fails without saying why', () => {
@@ -452,7 +546,11 @@ describe('OperationValidator: bodies', () => {
     const silent = Object.assign(() => false, { errors: null }) as unknown as ValidateFunction;
     const schemas = { validator: () => silent } as unknown as SchemaSet;
     const v = validatorOf(doc, 'postChoice', 'customer', schemas);
-    expect(refusal(() => v.body(json({ role: 'x' })))).toEqual({ status: 400, error: 'body: invalid', rule: 'invalid' });
+    expect(refusal(() => v.body(json({ role: 'x' })))).toEqual({
+      status: 400,
+      error: 'body: invalid',
+      rule: 'invalid',
+    });
   });
 });
 
@@ -461,11 +559,26 @@ describe('OperationValidator: per-system bodies', () => {
     const v = validatorOf(testDocument(), 'postIntegration');
     expect([...v.systemBodies.keys()]).toEqual(['a', 'b']);
     expect(v.body(json({ key: 'abcd' }), 'a')).toEqual({ key: 'abcd' });
-    expect(refusal(() => v.body(json({ key: 'abc' }), 'a'))).toMatchObject({ status: 400, field: 'key', rule: 'minLength' });
+    expect(refusal(() => v.body(json({ key: 'abc' }), 'a'))).toMatchObject({
+      status: 400,
+      field: 'key',
+      rule: 'minLength',
+    });
     // A field only another system takes: a 400 naming it, unless it carries its zero value (ignored).
-    expect(refusal(() => v.body(json({ key: 'abcd' }), 'b'))).toMatchObject({ status: 400, field: 'key', rule: 'notApplicable' });
-    expect(refusal(() => v.body(json({ key: '' }), 'b'))).toMatchObject({ status: 400, field: 'url', rule: 'required' });
-    expect(v.read(json({ key: '', url: 'https://example.com/x' }), 'b')).toEqual({ value: { url: 'https://example.com/x' }, ignored: ['key'] });
+    expect(refusal(() => v.body(json({ key: 'abcd' }), 'b'))).toMatchObject({
+      status: 400,
+      field: 'key',
+      rule: 'notApplicable',
+    });
+    expect(refusal(() => v.body(json({ key: '' }), 'b'))).toMatchObject({
+      status: 400,
+      field: 'url',
+      rule: 'required',
+    });
+    expect(v.read(json({ key: '', url: 'https://example.com/x' }), 'b')).toEqual({
+      value: { url: 'https://example.com/x' },
+      ignored: ['key'],
+    });
     expect(v.body(json({ url: 'https://example.com/x' }), 'b')).toEqual({ url: 'https://example.com/x' });
     expect(refusal(() => v.body(json({ url: 'not a uri' }), 'b'))).toMatchObject({ field: 'url', rule: 'format' });
   });
@@ -481,16 +594,35 @@ describe('OperationValidator: per-system bodies', () => {
   it('leaves a body whose system the path does not name to the handler, if it is an object', () => {
     const v = validatorOf(testDocument(), 'postIntegration');
     expect(v.body(json({ anything: 1 }))).toEqual({ anything: 1 });
-    expect(refusal(() => v.body(json(['x'])))).toEqual({ status: 400, error: 'body: must be a JSON object', field: 'body', rule: 'type' });
+    expect(refusal(() => v.body(json(['x'])))).toEqual({
+      status: 400,
+      error: 'body: must be a JSON object',
+      field: 'body',
+      rule: 'type',
+    });
     expect(refusal(() => v.body(json({ meta: nested(MAX_BODY_DEPTH) })))).toMatchObject({ rule: 'maxDepth' });
   });
 
   it('validates a body against a stored system, and refuses a system no branch names', () => {
     const v = validatorOf(testDocument(), 'postIntegration');
     expect(v.systemBody('a', { key: 'abcd' })).toEqual({ key: 'abcd' });
-    expect(refusal(() => v.systemBody('a', { key: 'ab' }))).toMatchObject({ status: 400, field: 'key', rule: 'minLength' });
-    expect(refusal(() => v.systemBody('a', 'text'))).toEqual({ status: 400, error: 'body: must be a JSON object', field: 'body', rule: 'type' });
-    expect(refusal(() => v.systemBody('z', { key: 'abcd' }))).toEqual({ status: 400, error: 'type: z is not an accepted system', field: 'type', rule: 'enum' });
+    expect(refusal(() => v.systemBody('a', { key: 'ab' }))).toMatchObject({
+      status: 400,
+      field: 'key',
+      rule: 'minLength',
+    });
+    expect(refusal(() => v.systemBody('a', 'text'))).toEqual({
+      status: 400,
+      error: 'body: must be a JSON object',
+      field: 'body',
+      rule: 'type',
+    });
+    expect(refusal(() => v.systemBody('z', { key: 'abcd' }))).toEqual({
+      status: 400,
+      error: 'type: z is not an accepted system',
+      field: 'type',
+      rule: 'enum',
+    });
   });
 });
 
@@ -504,7 +636,11 @@ describe('OperationValidator over the documents', () => {
 
   it('reads a createAlarm form body as the conventions say (enabled=true, value_threshold=90, recipients=[1,2])', () => {
     const v = validatorOf(docs.instance, 'createAlarm', 'instance', schemas);
-    expect(v.body(form({ type: 'cpu', enabled: 'false', value_threshold: '90', time_threshold: '600', recipients: '[1,2]' }))).toEqual({
+    expect(
+      v.body(
+        form({ type: 'cpu', enabled: 'false', value_threshold: '90', time_threshold: '600', recipients: '[1,2]' }),
+      ),
+    ).toEqual({
       type: 'cpu',
       enabled: false,
       value_threshold: 90,
@@ -515,13 +651,19 @@ describe('OperationValidator over the documents', () => {
 
   it('reads a recipient`s options from form JSON text (its encoding)', () => {
     const v = validatorOf(docs.instance, 'createRecipient', 'instance', schemas);
-    const body = v.body(form({ type: 'webhook', value: 'https://hooks.example.com/x', options: '{"k":"v"}' })) as Record<string, unknown>;
+    const body = v.body(
+      form({ type: 'webhook', value: 'https://hooks.example.com/x', options: '{"k":"v"}' }),
+    ) as Record<string, unknown>;
     expect(body.options).toEqual({ k: 'v' });
   });
 
   it('refuses an update of a team member with neither role nor tags, naming both', () => {
     const v = validatorOf(docs.customer, 'updateTeamMember', 'customer', schemas);
-    expect(refusal(() => v.body(json({})))).toMatchObject({ status: 400, error: expect.stringContaining('role or tags'), rule: expect.any(String) });
+    expect(refusal(() => v.body(json({})))).toMatchObject({
+      status: 400,
+      error: expect.stringContaining('role or tags'),
+      rule: expect.any(String),
+    });
   });
 });
 
@@ -533,21 +675,31 @@ describe('departures: every way a request departs from the document, as the prox
 
   it('names a path parameter that does not read, and conforms with none', () => {
     const v = validatorOf(doc, 'deletePlain');
-    expect(v.departures({ id: 'abc' }, new URLSearchParams(), { kind: 'none' })).toEqual([expect.objectContaining({ field: 'id', rule: 'type' })]);
+    expect(v.departures({ id: 'abc' }, new URLSearchParams(), { kind: 'none' })).toEqual([
+      expect.objectContaining({ field: 'id', rule: 'type' }),
+    ]);
     expect(v.departures({ id: '7' }, new URLSearchParams(), { kind: 'none' })).toEqual([]);
   });
 
   it('reports the 400 that reading the body gave, and a body that is too deep or no object', () => {
     const v = validatorOf(doc, 'postThing');
     const unreadable = new ApiError(400, 'body: malformed JSON', { field: 'body', rule: 'json' });
-    expect(v.departures(P, Q(), unreadable)).toEqual([{ field: 'body', rule: 'json', message: 'body: malformed JSON' }]);
-    expect(v.departures(P, Q(), json([1]))).toEqual([{ field: 'body', rule: 'type', message: 'body: must be a JSON object' }]);
-    expect(v.departures(P, Q(), json({ list: nested(MAX_BODY_DEPTH + 2) }))).toEqual([expect.objectContaining({ field: 'body', rule: 'maxDepth' })]);
+    expect(v.departures(P, Q(), unreadable)).toEqual([
+      { field: 'body', rule: 'json', message: 'body: malformed JSON' },
+    ]);
+    expect(v.departures(P, Q(), json([1]))).toEqual([
+      { field: 'body', rule: 'type', message: 'body: must be a JSON object' },
+    ]);
+    expect(v.departures(P, Q(), json({ list: nested(MAX_BODY_DEPTH + 2) }))).toEqual([
+      expect.objectContaining({ field: 'body', rule: 'maxDepth' }),
+    ]);
   });
 
   it('reads no body as an empty object, and names the value as the body where no field applies', () => {
     const v = validatorOf(doc, 'postThing');
-    expect(v.departures(P, Q(), { kind: 'none' })).toEqual([{ field: 'body', rule: 'minProperties', message: 'body: must NOT have fewer than 1 properties' }]);
+    expect(v.departures(P, Q(), { kind: 'none' })).toEqual([
+      { field: 'body', rule: 'minProperties', message: 'body: must NOT have fewer than 1 properties' },
+    ]);
     const both = v.departures(P, Q(), json({ count: 'x', name: 1 }));
     expect(both.map((d) => d.field).sort()).toEqual(['count', 'name']);
   });
@@ -555,6 +707,8 @@ describe('departures: every way a request departs from the document, as the prox
   it('lists nothing for an integration body whose system the path does not name, and checks it against the named one', () => {
     const v = validatorOf(doc, 'postIntegration');
     expect(v.departures({}, new URLSearchParams(), json({ unnamed: 5 }))).toEqual([]);
-    expect(v.departures({}, new URLSearchParams(), json({ url: 'not a uri' }), 'b')).toEqual([expect.objectContaining({ field: 'url', rule: 'format' })]);
+    expect(v.departures({}, new URLSearchParams(), json({ url: 'not a uri' }), 'b')).toEqual([
+      expect.objectContaining({ field: 'url', rule: 'format' }),
+    ]);
   });
 });

@@ -4,13 +4,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDocument, type OpenApiDocument } from '../../src/openapi/documents.js';
 import { readContractRules } from '../../src/openapi/rules.js';
 
-const MISSING = 'the instance document must carry x-metrics-availability on createMetricsIntegration and x-alarm-types-by-plan on createAlarm';
+const MISSING =
+  'the instance document must carry x-metrics-availability on createMetricsIntegration and x-alarm-types-by-plan on createAlarm';
 
 /** The operation object with this operationId in a document. */
 function operation(doc: OpenApiDocument, operationId: string): Record<string, unknown> {
   for (const item of Object.values(doc.paths)) {
     for (const raw of Object.values(item)) {
-      if ((raw as { operationId?: unknown } | undefined)?.operationId === operationId) return raw as Record<string, unknown>;
+      if ((raw as { operationId?: unknown } | undefined)?.operationId === operationId)
+        return raw as Record<string, unknown>;
     }
   }
   throw new Error(`no operation ${operationId}`);
@@ -39,8 +41,16 @@ describe('readContractRules', () => {
       shared: ['notice'],
     });
     expect(Object.keys(rules.metricsAvailability)).toHaveLength(12);
-    expect(rules.metricsAvailability.metrics_a).toEqual({ primary_below_4_2: true, primary_from_4_2: false, alternative: true });
-    expect(rules.metricsAvailability.metrics_a_v3).toEqual({ primary_below_4_2: false, primary_from_4_2: true, alternative: true });
+    expect(rules.metricsAvailability.metrics_a).toEqual({
+      primary_below_4_2: true,
+      primary_from_4_2: false,
+      alternative: true,
+    });
+    expect(rules.metricsAvailability.metrics_a_v3).toEqual({
+      primary_below_4_2: false,
+      primary_from_4_2: true,
+      alternative: true,
+    });
     expect(rules.metricsAvailability).toBe(operation(doc, 'createMetricsIntegration')['x-metrics-availability']);
   });
 

@@ -47,20 +47,50 @@ async function startProxy(extra: string[]): Promise<Proxy> {
     ...extra,
   ]);
   const out = await proxy.until(/tusk proxy: ready/);
-  return { process: proxy, customer: /customer API\s+(http:\/\/\S+)/.exec(out)![1]!, instance: /instance API\s+(http:\/\/\S+)/.exec(out)![1]! };
+  return {
+    process: proxy,
+    customer: /customer API\s+(http:\/\/\S+)/.exec(out)![1]!,
+    instance: /instance API\s+(http:\/\/\S+)/.exec(out)![1]!,
+  };
 }
 
 /** The whole conformance suite against the proxy (stopped with the test if it outlives it). */
 const runSuite = (customer: string, instance: string) =>
-  run(process.execPath, [BIN, 'test', '--customer-url', customer, '--instance-url', instance, '--api-key', tusk.registry.adminKey, '--rate-limit', '500/1']);
+  run(process.execPath, [
+    BIN,
+    'test',
+    '--customer-url',
+    customer,
+    '--instance-url',
+    instance,
+    '--api-key',
+    tusk.registry.adminKey,
+    '--rate-limit',
+    '500/1',
+  ]);
 
 describe('tusk proxy in front of Tusk', () => {
   it("the whole conformance suite passes through it, with no departure of the server's answers; the reports are written on exit", async () => {
-    const files = { report: join(dir, 'departures.json'), junit: join(dir, 'proxy.xml'), coverage: join(dir, 'coverage.json') };
-    const proxy = await startProxy(['--report', files.report, '--junit', files.junit, '--coverage', files.coverage, '--fail-on-departure']);
+    const files = {
+      report: join(dir, 'departures.json'),
+      junit: join(dir, 'proxy.xml'),
+      coverage: join(dir, 'coverage.json'),
+    };
+    const proxy = await startProxy([
+      '--report',
+      files.report,
+      '--junit',
+      files.junit,
+      '--coverage',
+      files.coverage,
+      '--fail-on-departure',
+    ]);
     const suite = await runSuite(proxy.customer, proxy.instance);
     expect(suite.code, suite.out.slice(-3000)).toBe(0);
-    const listed = (await (await fetch(`${proxy.customer}/__tusk/departures`)).json()) as { count: number; departures: { side: string }[] };
+    const listed = (await (await fetch(`${proxy.customer}/__tusk/departures`)).json()) as {
+      count: number;
+      departures: { side: string }[];
+    };
     expect(listed.departures.filter((d) => d.side === 'response')).toEqual([]);
     // The suite sends bad requests on purpose: those are the client's departures.
     expect(listed.departures.length).toBeGreaterThan(0);
@@ -71,7 +101,9 @@ describe('tusk proxy in front of Tusk', () => {
     const junit = readFileSync(files.junit, 'utf8');
     expect(junit).toMatch(/<testsuite name="tusk proxy customer" tests="\d+" failures="\d+">/);
     expect(junit).toMatch(/<testcase classname="instance" name="listAlarms">/);
-    const coverage = JSON.parse(readFileSync(files.coverage, 'utf8')) as { interfaces: Record<string, { operations: number; operations_exercised: number }> };
+    const coverage = JSON.parse(readFileSync(files.coverage, 'utf8')) as {
+      interfaces: Record<string, { operations: number; operations_exercised: number }>;
+    };
     expect(coverage.interfaces.customer!.operations_exercised).toBe(coverage.interfaces.customer!.operations);
     expect(readFileSync(join(dir, 'coverage.html'), 'utf8')).toMatch(/<h1>API coverage/);
   }, 180_000);
@@ -87,7 +119,14 @@ describe('tusk proxy in front of Tusk', () => {
   });
 
   it('refuses a target that is not a URL with exit code 2 and a message', async () => {
-    const { code, stderr } = await run(process.execPath, [BIN, 'proxy', '--customer-target', 'nowhere', '--instance-target', tusk.instanceUrl]);
+    const { code, stderr } = await run(process.execPath, [
+      BIN,
+      'proxy',
+      '--customer-target',
+      'nowhere',
+      '--instance-target',
+      tusk.instanceUrl,
+    ]);
     expect(code).toBe(2);
     expect(stderr).toMatch(/--customer-target must be an http\(s\) URL/);
   });

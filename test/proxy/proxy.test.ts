@@ -68,11 +68,20 @@ let target: Target;
 let proxy: ValidatingProxy;
 const lines: string[] = [];
 
-async function send(api: InterfaceName, method: string, path: string, init: { key?: string | null; body?: string; contentType?: string; user?: string } = {}) {
+async function send(
+  api: InterfaceName,
+  method: string,
+  path: string,
+  init: { key?: string | null; body?: string; contentType?: string; user?: string } = {},
+) {
   const headers: Record<string, string> = {};
   if (init.key !== null) headers.authorization = basic(init.key ?? KEY, init.user);
   if (init.contentType) headers['content-type'] = init.contentType;
-  const res = await fetch(proxy.urls[api] + path, { method, headers, ...(init.body !== undefined ? { body: init.body } : {}) });
+  const res = await fetch(proxy.urls[api] + path, {
+    method,
+    headers,
+    ...(init.body !== undefined ? { body: init.body } : {}),
+  });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -82,7 +91,12 @@ beforeAll(async () => {
   documents = await loadDocuments();
   target = new Target();
   await target.start();
-  proxy = new ValidatingProxy({ documents, targets: { customer: target.url, instance: target.url }, annotate: true, log: (l) => lines.push(l) });
+  proxy = new ValidatingProxy({
+    documents,
+    targets: { customer: target.url, instance: target.url },
+    annotate: true,
+    log: (l) => lines.push(l),
+  });
   await proxy.listen();
 });
 afterAll(async () => {
@@ -92,7 +106,9 @@ afterAll(async () => {
 
 describe('tusk proxy in front of a target that departs from the contract', () => {
   it('forwards method, path, query, headers and body unchanged, and the answer back unchanged', async () => {
-    target.json('GET', '/api/plans', 200, [{ name: 'hippo', price: 0, backend: 'postgresql', shared: false }], { 'x-target': 'yes' });
+    target.json('GET', '/api/plans', 200, [{ name: 'hippo', price: 0, backend: 'postgresql', shared: false }], {
+      'x-target': 'yes',
+    });
     const res = await send('customer', 'GET', '/api/plans?backend=postgresql', { key: KEY });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-target')).toBe('yes');
@@ -117,17 +133,30 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
     const res = await send('customer', 'GET', '/api/regions');
     expect(res.status).toBe(418);
     expect(departuresOf('/api/regions')).toEqual([
-      expect.objectContaining({ side: 'response', api: 'customer', operation_id: 'listRegions', status: 418, rule: 'status' }),
+      expect.objectContaining({
+        side: 'response',
+        api: 'customer',
+        operation_id: 'listRegions',
+        status: 418,
+        rule: 'status',
+      }),
     ]);
     expect(res.headers.get('tusk-departures')).toBe('response - status');
   });
 
   it('a missing required field: rule required, naming the field (each missing field)', async () => {
-    target.json('GET', '/api/instances', 200, [{ id: 1, plan: 'hippo', region: 'amazon-web-services::us-east-1', tags: [] }]);
+    target.json('GET', '/api/instances', 200, [
+      { id: 1, plan: 'hippo', region: 'amazon-web-services::us-east-1', tags: [] },
+    ]);
     await send('customer', 'GET', '/api/instances');
     expect(departuresOf('/api/instances')).toEqual(
       ['name', 'url', 'providerid'].map((f) =>
-        expect.objectContaining({ side: 'response', operation_id: 'listInstances', rule: 'required', field: `body.0.${f}` }),
+        expect.objectContaining({
+          side: 'response',
+          operation_id: 'listInstances',
+          rule: 'required',
+          field: `body.0.${f}`,
+        }),
       ),
     );
   });
@@ -175,7 +204,12 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
     target.json('GET', '/api/backup', 200, [{ ...BACKUP, backup_date: '20/11/2026 03:00' }]);
     await send('instance', 'GET', '/api/backup');
     const [d] = departuresOf('/api/backup');
-    expect(d).toMatchObject({ side: 'response', api: 'instance', operation_id: 'listBackups', field: 'body.0.backup_date' });
+    expect(d).toMatchObject({
+      side: 'response',
+      api: 'instance',
+      operation_id: 'listBackups',
+      field: 'body.0.backup_date',
+    });
     expect(['pattern', 'format']).toContain(d!.rule);
   });
 
@@ -183,7 +217,13 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
     target.json('GET', '/api/alarms', 401, { error: 'Unauthorized' });
     await send('instance', 'GET', '/api/alarms');
     expect(departuresOf('/api/alarms')).toEqual([
-      expect.objectContaining({ side: 'response', operation_id: 'listAlarms', status: 401, rule: 'header', field: 'WWW-Authenticate' }),
+      expect.objectContaining({
+        side: 'response',
+        operation_id: 'listAlarms',
+        status: 401,
+        rule: 'header',
+        field: 'WWW-Authenticate',
+      }),
     ]);
   });
 
@@ -204,7 +244,9 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
   it("credentials not in the interface's form: the key in the user field on the customer interface is a request departure (rule auth)", async () => {
     target.json('GET', '/api/invoices', 200, []);
     await send('customer', 'GET', '/api/invoices', { key: '', user: KEY });
-    expect(departuresOf('/api/invoices')).toEqual([expect.objectContaining({ side: 'request', rule: 'auth', field: 'Authorization' })]);
+    expect(departuresOf('/api/invoices')).toEqual([
+      expect.objectContaining({ side: 'request', rule: 'auth', field: 'Authorization' }),
+    ]);
   });
 
   it('never logs a key or a body; one line per departure names the operation, field and rule', () => {
@@ -214,14 +256,23 @@ describe('tusk proxy in front of a target that departs from the contract', () =>
       expect(line).not.toContain(Buffer.from(`:${KEY}`).toString('base64'));
       expect(line).not.toContain('p4ss-w0rd-in-the-body');
     }
-    expect(lines).toContainEqual(expect.stringMatching(/departure \(request\) customer createInstance POST \/api\/instances 200: plan: rule required$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /departure \(request\) customer createInstance POST \/api\/instances 200: plan: rule required$/,
+      ),
+    );
   });
 
   it('lists the departures at GET /__tusk/departures and counts the traffic into coverage', async () => {
-    const listed = JSON.parse((await send('customer', 'GET', '/__tusk/departures', { key: null })).text) as { count: number; departures: unknown[] };
+    const listed = JSON.parse((await send('customer', 'GET', '/__tusk/departures', { key: null })).text) as {
+      count: number;
+      departures: unknown[];
+    };
     expect(listed.count).toBe(proxy.departureCount);
     const coverage = JSON.parse((await send('customer', 'GET', '/__tusk/coverage', { key: null })).text);
-    const regions = coverage.interfaces.customer.by_operation.find((o: { operation_id: string }) => o.operation_id === 'listRegions');
+    const regions = coverage.interfaces.customer.by_operation.find(
+      (o: { operation_id: string }) => o.operation_id === 'listRegions',
+    );
     expect(regions.undocumented).toEqual([{ status: '418', count: 1 }]);
   });
 });
@@ -239,11 +290,15 @@ describe('tusk proxy when the target fails', () => {
       for (let i = 0; i < 2; i++) {
         const res = await fetch(`${p.urls.customer}/api/plans`, { headers: { authorization: basic(KEY) } });
         expect(res.status).toBe(502);
-        expect(await res.json()).toEqual({ error: expect.stringMatching(/^Bad gateway: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached/) });
+        expect(await res.json()).toEqual({
+          error: expect.stringMatching(/^Bad gateway: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached/),
+        });
       }
       expect(logged).toEqual(
         [0, 1].map(() =>
-          expect.stringMatching(/^tusk proxy: 502 to GET \/api\/plans: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\)$/),
+          expect.stringMatching(
+            /^tusk proxy: 502 to GET \/api\/plans: the customer target http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\)$/,
+          ),
         ),
       );
     } finally {
@@ -283,12 +338,19 @@ describe('tusk proxy when the target fails', () => {
     const slow = new Target();
     await slow.start();
     slow.answers.set('GET /api/plans', () => undefined); // never answers
-    const p = new ValidatingProxy({ documents, targets: { customer: slow.url, instance: slow.url }, timeoutMs: 300, log: () => undefined });
+    const p = new ValidatingProxy({
+      documents,
+      targets: { customer: slow.url, instance: slow.url },
+      timeoutMs: 300,
+      log: () => undefined,
+    });
     await p.listen();
     try {
       const res = await fetch(`${p.urls.customer}/api/plans`, { headers: { authorization: basic(KEY) } });
       expect(res.status).toBe(504);
-      expect((await res.json()) as { error: string }).toMatchObject({ error: expect.stringMatching(/^Gateway timeout/) });
+      expect((await res.json()) as { error: string }).toMatchObject({
+        error: expect.stringMatching(/^Gateway timeout/),
+      });
     } finally {
       await p.close();
       await slow.close();
@@ -300,7 +362,12 @@ describe('tusk proxy --strict', () => {
   it("refuses a departing request with the stand-in's 400 naming field and rule, and never forwards it", async () => {
     const t = new Target();
     await t.start();
-    const p = new ValidatingProxy({ documents, targets: { customer: t.url, instance: t.url }, strict: true, log: () => undefined });
+    const p = new ValidatingProxy({
+      documents,
+      targets: { customer: t.url, instance: t.url },
+      strict: true,
+      log: () => undefined,
+    });
     await p.listen();
     try {
       const res = await fetch(`${p.urls.customer}/api/instances`, {

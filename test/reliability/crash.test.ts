@@ -12,9 +12,13 @@ import { tempDir } from '../support/temp.js';
 
 it('three SIGKILLs during writes: every state file loads and holds every write acknowledged before the last completed save', async () => {
   const out = join(tempDir('tusk-crash-test-'), 'crash.json');
-  const result = await run(process.execPath, [join(PROJECT_ROOT, 'scripts', 'crash.js'), '--rounds', '3', '--clients', '4', '--seed', '9', '--out', out], {
-    cwd: PROJECT_ROOT,
-  }).catch((err: { stdout: string; stderr: string }) => {
+  const result = await run(
+    process.execPath,
+    [join(PROJECT_ROOT, 'scripts', 'crash.js'), '--rounds', '3', '--clients', '4', '--seed', '9', '--out', out],
+    {
+      cwd: PROJECT_ROOT,
+    },
+  ).catch((err: { stdout: string; stderr: string }) => {
     throw new Error(`scripts/crash.js failed:\n${err.stdout}\n${err.stderr}`);
   });
   expect(result.stdout).toMatch(/lost writes 0, every file loaded: true/);

@@ -26,10 +26,12 @@ describe('request bodies over 64 KiB', () => {
 
   it('are documented: PayloadTooLarge says 64 KiB, and every operation with a body declares 413', () => {
     expect(MAX_BODY_BYTES).toBe(65_536);
-    const shared = (contract.documents.customer.components?.responses as Record<string, { description: string }>).PayloadTooLarge!;
+    const shared = (contract.documents.customer.components?.responses as Record<string, { description: string }>)
+      .PayloadTooLarge!;
     expect(shared.description).toMatch(/64 KiB \(65,536 bytes\)/);
     for (const api of INTERFACES) {
-      for (const op of contract.operations[api].values()) expect(op.responses.has('413'), `${op.operationId}`).toBe(Boolean(op.body));
+      for (const op of contract.operations[api].values())
+        expect(op.responses.has('413'), `${op.operationId}`).toBe(Boolean(op.body));
     }
   });
 
@@ -48,18 +50,29 @@ describe('request bodies over 64 KiB', () => {
               ? '00000000-0000-4000-8000-000000000000'
               : String(id),
         );
-        const dump = () => JSON.stringify([account.toJSON?.() ?? account.listInstances(), store.listAlarms(), store.listRecipients()]);
+        const dump = () =>
+          JSON.stringify([account.toJSON?.() ?? account.listInstances(), store.listAlarms(), store.listRecipients()]);
         const before = dump();
         for (const [type, text] of [
           ['application/json', `{"name":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
           ['application/x-www-form-urlencoded', `name=${'x'.repeat(MAX_BODY_BYTES)}`],
         ] as const) {
           const res = await tusk[api].fetch(
-            new Request(`http://tusk${path}`, { method: op.method.toUpperCase(), headers: { authorization: auth, 'content-type': type }, body: text }),
+            new Request(`http://tusk${path}`, {
+              method: op.method.toUpperCase(),
+              headers: { authorization: auth, 'content-type': type },
+              body: text,
+            }),
           );
           const body = await res.text();
           expect(res.status, body).toBe(413);
-          expect(contract.violations(api, op.operationId, { status: res.status, headers: Object.fromEntries(res.headers), text: body })).toEqual([]);
+          expect(
+            contract.violations(api, op.operationId, {
+              status: res.status,
+              headers: Object.fromEntries(res.headers),
+              text: body,
+            }),
+          ).toEqual([]);
           expect(JSON.parse(body)).toMatchObject({ field: 'body', rule: 'maxBytes' });
         }
         expect(dump()).toBe(before);
@@ -80,7 +93,11 @@ describe('request bodies over 64 KiB', () => {
 
   it('without a valid key the answer is 401, whatever the size', async () => {
     const res = await tusk.instance.fetch(
-      new Request('http://tusk/api/alarms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(MAX_BODY_BYTES * 2) }),
+      new Request('http://tusk/api/alarms', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: 'x'.repeat(MAX_BODY_BYTES * 2),
+      }),
     );
     expect(res.status).toBe(401);
   });
@@ -138,7 +155,10 @@ describe('a chunked body (no Content-Length) over HTTP', () => {
 });
 
 /** Opens a raw connection; resolves with what the server sent and when it closed the connection. */
-function rawClient(port: number, drip: { lines: string[]; everyMs: number }): Promise<{ closedAfterMs: number; received: string; sentLines: number }> {
+function rawClient(
+  port: number,
+  drip: { lines: string[]; everyMs: number },
+): Promise<{ closedAfterMs: number; received: string; sentLines: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket: Socket = connect(port, '127.0.0.1');
@@ -176,12 +196,18 @@ describe('a slow client cannot hold the server', () => {
 
   it('slowloris: a client sending one header line every 200 ms is cut off once the header timeout passes', async () => {
     // 60 header lines at 200 ms would take 12 s.
-    const lines = ['GET /api/plans HTTP/1.1\r\n', 'Host: 127.0.0.1\r\n', ...Array.from({ length: 60 }, (_, i) => `X-Slow-${i}: ${'a'.repeat(10)}\r\n`)];
+    const lines = [
+      'GET /api/plans HTTP/1.1\r\n',
+      'Host: 127.0.0.1\r\n',
+      ...Array.from({ length: 60 }, (_, i) => `X-Slow-${i}: ${'a'.repeat(10)}\r\n`),
+    ];
     const [slow, fast] = await Promise.all([
       rawClient(port(), { lines, everyMs: 200 }),
       // Meanwhile the server answers others.
       new Promise<void>((r) => setTimeout(r, 300)).then(() =>
-        fetch(`${tusk.customerUrl}/api/plans`, { headers: { authorization: basic(tusk.registry.adminKey) } }).then((res) => res.status),
+        fetch(`${tusk.customerUrl}/api/plans`, { headers: { authorization: basic(tusk.registry.adminKey) } }).then(
+          (res) => res.status,
+        ),
       ),
     ]);
     expect(fast).toBe(200);
@@ -239,7 +265,13 @@ describe('long lists stay bounded', () => {
         cap: LIST_CAPS.recipientsPerInstance,
         count: () => store.listRecipients().length,
       },
-      { list: 'alarms', path: '/api/alarms', body: { type: 'notice' }, cap: LIST_CAPS.alarmsPerInstance, count: () => store.listAlarms().length },
+      {
+        list: 'alarms',
+        path: '/api/alarms',
+        body: { type: 'notice' },
+        cap: LIST_CAPS.alarmsPerInstance,
+        count: () => store.listAlarms().length,
+      },
       {
         list: 'logs integrations',
         path: '/api/integrations/logs/logs_d',
@@ -280,7 +312,8 @@ describe('long lists stay bounded', () => {
   it('backups of an instance in the 30-day window', async () => {
     const { store, key } = firstInstance(tusk);
     let last = { status: 200, body: { error: '' } };
-    for (let i = 0; i < LIST_CAPS.backupsPerInstance + 1 && last.status < 300; i++) last = await post('instance', '/api/backup', key, {});
+    for (let i = 0; i < LIST_CAPS.backupsPerInstance + 1 && last.status < 300; i++)
+      last = await post('instance', '/api/backup', key, {});
     expect(last.status).toBe(400);
     expect(last.body.error).toMatch(/^backups: /);
     expect(store.listBackups().length).toBeLessThanOrEqual(LIST_CAPS.backupsPerInstance);
@@ -292,33 +325,45 @@ describe('long lists stay bounded', () => {
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const region = tusk.registry.catalogue.regions[0]!;
     const body = { name: 'cap', plan, region: `${region.provider}::${region.region}` };
-    for (let n = account.listInstances().length; n < LIST_CAPS.instancesPerAccount; n++) account.createInstance(body, actor);
+    for (let n = account.listInstances().length; n < LIST_CAPS.instancesPerAccount; n++)
+      account.createInstance(body, actor);
     const refused = await post('customer', '/api/instances', actor.key, body);
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatch(/^instances: an account has at most 10000 instances/);
     expect(account.listInstances()).toHaveLength(LIST_CAPS.instancesPerAccount);
 
-    for (let i = account.listTeamMembers().length; i < LIST_CAPS.teamMembersPerAccount; i++) account.inviteTeamMember({ email: `cap-${i}@example.com` }, actor);
+    for (let i = account.listTeamMembers().length; i < LIST_CAPS.teamMembersPerAccount; i++)
+      account.inviteTeamMember({ email: `cap-${i}@example.com` }, actor);
     const invite = await post('customer', '/api/team/invite', actor.key, { email: 'one-more@example.com' });
     expect(invite.status).toBe(400);
     expect(invite.body.error).toMatch(/^team: /);
 
     const id = account.listInstances()[0]!.id;
-    for (let i = 0; account.auditEvents().length < LIST_CAPS.auditEventsPerAccount || i < 10; i++) account.updateInstance(id, { name: `renamed-${i}` }, actor);
+    for (let i = 0; account.auditEvents().length < LIST_CAPS.auditEventsPerAccount || i < 10; i++)
+      account.updateInstance(id, { name: `renamed-${i}` }, actor);
     expect(account.auditEvents().length).toBe(LIST_CAPS.auditEventsPerAccount);
     expect(account.auditEvents().at(-1)!.extras).toContainEqual(['name', expect.stringMatching(/^renamed-/)]);
   }, 120_000);
 
   it('the documents state every cap in the description of the operation that creates the item', () => {
-    const described = (api: 'customer' | 'instance', op: string) => String(contract.operation(api, op).raw.description).replace(/\s+/g, ' ');
+    const described = (api: 'customer' | 'instance', op: string) =>
+      String(contract.operation(api, op).raw.description).replace(/\s+/g, ' ');
     const n = (x: number) => x.toLocaleString('en-US');
     expect(described('customer', 'createInstance')).toContain(`at most ${n(LIST_CAPS.instancesPerAccount)} instances`);
-    expect(described('customer', 'inviteTeamMember')).toContain(`at most ${n(LIST_CAPS.teamMembersPerAccount)} members`);
+    expect(described('customer', 'inviteTeamMember')).toContain(
+      `at most ${n(LIST_CAPS.teamMembersPerAccount)} members`,
+    );
     expect(described('customer', 'getAuditLogCsv')).toContain(`latest ${n(LIST_CAPS.auditEventsPerAccount)} events`);
-    expect(described('instance', 'createRecipient')).toContain(`at most ${n(LIST_CAPS.recipientsPerInstance)} recipients`);
+    expect(described('instance', 'createRecipient')).toContain(
+      `at most ${n(LIST_CAPS.recipientsPerInstance)} recipients`,
+    );
     expect(described('instance', 'createAlarm')).toContain(`at most ${n(LIST_CAPS.alarmsPerInstance)} alarms`);
-    expect(described('instance', 'createLogIntegration')).toContain(`at most ${n(LIST_CAPS.integrationsPerInstance)} log integrations`);
-    expect(described('instance', 'createMetricsIntegration')).toContain(`at most ${n(LIST_CAPS.integrationsPerInstance)} metrics integrations`);
+    expect(described('instance', 'createLogIntegration')).toContain(
+      `at most ${n(LIST_CAPS.integrationsPerInstance)} log integrations`,
+    );
+    expect(described('instance', 'createMetricsIntegration')).toContain(
+      `at most ${n(LIST_CAPS.integrationsPerInstance)} metrics integrations`,
+    );
     expect(described('instance', 'createBackup')).toContain(`at most ${n(LIST_CAPS.backupsPerInstance)} backups`);
   });
 });

@@ -54,7 +54,8 @@ async function unreachable(): Promise<Target> {
   return { name: 'unreachable', url: `http://127.0.0.1:${port}/unreachable`, hits: 0, open: 0 };
 }
 
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
 describe('failing callback and notification targets', () => {
   let tusk: RunningTusk;
@@ -86,7 +87,13 @@ describe('failing callback and notification targets', () => {
       registry: {
         backupDelayMs: 0,
         restoreDelayMs: 0,
-        outbox: { timeoutMs: TIMEOUT_MS, retryDelayMs: 50, maxAttempts: MAX_ATTEMPTS, concurrency: CONCURRENCY, maxEntries: MAX_ENTRIES },
+        outbox: {
+          timeoutMs: TIMEOUT_MS,
+          retryDelayMs: 50,
+          maxAttempts: MAX_ATTEMPTS,
+          concurrency: CONCURRENCY,
+          maxEntries: MAX_ENTRIES,
+        },
       },
     });
     const admin = tusk.registry.adminKey;
@@ -118,7 +125,10 @@ describe('failing callback and notification targets', () => {
   /** `n` GET calls, 20 at a time; their latencies in ms. */
   async function load(n: number): Promise<number[]> {
     const latencies: number[] = [];
-    const calls = Array.from({ length: n }, (_, i) => ['/api/alarms', '/api/alarms/recipients', '/api/maintenance'][i % 3]!);
+    const calls = Array.from(
+      { length: n },
+      (_, i) => ['/api/alarms', '/api/alarms/recipients', '/api/maintenance'][i % 3]!,
+    );
     await Promise.all(
       Array.from({ length: 20 }, async (_, w) => {
         for (let i = w; i < calls.length; i += 20) {
@@ -150,31 +160,42 @@ describe('failing callback and notification targets', () => {
     // Backup callbacks to every failing target, and alarm notifications to webhook recipients there.
     const failing = [targets.hang!, targets.reset!, targets.error500!, targets.unreachable!];
     for (const t of [...failing, targets.hangBody!]) {
-      for (let i = 0; i < 3; i++) expect((await api('POST', '/api/backup', { callback: `${t.url}/backup-${i}` })).status).toBeLessThan(300);
+      for (let i = 0; i < 3; i++)
+        expect((await api('POST', '/api/backup', { callback: `${t.url}/backup-${i}` })).status).toBeLessThan(300);
     }
     const recipients: number[] = [];
     for (const t of failing) {
-      const res = await api('POST', '/api/alarms/recipients', { type: 'webhook', value: `${t.url}/notify`, name: t.name });
+      const res = await api('POST', '/api/alarms/recipients', {
+        type: 'webhook',
+        value: `${t.url}/notify`,
+        name: t.name,
+      });
       expect(res.status).toBe(200);
       recipients.push(((await res.json()) as { id: number }).id);
     }
     expect((await api('POST', '/api/alarms', { type: 'notice', recipients })).status).toBe(200);
-    const event = await fetch(`${tusk.customerUrl}/__tusk/instances/${[...tusk.registry.allAccounts()][0]!.listInstances().at(-1)!.id}/events`, {
-      method: 'POST',
-      headers: { authorization: basic(key), 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'notice', message: 'faults test' }),
-    });
+    const event = await fetch(
+      `${tusk.customerUrl}/__tusk/instances/${[...tusk.registry.allAccounts()][0]!.listInstances().at(-1)!.id}/events`,
+      {
+        method: 'POST',
+        headers: { authorization: basic(key), 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'notice', message: 'faults test' }),
+      },
+    );
     const notifications = event.status < 300;
 
     // Concurrent API calls while the deliveries run: 20 at a time, 600 in all.
     const p99 = percentile(await load(600), 99);
-    console.log(`outbox faults: p99 ${p99.toFixed(1)} ms of 600 API calls (20 concurrent) while callbacks hang (${baselineP99.toFixed(1)} ms before)`);
+    console.log(
+      `outbox faults: p99 ${p99.toFixed(1)} ms of 600 API calls (20 concurrent) while callbacks hang (${baselineP99.toFixed(1)} ms before)`,
+    );
     expect(p99, `p99 ${p99.toFixed(1)} ms while callbacks hang`).toBeLessThan(Math.max(250, 3 * baselineP99));
 
     // Every delivery ends: the failing ones after exactly MAX_ATTEMPTS attempts.
     const deadline = Date.now() + 20_000;
     const mine = () => outbox.list().filter((e) => Object.values(targets).some((t) => e.target.startsWith(t.url)));
-    while (Date.now() < deadline && mine().some((e) => e.status === 'pending' || e.status === 'sending')) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() < deadline && mine().some((e) => e.status === 'pending' || e.status === 'sending'))
+      await new Promise((r) => setTimeout(r, 50));
     clearInterval(sampler);
     await outbox.settle();
     const entries = mine();
@@ -191,11 +212,17 @@ describe('failing callback and notification targets', () => {
       ]);
       expect(e.attempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
     }
-    expect(entries.filter((e) => e.target.startsWith(targets.hang!.url)).every((e) => /timeout/.test(e.result!))).toBe(true);
-    expect(entries.filter((e) => e.target.startsWith(targets.error500!.url)).every((e) => e.result === 'HTTP 500')).toBe(true);
+    expect(entries.filter((e) => e.target.startsWith(targets.hang!.url)).every((e) => /timeout/.test(e.result!))).toBe(
+      true,
+    );
+    expect(
+      entries.filter((e) => e.target.startsWith(targets.error500!.url)).every((e) => e.result === 'HTTP 500'),
+    ).toBe(true);
     // Each target saw exactly the attempts the outbox counted (the unreachable one none).
     for (const t of failing.filter((x) => x.name !== 'unreachable')) {
-      expect(t.hits, t.name).toBe(entries.filter((e) => e.target.startsWith(t.url)).reduce((n, e) => n + e.attempts, 0));
+      expect(t.hits, t.name).toBe(
+        entries.filter((e) => e.target.startsWith(t.url)).reduce((n, e) => n + e.attempts, 0),
+      );
     }
     // Bounded: never more deliveries in flight, or connections to a hanging target, than the concurrency.
     expect(Math.max(...inFlightSamples)).toBeLessThanOrEqual(CONCURRENCY);

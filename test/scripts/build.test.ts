@@ -13,11 +13,18 @@ const SCRIPT = join(PROJECT_ROOT, 'scripts', 'build.js');
 
 function tree(): string {
   const dir = tempDir('tusk-build-stamp-');
-  for (const d of ['src', 'openapi', 'fixtures', 'contract-tests', 'dist/src', 'dist/openapi', 'dist/vendor']) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ['src', 'openapi', 'fixtures', 'contract-tests', 'dist/src', 'dist/openapi', 'dist/vendor'])
+    mkdirSync(join(dir, d), { recursive: true });
   writeFileSync(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
   writeFileSync(join(dir, 'openapi', 'customer.yaml'), 'openapi: 3.1.0\n');
   writeFileSync(join(dir, 'package.json'), '{}\n');
-  for (const f of ['dist/src/cli.js', 'dist/tusk.cjs', 'dist/tusk.cjs.cache', 'dist/openapi/customer.json', 'dist/openapi/instance.json'])
+  for (const f of [
+    'dist/src/cli.js',
+    'dist/tusk.cjs',
+    'dist/tusk.cjs.cache',
+    'dist/openapi/customer.json',
+    'dist/openapi/instance.json',
+  ])
     writeFileSync(join(dir, f), '');
   return dir;
 }

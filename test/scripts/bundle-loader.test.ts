@@ -36,7 +36,12 @@ function bundle(answer: string): string {
 /** Runs `body` in a new Node process with `loadBundle` imported; prints what `body` resolves to, as JSON. */
 function inNewProcess(body: string, env: NodeJS.ProcessEnv = process.env): unknown {
   const code = `import { loadBundle } from ${JSON.stringify(LOADER)};\nconst out = await (async () => { ${body} })();\nconsole.log(JSON.stringify(out));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env }).trim().split('\n').at(-1) as string);
+  return JSON.parse(
+    execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env })
+      .trim()
+      .split('\n')
+      .at(-1) as string,
+  );
 }
 
 /** Runs `body` as inNewProcess does, with Node's compile cache in `dir`; returns its result and what Node said of the cache. */
@@ -48,7 +53,10 @@ function withCompileCache(dir: string, body: string): { out: unknown; log: strin
   });
   if (r.status !== 0) throw new Error(r.stderr);
   const lines = r.stdout.trim().split('\n');
-  return { out: JSON.parse(lines.filter((l) => !l.startsWith('[compile cache]')).at(-1) as string), log: r.stdout + r.stderr };
+  return {
+    out: JSON.parse(lines.filter((l) => !l.startsWith('[compile cache]')).at(-1) as string),
+    log: r.stdout + r.stderr,
+  };
 }
 
 describe.runIf(NODE_COMPILE_CACHE)('the bundle loader on Node 22 and later', () => {
@@ -64,9 +72,13 @@ describe.runIf(NODE_COMPILE_CACHE)('the bundle loader on Node 22 and later', () 
     const second = withCompileCache(cache, `const b = loadBundle(${JSON.stringify(file)}); return b.exports.answer();`);
     expect(second.out).toBe('first');
     // Node 22: "cache for FILE was accepted"; Node 24: "V8 code cache for CommonJS FILE was accepted".
-    expect(second.log.split('\n').some((l) => l.includes(`cache for ${file} was accepted`) || l.includes(`cache for CommonJS ${file} was accepted`))).toBe(
-      true,
-    );
+    expect(
+      second.log
+        .split('\n')
+        .some(
+          (l) => l.includes(`cache for ${file} was accepted`) || l.includes(`cache for CommonJS ${file} was accepted`),
+        ),
+    ).toBe(true);
   });
 
   it('leaves no hand-made cache beside the bundle of npm run build (that one is for Node 20)', () => {
@@ -77,12 +89,14 @@ describe.runIf(NODE_COMPILE_CACHE)('the bundle loader on Node 22 and later', () 
 describe.skipIf(NODE_COMPILE_CACHE)('the bundle loader on Node 20', () => {
   it('runs a bundle without a cache, then with the cache it saved, and gives it its own file name', () => {
     const file = bundle('first');
-    expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); b.saveCache(); return [b.cached, b.exports.answer(), b.exports.where()];`)).toEqual([
-      false,
-      'first',
-      file,
-    ]);
-    expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); return [b.cached, b.exports.answer()];`)).toEqual([true, 'first']);
+    expect(
+      inNewProcess(
+        `const b = loadBundle(${JSON.stringify(file)}); b.saveCache(); return [b.cached, b.exports.answer(), b.exports.where()];`,
+      ),
+    ).toEqual([false, 'first', file]);
+    expect(
+      inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); return [b.cached, b.exports.answer()];`),
+    ).toEqual([true, 'first']);
   });
 
   it('does not use a cache made from other bytes, even of the same length', () => {
@@ -90,7 +104,9 @@ describe.skipIf(NODE_COMPILE_CACHE)('the bundle loader on Node 20', () => {
     inNewProcess(`loadBundle(${JSON.stringify(file)}).saveCache(); return null;`);
     const cache = readFileSync(`${file}.cache`);
     writeFileSync(file, readFileSync(file, 'utf8').replace('first', 'other')); // same length: V8's own check would pass it
-    expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); return [b.cached, b.exports.answer()];`)).toEqual([false, 'other']);
+    expect(
+      inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); return [b.cached, b.exports.answer()];`),
+    ).toEqual([false, 'other']);
     expect(readFileSync(`${file}.cache`).equals(cache)).toBe(true); // a start never writes the cache
   });
 
@@ -98,12 +114,19 @@ describe.skipIf(NODE_COMPILE_CACHE)('the bundle loader on Node 20', () => {
     const file = bundle('first');
     // The first process never runs yamlOf, the second compiles it from the cache and runs it.
     inNewProcess(`loadBundle(${JSON.stringify(file)}).saveCache(); return null;`);
-    expect(inNewProcess(`const b = loadBundle(${JSON.stringify(file)}); return [b.cached, await b.exports.yamlOf({ a: 1 })];`)).toEqual([true, 'a: 1']);
+    expect(
+      inNewProcess(
+        `const b = loadBundle(${JSON.stringify(file)}); return [b.cached, await b.exports.yamlOf({ a: 1 })];`,
+      ),
+    ).toEqual([true, 'a: 1']);
   });
 });
 
 describe.skipIf(NODE_COMPILE_CACHE)('npm run build on Node 20', () => {
   it('leaves a bundle whose code cache a new process takes, so that `tusk` starts without compiling', () => {
-    expect(inNewProcess('const b = loadBundle(); return [b.cached, typeof b.exports.main];')).toEqual([true, 'function']);
+    expect(inNewProcess('const b = loadBundle(); return [b.cached, typeof b.exports.main];')).toEqual([
+      true,
+      'function',
+    ]);
   });
 });

@@ -13,10 +13,17 @@ const SCRIPT = join(PROJECT_ROOT, 'scripts', 'chaos', 'control-inputs.js');
 const started: ChildProcess[] = [];
 
 /** Runs the script; resolves with its output and exit code, and the pid of the server it said it started. */
-function run(args: string[], onLine: (line: string, child: ChildProcess) => void = () => {}): Promise<{ code: number | null; out: string; server: number }> {
+function run(
+  args: string[],
+  onLine: (line: string, child: ChildProcess) => void = () => {},
+): Promise<{ code: number | null; out: string; server: number }> {
   return new Promise((resolve, reject) => {
     // In a process group of its own: afterEach ends the script and the tusk serve it started together.
-    const child = spawn(process.execPath, [SCRIPT, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(process.execPath, [SCRIPT, ...args], {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     started.push(child);
     let out = '';
     let server = 0;
@@ -45,7 +52,8 @@ async function gone(pid: number, ms = 20_000): Promise<boolean> {
 
 afterEach(() => {
   // The whole group, also when the script has exited: a failing test may leave its server behind.
-  for (const child of started.splice(0)) signalGroup(child.pid, 'SIGKILL', child.exitCode !== null || child.signalCode !== null);
+  for (const child of started.splice(0))
+    signalGroup(child.pid, 'SIGKILL', child.exitCode !== null || child.signalCode !== null);
 });
 
 describe('scripts/chaos/control-inputs.js on its own', () => {

@@ -14,7 +14,9 @@ const SCRIPT = join(__dirname, '..', '..', 'scripts', 'commit-msg.js');
 
 describe('the commit-message check', () => {
   it('takes a short subject, a blank line and a body, git comments and trailing blank lines aside', () => {
-    expect(problems('Outbox: retries wait on the account clock\n\nThe delay was read from the server clock.\n')).toStrictEqual([]);
+    expect(
+      problems('Outbox: retries wait on the account clock\n\nThe delay was read from the server clock.\n'),
+    ).toStrictEqual([]);
     expect(problems('Add x\n\nWhy.\n\n# Please enter the commit message\n#\n')).toStrictEqual([]);
     expect(problems('Merge branch issue-32')).toStrictEqual([]);
   });
@@ -22,11 +24,15 @@ describe('the commit-message check', () => {
   it('refuses a subject of 72 characters or more, naming its length', () => {
     expect(MAX_SUBJECT).toBe(72);
     expect(problems(`${'x'.repeat(71)}\n\nwhy`)).toStrictEqual([]);
-    expect(problems(`${'x'.repeat(72)}\n\nwhy`)).toStrictEqual(['the subject has 72 characters; keep it under 72 and put the why in the body']);
+    expect(problems(`${'x'.repeat(72)}\n\nwhy`)).toStrictEqual([
+      'the subject has 72 characters; keep it under 72 and put the why in the body',
+    ]);
   });
 
   it('refuses a subject that runs on to a second line, an empty subject and a missing body', () => {
-    expect(problems('Add x and\nalso y\n\nwhy')).toStrictEqual(['the second line must be blank: the subject is one line, the body follows after a blank line']);
+    expect(problems('Add x and\nalso y\n\nwhy')).toStrictEqual([
+      'the second line must be blank: the subject is one line, the body follows after a blank line',
+    ]);
     expect(problems('\n\nwhy')).toContain('the subject is empty');
     expect(problems('Add x')).toStrictEqual(['there is no body: say why after a blank line']);
   });

@@ -68,7 +68,14 @@ async function send(
   return { status: res.status, headers: Object.fromEntries(res.headers), text, json };
 }
 
-async function call(tusk: Tusk, api: InterfaceName, method: string, path: string, key: string, body?: unknown): Promise<Sent> {
+async function call(
+  tusk: Tusk,
+  api: InterfaceName,
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+): Promise<Sent> {
   const res = await tusk[api].fetch(
     new Request(`http://tusk${path}`, {
       method,
@@ -77,7 +84,12 @@ async function call(tusk: Tusk, api: InterfaceName, method: string, path: string
     }),
   );
   const text = await res.text();
-  return { status: res.status, headers: Object.fromEntries(res.headers), text, json: text ? (JSON.parse(text) as unknown) : undefined };
+  return {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    text,
+    json: text ? (JSON.parse(text) as unknown) : undefined,
+  };
 }
 
 const ops = (api: InterfaceName) => [...contract.operations[api].values()];
@@ -100,7 +112,13 @@ describe('authentication of every operation', () => {
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const r = tusk.registry.catalogue.regions[0]!;
     const create = async () =>
-      (await call(tusk, 'customer', 'POST', '/api/instances', admin, { name: 'auth', plan, region: `${r.provider}::${r.region}` })).json as {
+      (
+        await call(tusk, 'customer', 'POST', '/api/instances', admin, {
+          name: 'auth',
+          plan,
+          region: `${r.provider}::${r.region}`,
+        })
+      ).json as {
         id: number;
         apikey: string;
       };
@@ -146,14 +164,18 @@ describe('authentication of every operation', () => {
   for (const api of INTERFACES) {
     for (const op of ops(api)) {
       it(`${api} ${op.operationId} (${op.method.toUpperCase()} ${op.path}): 401 with WWW-Authenticate for every bad credential, nothing changes`, async () => {
-        const before = JSON.stringify(tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances()));
+        const before = JSON.stringify(
+          tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances()),
+        );
         for (const [what, header] of bad[api]) {
           const res = await send(tusk, api, op, header);
           expect(res.status, what).toBe(401);
           expect(res.headers['www-authenticate'], what).toMatch(/^Basic realm=/);
           expect(contract.violations(api, op.operationId, res), what).toEqual([]);
         }
-        expect(JSON.stringify(tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances()))).toBe(before);
+        expect(
+          JSON.stringify(tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances())),
+        ).toBe(before);
       });
     }
   }
@@ -165,12 +187,14 @@ describe('authentication of every operation', () => {
       for (const i of a.listInstances()) keys.add(a.instanceStore(i.id)!.apikey);
     }
     for (const list of Object.values(bad))
-      for (const [, h] of list) if (h?.startsWith('Basic ')) keys.add(Buffer.from(h.slice(6), 'base64').toString().replace(/^:/, ''));
+      for (const [, h] of list)
+        if (h?.startsWith('Basic ')) keys.add(Buffer.from(h.slice(6), 'base64').toString().replace(/^:/, ''));
     keys.delete('');
     expect(logged.length).toBeGreaterThan(100);
     const journal = await tusk.customer.fetch(new Request('http://tusk/__tusk/requests?limit=1000'));
     const journalText = journal.status === 200 ? await journal.text() : '';
-    if (journal.status === 200) expect((JSON.parse(journalText) as { entries: unknown[] }).entries.length).toBeGreaterThan(100);
+    if (journal.status === 200)
+      expect((JSON.parse(journalText) as { entries: unknown[] }).entries.length).toBeGreaterThan(100);
     for (const key of keys) {
       if (key.length < 8) continue;
       expect(
@@ -198,13 +222,21 @@ describe("another instance's key and another account's key: valid, but only for 
   let otherAccount: { admin: string; instance: { id: number; apikey: string } };
 
   beforeAll(async () => {
-    tusk = await createTusk({ log: 'off', rateLimit: '1000000/1', provisionDelayMs: 0, registry: { backupDelayMs: 0 } });
+    tusk = await createTusk({
+      log: 'off',
+      rateLimit: '1000000/1',
+      provisionDelayMs: 0,
+      registry: { backupDelayMs: 0 },
+    });
     const admin = tusk.registry.adminKey;
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const r = tusk.registry.catalogue.regions[0]!;
     const region = `${r.provider}::${r.region}`;
     const create = async (key: string, name: string) =>
-      (await call(tusk, 'customer', 'POST', '/api/instances', key, { name, plan, region })).json as { id: number; apikey: string };
+      (await call(tusk, 'customer', 'POST', '/api/instances', key, { name, plan, region })).json as {
+        id: number;
+        apikey: string;
+      };
     a = await create(admin, `${marker}-instance`);
     b = await create(admin, 'probe-b');
     // A gets more of everything than B has, so that A's ids name nothing in B.
@@ -220,7 +252,14 @@ describe("another instance's key and another account's key: valid, but only for 
         ).status,
       ).toBe(200);
       expect(
-        (await call(tusk, 'instance', 'POST', '/api/alarms', a.apikey, { type: 'cpu', value_threshold: 50 + i, time_threshold: 60, recipients: [2] })).status,
+        (
+          await call(tusk, 'instance', 'POST', '/api/alarms', a.apikey, {
+            type: 'cpu',
+            value_threshold: 50 + i,
+            time_threshold: 60,
+            recipients: [2],
+          })
+        ).status,
       ).toBe(200);
       expect(
         (
@@ -232,15 +271,27 @@ describe("another instance's key and another account's key: valid, but only for 
         ).status,
       ).toBe(200);
       expect(
-        (await call(tusk, 'instance', 'POST', '/api/integrations/metrics/metrics_c_v3', a.apikey, { api_key: `${marker}-metrics-${i}`, region: 'eu' })).status,
+        (
+          await call(tusk, 'instance', 'POST', '/api/integrations/metrics/metrics_c_v3', a.apikey, {
+            api_key: `${marker}-metrics-${i}`,
+            region: 'eu',
+          })
+        ).status,
       ).toBe(200);
       expect((await call(tusk, 'instance', 'POST', '/api/backup', a.apikey, {})).status).toBeLessThan(300);
     }
-    const record = (await call(tusk, 'customer', 'GET', `/api/instances/${a.id}`, admin)).json as { url: string; providerid: string };
+    const record = (await call(tusk, 'customer', 'GET', `/api/instances/${a.id}`, admin)).json as {
+      url: string;
+      providerid: string;
+    };
     secretsOfA = [marker, a.apikey, record.url, record.providerid, new URL(record.url).password];
     // A second account (POST /__tusk/accounts), with an instance of its own.
     const made = await tusk.customer.fetch(
-      new Request('http://tusk/__tusk/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
+      new Request('http://tusk/__tusk/accounts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      }),
     );
     expect(made.status).toBe(201);
     const otherAdmin = ((await made.json()) as { admin_key: string }).admin_key;
@@ -249,7 +300,8 @@ describe("another instance's key and another account's key: valid, but only for 
 
   /** The document's JSON request example of an operation (a body that validates). */
   const exampleBody = (op: OperationInfo): unknown => {
-    const body = op.raw.requestBody as { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } | undefined;
+    const body = op.raw.requestBody as
+      { content?: Record<string, { example?: unknown; examples?: Record<string, { value: unknown }> }> } | undefined;
     const media = body?.content?.['application/json'];
     return media?.example ?? Object.values(media?.examples ?? {})[0]?.value ?? {};
   };
@@ -265,9 +317,14 @@ describe("another instance's key and another account's key: valid, but only for 
   ): Promise<{ op: OperationInfo; path: string; res: Sent }[]> {
     const out: { op: OperationInfo; path: string; res: Sent }[] = [];
     for (const op of ops(api)) {
-      const idParam = op.parameters.find((p) => p.in === 'path' && (p.schema.type === 'integer' || (p.name.includes('id') && !Array.isArray(p.schema.enum))));
+      const idParam = op.parameters.find(
+        (p) =>
+          p.in === 'path' && (p.schema.type === 'integer' || (p.name.includes('id') && !Array.isArray(p.schema.enum))),
+      );
       const paths = idParam
-        ? (await idsOf(op)).map((id) => probePath(op, { [idParam.name]: id, system: op.path.includes('metrics') ? 'metrics_c_v3' : 'logs_d' }))
+        ? (await idsOf(op)).map((id) =>
+            probePath(op, { [idParam.name]: id, system: op.path.includes('metrics') ? 'metrics_c_v3' : 'logs_d' }),
+          )
         : [probePath(op)];
       for (const path of paths) {
         const res = await send(tusk, api, op, basic(holder.key), { path, body: exampleBody(op) });
@@ -282,7 +339,8 @@ describe("another instance's key and another account's key: valid, but only for 
   /** The ids listed by the collection above an operation's id parameter, for an instance key. */
   async function listed(op: OperationInfo, key: string, api: InterfaceName = 'instance'): Promise<string[]> {
     let path = op.path.replace(/\/\{[^}]+\}.*$/, '');
-    while (path.startsWith('/api/') && !ops(api).some((o) => o.method === 'get' && o.path === path)) path = path.replace(/\/[^/]*$/, '');
+    while (path.startsWith('/api/') && !ops(api).some((o) => o.method === 'get' && o.path === path))
+      path = path.replace(/\/[^/]*$/, '');
     const res = await call(tusk, api, 'GET', path, key);
     return Array.isArray(res.json) ? (res.json as Obj[]).map((x) => String(x.id)) : [];
   }
@@ -307,18 +365,27 @@ describe("another instance's key and another account's key: valid, but only for 
     expect(probedIds).toBeGreaterThan(20);
     expect(dumpA()).toBe(before);
     // A's recipient ids in B's alarms and A's backup ids in B's restore are unknown in B.
-    const recipients = await call(tusk, 'instance', 'POST', '/api/alarms', probe.key, { type: 'notice', recipients: [7] });
+    const recipients = await call(tusk, 'instance', 'POST', '/api/alarms', probe.key, {
+      type: 'notice',
+      recipients: [7],
+    });
     expect(recipients.status).toBe(400);
     const aBackups = (await call(tusk, 'instance', 'GET', '/api/backup', a.apikey)).json as { id: number }[];
-    const bBackups = new Set(((await call(tusk, 'instance', 'GET', '/api/backup', probe.key)).json as { id: number }[]).map((x) => x.id));
+    const bBackups = new Set(
+      ((await call(tusk, 'instance', 'GET', '/api/backup', probe.key)).json as { id: number }[]).map((x) => x.id),
+    );
     const onlyA = aBackups.find((x) => !bBackups.has(x.id))!;
-    expect((await call(tusk, 'instance', 'POST', '/api/backup/restore', probe.key, { backup_id: onlyA.id })).status).toBe(400);
+    expect(
+      (await call(tusk, 'instance', 'POST', '/api/backup/restore', probe.key, { backup_id: onlyA.id })).status,
+    ).toBe(400);
   });
 
   it("with another account's keys (its admin key and its instance's key), no response carries this account's data, and its instance ids are 404", async () => {
     const mine = [...tusk.registry.allAccounts()][0]!;
     const before = JSON.stringify(mine.toJSON?.() ?? mine.listInstances());
-    const ownIds = new Set((await listed(contract.operation('customer', 'getInstance'), otherAccount.admin, 'customer')).map(String));
+    const ownIds = new Set(
+      (await listed(contract.operation('customer', 'getInstance'), otherAccount.admin, 'customer')).map(String),
+    );
     const theirInstance = { key: otherAccount.instance.apikey };
     const instance = await sweep('instance', theirInstance, async (op) => listed(op, theirInstance.key));
     const theirAdmin = { key: otherAccount.admin };
@@ -329,11 +396,19 @@ describe("another instance's key and another account's key: valid, but only for 
         .map((i) => String(i.id))
         .filter((id) => !ownIds.has(id));
     });
-    const secrets = [...secretsOfA, mine.name, mine.teamEmail, ...mine.apiKeys().map((k) => k.key), ...mine.listTeamMembers().map((m) => m.email)];
+    const secrets = [
+      ...secretsOfA,
+      mine.name,
+      mine.teamEmail,
+      ...mine.apiKeys().map((k) => k.key),
+      ...mine.listTeamMembers().map((m) => m.email),
+    ];
     for (const { op, path, res } of [...customer, ...instance]) {
       expect(res.status, `${op.operationId} ${path}`).toBeLessThan(500);
-      for (const s of secrets) expect(res.text.includes(s), `${op.operationId} ${path} shows the other account's ${s}`).toBe(false);
-      if (op.path === '/api/instances/{id}' && !ownIds.has(path.split('/').pop()!)) expect(res.status, `${op.operationId} ${path}`).toBe(404);
+      for (const s of secrets)
+        expect(res.text.includes(s), `${op.operationId} ${path} shows the other account's ${s}`).toBe(false);
+      if (op.path === '/api/instances/{id}' && !ownIds.has(path.split('/').pop()!))
+        expect(res.status, `${op.operationId} ${path}`).toBe(404);
     }
     expect(customer.filter((x) => x.op.path === '/api/instances/{id}').length).toBeGreaterThan(3);
     expect(JSON.stringify(mine.toJSON?.() ?? mine.listInstances())).toBe(before);

@@ -18,7 +18,11 @@ const KEY = 'constant-time-admin-key';
 
 describe('the comparison path of a key', () => {
   it('a valid key: looked up by its SHA-256, then one timingSafeEqual of equal-length buffers', async () => {
-    const registry = new Registry({ seed: 7, adminKey: KEY, rules: readContractRules((await loadDocuments()).instance) });
+    const registry = new Registry({
+      seed: 7,
+      adminKey: KEY,
+      rules: readContractRules((await loadDocuments()).instance),
+    });
     vi.mocked(crypto.timingSafeEqual).mockClear();
     expect(registry.authenticateCustomer(KEY)?.key.role).toBe('admin');
     // The index is keyed by the SHA-256 of the key (computed once per key or per request).
@@ -30,9 +34,20 @@ describe('the comparison path of a key', () => {
   });
 
   it('a wrong key of any length, a near miss included, never reaches a character-by-character comparison', async () => {
-    const registry = new Registry({ seed: 7, adminKey: KEY, rules: readContractRules((await loadDocuments()).instance) });
+    const registry = new Registry({
+      seed: 7,
+      adminKey: KEY,
+      rules: readContractRules((await loadDocuments()).instance),
+    });
     vi.mocked(crypto.timingSafeEqual).mockClear();
-    for (const wrong of ['constant-time-admin-kez', 'xonstant-time-admin-key', 'constant-time-admin-ke', `${KEY} `, 'x', 'k'.repeat(10_000)]) {
+    for (const wrong of [
+      'constant-time-admin-kez',
+      'xonstant-time-admin-key',
+      'constant-time-admin-ke',
+      `${KEY} `,
+      'x',
+      'k'.repeat(10_000),
+    ]) {
       expect(registry.authenticateCustomer(wrong)).toBeUndefined();
       expect(registry.authenticateInstance(wrong)).toBeUndefined();
     }
@@ -41,7 +56,11 @@ describe('the comparison path of a key', () => {
   });
 
   it('a customer key on the instance interface (and the reverse) is refused after the same comparison', async () => {
-    const registry = new Registry({ seed: 7, adminKey: KEY, rules: readContractRules((await loadDocuments()).instance) });
+    const registry = new Registry({
+      seed: 7,
+      adminKey: KEY,
+      rules: readContractRules((await loadDocuments()).instance),
+    });
     const account = [...registry.allAccounts()][0]!;
     const instanceKey = account.instanceStore(account.listInstances()[0]!.id)!.apikey;
     vi.mocked(crypto.timingSafeEqual).mockClear();

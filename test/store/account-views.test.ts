@@ -13,7 +13,10 @@ function account(instances: { id: number; revision: number }[]) {
   const lists = {
     listInvoices: (from?: string, to?: string) => [{ from: from ?? null, to: to ?? null }],
     sortedInstances: () => instances as unknown as InstanceStore[],
-    summary: (i: InstanceStore) => ({ id: (i as unknown as { id: number }).id, url: `postgres://${state.epoch || 'pending'}/db` }),
+    summary: (i: InstanceStore) => ({
+      id: (i as unknown as { id: number }).id,
+      url: `postgres://${state.epoch || 'pending'}/db`,
+    }),
     urlEpoch: () => state.epoch,
     get instancesVersion() {
       return state.instancesVersion;
@@ -33,7 +36,8 @@ describe('AccountViews', () => {
       [undefined, undefined],
       ['2026-01', '2026-05'],
     ];
-    for (const [from, to] of ranges) expect(JSON.parse(text(views.invoices(from, to)))).toEqual([{ from: from ?? null, to: to ?? null }]);
+    for (const [from, to] of ranges)
+      expect(JSON.parse(text(views.invoices(from, to)))).toEqual([{ from: from ?? null, to: to ?? null }]);
   });
 
   it("makes the instance list again once the engine's address is known, the same instances included", () => {

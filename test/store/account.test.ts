@@ -3,7 +3,13 @@ import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
 import { Registry } from '../../src/store/registry.js';
 import { VirtualClock } from '../../src/store/clock.js';
-import { AccountStore, TEAM_MESSAGES, auditTimestamp, parsePitSecond, type AuditEvent } from '../../src/store/account-store.js';
+import {
+  AccountStore,
+  TEAM_MESSAGES,
+  auditTimestamp,
+  parsePitSecond,
+  type AuditEvent,
+} from '../../src/store/account-store.js';
 import { ROLE_KEYS, instanceKey, type AccountFixture, type InvoiceFixture } from '../../fixtures/index.js';
 import { LIST_CAPS } from '../../src/core/limits.js';
 import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';
@@ -51,14 +57,19 @@ const dedicated = (over: Partial<CreateInstanceBody> = {}): CreateInstanceBody =
 const lastAudit = () => account.auditEvents().at(-1)!;
 /** A store of another account built from the seeded fixture with `over` (none of the seeded keys or instances). */
 const otherAccount = (over: Partial<AccountFixture>) =>
-  new AccountStore({ ...account.fixture, id: 'other-account', keys: [], instances: [], ...over }, account.catalogue, registry.context);
+  new AccountStore(
+    { ...account.fixture, id: 'other-account', keys: [], instances: [], ...over },
+    account.catalogue,
+    registry.context,
+  );
 
 describe('AccountStore: instances', () => {
   it('lists the seeded instances in ascending id order with exactly the summary fields', () => {
     const list = account.listInstances();
     expect(list.length).toBeGreaterThanOrEqual(2);
     expect(list.map((i) => i.id)).toEqual([...list.map((i) => i.id)].sort((a, b) => a - b));
-    for (const i of list) expect(Object.keys(i).sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'tags', 'url']);
+    for (const i of list)
+      expect(Object.keys(i).sort()).toEqual(['id', 'name', 'plan', 'providerid', 'region', 'tags', 'url']);
   });
 
   it('gets a seeded instance with its fixed key, ready', () => {
@@ -115,10 +126,16 @@ describe('AccountStore: instances', () => {
 
   it('refuses a shared plan in a region without shared plans, naming region', () => {
     const before = snapshot();
-    const e = refused(() => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin), 400, 'region');
+    const e = refused(
+      () => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin),
+      400,
+      'region',
+    );
     expect(e.message).toMatch(/shared/);
     expect(snapshot()).toEqual(before);
-    expect(account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::eu-west-1' }), admin).id).toBeGreaterThan(0);
+    expect(
+      account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::eu-west-1' }), admin).id,
+    ).toBeGreaterThan(0);
   });
 
   it('forks an instance of the account and refuses a source that is not one, naming instance_id', () => {
@@ -143,15 +160,26 @@ describe('AccountStore: instances', () => {
     clock.advance(60_000);
     const before = snapshot();
     const pit = (p: string | undefined) => () =>
-      account.createInstance(dedicated({ action: 'pit', instance_id: source, ...(p === undefined ? {} : { pit: p }) }), admin);
+      account.createInstance(
+        dedicated({ action: 'pit', instance_id: source, ...(p === undefined ? {} : { pit: p }) }),
+        admin,
+      );
     refused(pit(undefined), 400, 'pit');
     refused(pit('2026-11-21 13:31:01'), 400, 'pit'); // in the future
     refused(pit('2026-11-21 13:29:59'), 400, 'pit'); // before the source was created
     refused(pit('2026-02-30 10:00:00'), 400, 'pit'); // no such day
-    refused(() => account.createInstance(dedicated({ action: 'pit', instance_id: 4242, pit: '2026-11-21 13:30:30' }), admin), 400, 'instance_id');
+    refused(
+      () => account.createInstance(dedicated({ action: 'pit', instance_id: 4242, pit: '2026-11-21 13:30:30' }), admin),
+      400,
+      'instance_id',
+    );
     expect(snapshot()).toEqual(before);
-    expect(account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:30:00' }), admin).id).toBeGreaterThan(source);
-    expect(account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:00' }), admin).id).toBeGreaterThan(source);
+    expect(
+      account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:30:00' }), admin).id,
+    ).toBeGreaterThan(source);
+    expect(
+      account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:00' }), admin).id,
+    ).toBeGreaterThan(source);
     expect(lastAudit().extras).toContainEqual(['pit', '2026-11-21 13:31:00']);
   });
 
@@ -159,18 +187,30 @@ describe('AccountStore: instances', () => {
     clock.pin(NOW + 400);
     const source = account.createInstance(dedicated(), admin).id;
     clock.advance(2000);
-    expect(account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:30:00' }), admin).id).toBeGreaterThan(source);
+    expect(
+      account.createInstance(dedicated({ action: 'pit', instance_id: source, pit: '2026-11-21 13:30:00' }), admin).id,
+    ).toBeGreaterThan(source);
   });
 
   it('ignores instance_id and pit for a standalone instance', () => {
-    const { id } = account.createInstance(dedicated({ action: 'standalone', instance_id: 999, pit: '2999-01-01 00:00:00' }), admin);
+    const { id } = account.createInstance(
+      dedicated({ action: 'standalone', instance_id: 999, pit: '2999-01-01 00:00:00' }),
+      admin,
+    );
     expect(account.getInstance(id).name).toBe('orders-db');
   });
 
   it('changes the name and the plan (with its backend) of an instance, keeping id, url, apikey and region', () => {
     const { id, url, apikey } = account.createInstance(dedicated(), admin);
     const changed = account.updateInstance(id, { name: 'renamed', plan: 'compat-1' }, admin);
-    expect(changed).toMatchObject({ id, url, apikey, name: 'renamed', plan: 'compat-1', region: 'amazon-web-services::us-east-1' });
+    expect(changed).toMatchObject({
+      id,
+      url,
+      apikey,
+      name: 'renamed',
+      plan: 'compat-1',
+      region: 'amazon-web-services::us-east-1',
+    });
     expect(account.getInstance(id)).toEqual(changed);
     expect(account.instanceStore(id)!.backend.name).toBe('pgcompat');
     expect(account.updateInstance(id, { plan: 'elephant' }, admin).name).toBe('renamed');
@@ -223,42 +263,63 @@ describe('AccountStore: instances', () => {
     clock.advance(60_000);
     const create = (over: Partial<CreateInstanceBody>) => () => account.createInstance(dedicated(over), admin);
     const before = snapshot();
-    expect(refused(create({ action: 'fork' }), 400, 'instance_id', 'required').message).toBe('instance_id: is required with action fork');
+    expect(refused(create({ action: 'fork' }), 400, 'instance_id', 'required').message).toBe(
+      'instance_id: is required with action fork',
+    );
     expect(refused(create({ action: 'pit', pit: '2026-11-21 13:30:30' }), 400, 'instance_id', 'required').message).toBe(
       'instance_id: is required with action pit',
     );
     expect(refused(create({ action: 'fork', instance_id: 999 }), 400, 'instance_id', 'exists').message).toBe(
       'instance_id: no instance of this account has id 999',
     );
-    expect(refused(create({ action: 'pit', instance_id: source }), 400, 'pit', 'required').message).toBe('pit: is required with action pit');
-    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-02-30 10:00:00' }), 400, 'pit', 'format').message).toBe(
-      'pit: 2026-02-30 10:00:00 is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)',
+    expect(refused(create({ action: 'pit', instance_id: source }), 400, 'pit', 'required').message).toBe(
+      'pit: is required with action pit',
     );
-    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:01' }), 400, 'pit', 'not-in-future').message).toBe(
-      'pit: 2026-11-21 13:31:01 lies in the future',
-    );
-    expect(refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:29:59' }), 400, 'pit', 'not-before-source').message).toBe(
-      `pit: 2026-11-21 13:29:59 lies before instance ${source} was created (2026-11-21 13:30:00 UTC)`,
-    );
+    expect(
+      refused(create({ action: 'pit', instance_id: source, pit: '2026-02-30 10:00:00' }), 400, 'pit', 'format').message,
+    ).toBe('pit: 2026-02-30 10:00:00 is not a valid time (yyyy-mm-dd hh:mm:ss, UTC)');
+    expect(
+      refused(create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:31:01' }), 400, 'pit', 'not-in-future')
+        .message,
+    ).toBe('pit: 2026-11-21 13:31:01 lies in the future');
+    expect(
+      refused(
+        create({ action: 'pit', instance_id: source, pit: '2026-11-21 13:29:59' }),
+        400,
+        'pit',
+        'not-before-source',
+      ).message,
+    ).toBe(`pit: 2026-11-21 13:29:59 lies before instance ${source} was created (2026-11-21 13:30:00 UTC)`);
     expect(snapshot()).toEqual(before);
   });
 
   it('names the rule and the reason of a refused plan, region or shared plan', () => {
-    expect(refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan', 'exists').message).toBe(
-      'plan: gold is not a plan (see listPlans)',
-    );
-    expect(refused(() => account.createInstance(dedicated({ region: 'amazon-web-services::mars-1' }), admin), 400, 'region', 'exists').message).toBe(
-      'region: amazon-web-services::mars-1 is not a region (see listRegions; form <provider>::<region>)',
-    );
     expect(
-      refused(() => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin), 400, 'region', 'shared-plans')
-        .message,
+      refused(() => account.createInstance(dedicated({ plan: 'gold' }), admin), 400, 'plan', 'exists').message,
+    ).toBe('plan: gold is not a plan (see listPlans)');
+    expect(
+      refused(
+        () => account.createInstance(dedicated({ region: 'amazon-web-services::mars-1' }), admin),
+        400,
+        'region',
+        'exists',
+      ).message,
+    ).toBe('region: amazon-web-services::mars-1 is not a region (see listRegions; form <provider>::<region>)');
+    expect(
+      refused(
+        () => account.createInstance(dedicated({ plan: 'panda', region: 'amazon-web-services::us-east-2' }), admin),
+        400,
+        'region',
+        'shared-plans',
+      ).message,
     ).toBe('region: the shared plan panda is not offered in amazon-web-services::us-east-2, which has no shared plans');
     const { id } = account.createInstance(dedicated({ region: 'amazon-web-services::us-east-2' }), admin);
-    expect(refused(() => account.updateInstance(id, { plan: 'turtle' }, admin), 400, 'plan', 'shared-plans').message).toBe(
-      'plan: the shared plan turtle is not offered in amazon-web-services::us-east-2, which has no shared plans',
+    expect(
+      refused(() => account.updateInstance(id, { plan: 'turtle' }, admin), 400, 'plan', 'shared-plans').message,
+    ).toBe('plan: the shared plan turtle is not offered in amazon-web-services::us-east-2, which has no shared plans');
+    expect(refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties').message).toBe(
+      'body: give at least one of name, plan and tags',
     );
-    expect(refused(() => account.updateInstance(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of name, plan and tags');
   });
 
   it('records the source and the pit in the audit row only for the actions that use them', () => {
@@ -275,9 +336,21 @@ describe('AccountStore: instances', () => {
       ['plan', 'hippo'],
       ['region', 'amazon-web-services::us-east-1'],
     ];
-    expect(extrasOf({ action: 'standalone', instance_id: source, pit })).toStrictEqual([...common, ['action', 'standalone']]);
-    expect(extrasOf({ action: 'fork', instance_id: source, pit })).toStrictEqual([...common, ['action', 'fork'], ['source_id', source]]);
-    expect(extrasOf({ action: 'pit', instance_id: source, pit })).toStrictEqual([...common, ['action', 'pit'], ['source_id', source], ['pit', pit]]);
+    expect(extrasOf({ action: 'standalone', instance_id: source, pit })).toStrictEqual([
+      ...common,
+      ['action', 'standalone'],
+    ]);
+    expect(extrasOf({ action: 'fork', instance_id: source, pit })).toStrictEqual([
+      ...common,
+      ['action', 'fork'],
+      ['source_id', source],
+    ]);
+    expect(extrasOf({ action: 'pit', instance_id: source, pit })).toStrictEqual([
+      ...common,
+      ['action', 'pit'],
+      ['source_id', source],
+      ['pit', pit],
+    ]);
   });
 
   it('refuses an instance beyond the per-account cap, naming instances, until one is deleted', () => {
@@ -289,7 +362,9 @@ describe('AccountStore: instances', () => {
       const { id } = account.createInstance(dedicated(), admin);
       const before = snapshot();
       const e = refused(() => account.createInstance(dedicated(), admin), 400, undefined, 'maxItems');
-      expect(e.message).toBe(`instances: an account has at most ${caps.instancesPerAccount} instances; delete one to create another`);
+      expect(e.message).toBe(
+        `instances: an account has at most ${caps.instancesPerAccount} instances; delete one to create another`,
+      );
       expect(snapshot()).toEqual(before);
       account.deleteInstance(id, admin);
       expect(account.createInstance(dedicated(), admin).id).toBe(id + 1);
@@ -326,7 +401,9 @@ describe('AccountStore: invoices', () => {
       ['2030-01', '2030-12'],
     ] as const) {
       for (let again = 0; again < 2; again++)
-        expect(Buffer.from(account.views.invoices(from, to)).toString()).toBe(JSON.stringify(account.listInvoices(from, to)));
+        expect(Buffer.from(account.views.invoices(from, to)).toString()).toBe(
+          JSON.stringify(account.listInvoices(from, to)),
+        );
     }
   });
 
@@ -358,7 +435,9 @@ describe('AccountStore: invoices', () => {
     expect(account.getInvoice(id).lines.length).toBeGreaterThan(0);
   });
   it('names the rule and the reason of a refused range or period, and the id of an unknown invoice', () => {
-    expect(refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to', 'not-before-from').message).toBe('to: 2026-04 lies before from 2026-05');
+    expect(refused(() => account.listInvoices('2026-05', '2026-04'), 400, 'to', 'not-before-from').message).toBe(
+      'to: 2026-04 lies before from 2026-05',
+    );
     expect(refused(() => account.getInvoice(1), 404).message).toBe('Not found: no invoice with id 1');
     expect(refused(() => account.getInvoiceForPeriod(2025, '2026-06'), 400, 'month', 'year-matches').message).toBe(
       'month: the year of 2026-06 must equal year 2025',
@@ -461,7 +540,8 @@ describe('AccountStore: audit log', () => {
   });
 
   it('views.team() is always the JSON of listTeamMembers(): after an invite, an update and a removal', () => {
-    const same = () => expect(Buffer.from(account.views.team()).toString()).toBe(JSON.stringify(account.listTeamMembers()));
+    const same = () =>
+      expect(Buffer.from(account.views.team()).toString()).toBe(JSON.stringify(account.listTeamMembers()));
     same();
     expect(account.views.team()).toBe(account.views.team());
     account.inviteTeamMember({ email: 'json.member@example.com' }, admin);
@@ -573,13 +653,19 @@ describe('AccountStore: team', () => {
     const before = snapshot();
     refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email');
     refused(() => account.inviteTeamMember({ email: existing.toUpperCase() }, admin), 400, 'email');
-    refused(() => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin), 400, 'tags');
+    refused(
+      () => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin),
+      400,
+      'tags',
+    );
     expect(snapshot()).toEqual(before);
   });
 
   it('removes a member by e-mail, and 404 for an e-mail that is no member', () => {
     account.inviteTeamMember({ email: 'f@example.com' }, admin);
-    expect(account.removeTeamMember('F@example.com', admin)).toEqual({ message: 'The user has been deleted from team' });
+    expect(account.removeTeamMember('F@example.com', admin)).toEqual({
+      message: 'The user has been deleted from team',
+    });
     expect(account.listTeamMembers().some((m) => m.email === 'f@example.com')).toBe(false);
     const before = snapshot();
     refused(() => account.removeTeamMember('f@example.com', admin), 404);
@@ -597,7 +683,9 @@ describe('AccountStore: team', () => {
   it('changes a member’s role and tags', () => {
     account.inviteTeamMember({ email: 'g@example.com', tags: 'production' }, admin);
     const id = account.listTeamMembers().find((m) => m.email === 'g@example.com')!.id;
-    expect(account.updateTeamMember(id, { tags: 'staging,reporting' }, admin)).toEqual({ message: 'Role and tags updated for user.' });
+    expect(account.updateTeamMember(id, { tags: 'staging,reporting' }, admin)).toEqual({
+      message: 'Role and tags updated for user.',
+    });
     expect(account.memberTags(id)).toEqual(['staging', 'reporting']);
     account.updateTeamMember(id, { role: 'monitor' }, admin);
     expect(account.listTeamMembers().find((m) => m.id === id)!.roles).toEqual(['monitor']);
@@ -622,12 +710,17 @@ describe('AccountStore: team', () => {
   });
   it('names the rule and the reason of each refused invitation', () => {
     const existing = account.listTeamMembers()[1]!.email;
-    expect(refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email', 'not-a-member').message).toBe(
-      `email: ${existing} is already a member of the team`,
-    );
-    expect(refused(() => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
-      'tags: tags are only allowed with role member or monitor, not devops',
-    );
+    expect(
+      refused(() => account.inviteTeamMember({ email: existing }, admin), 400, 'email', 'not-a-member').message,
+    ).toBe(`email: ${existing} is already a member of the team`);
+    expect(
+      refused(
+        () => account.inviteTeamMember({ email: 'e@example.com', role: 'devops', tags: 'production' }, admin),
+        400,
+        'tags',
+        'role',
+      ).message,
+    ).toBe('tags: tags are only allowed with role member or monitor, not devops');
   });
 
   it('splits tags at commas, trimmed and without empty ones, and records them', () => {
@@ -645,14 +738,22 @@ describe('AccountStore: team', () => {
 
   it('refuses a member beyond the team cap, naming team, until one is removed', () => {
     const cap = LIST_CAPS.teamMembersPerAccount;
-    for (let i = account.listTeamMembers().length; i < cap; i++) account.inviteTeamMember({ email: `cap-${i}@example.com` }, admin);
+    for (let i = account.listTeamMembers().length; i < cap; i++)
+      account.inviteTeamMember({ email: `cap-${i}@example.com` }, admin);
     expect(account.listTeamMembers()).toHaveLength(cap);
     const before = snapshot();
-    const e = refused(() => account.inviteTeamMember({ email: 'one-more@example.com' }, admin), 400, undefined, 'maxItems');
+    const e = refused(
+      () => account.inviteTeamMember({ email: 'one-more@example.com' }, admin),
+      400,
+      undefined,
+      'maxItems',
+    );
     expect(e.message).toBe(`team: a team has at most ${cap} members; remove one to invite another`);
     expect(snapshot()).toEqual(before);
     account.removeTeamMember(`cap-${cap - 1}@example.com`, admin);
-    expect(account.inviteTeamMember({ email: 'one-more@example.com' }, admin)).toEqual({ message: TEAM_MESSAGES.invite });
+    expect(account.inviteTeamMember({ email: 'one-more@example.com' }, admin)).toEqual({
+      message: TEAM_MESSAGES.invite,
+    });
   });
 
   it('removes the first member of the list too, and names an e-mail that is no member', () => {
@@ -668,11 +769,15 @@ describe('AccountStore: team', () => {
     account.inviteTeamMember({ email: 'h@example.com', role: 'devops' }, admin);
     const id = account.listTeamMembers().find((m) => m.email === 'h@example.com')!.id;
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expect(refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
-      'tags: tags are only allowed for role member or monitor, not devops',
+    expect(
+      refused(() => account.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message,
+    ).toBe('tags: tags are only allowed for role member or monitor, not devops');
+    expect(refused(() => account.updateTeamMember(id, {}, admin), 400, 'body', 'minProperties').message).toBe(
+      'body: give at least one of role and tags',
     );
-    expect(refused(() => account.updateTeamMember(id, {}, admin), 400, 'body', 'minProperties').message).toBe('body: give at least one of role and tags');
-    expect(refused(() => account.updateTeamMember(unknown, { role: 'member' }, admin), 404).message).toBe(`Not found: no team member with id ${unknown}`);
+    expect(refused(() => account.updateTeamMember(unknown, { role: 'member' }, admin), 404).message).toBe(
+      `Not found: no team member with id ${unknown}`,
+    );
   });
 
   it('records only the role or the tags a change gives', () => {
@@ -695,7 +800,16 @@ describe('AccountStore: team', () => {
   it('allows tags only when every role of the member takes them', () => {
     const id = '5a0e8f3c-1d2b-4c6a-9e7f-0b1c2d3e4f5a';
     const store = otherAccount({
-      team: [{ id, email: 'both@example.com', tfa_auth_enabled: false, roles: ['member', 'billing manager'], tags: [], joinedAt: 0 }],
+      team: [
+        {
+          id,
+          email: 'both@example.com',
+          tfa_auth_enabled: false,
+          roles: ['member', 'billing manager'],
+          tags: [],
+          joinedAt: 0,
+        },
+      ],
     });
     expect(refused(() => store.updateTeamMember(id, { tags: 'production' }, admin), 400, 'tags', 'role').message).toBe(
       'tags: tags are only allowed for role member or monitor, not member, billing manager',
@@ -769,7 +883,8 @@ describe('AccountStore: regions and plans', () => {
     for (let again = 0; again < 2; again++) {
       for (const provider of [undefined, 'azure-arm', 'azure'])
         expect(text(account.views.regions(provider))).toBe(JSON.stringify(account.listRegions(provider)));
-      for (const backend of [undefined, 'pgcompat', 'nosuch']) expect(text(account.views.plans(backend))).toBe(JSON.stringify(account.listPlans(backend)));
+      for (const backend of [undefined, 'pgcompat', 'nosuch'])
+        expect(text(account.views.plans(backend))).toBe(JSON.stringify(account.listPlans(backend)));
     }
   });
 });
@@ -785,9 +900,12 @@ describe('AccountStore: seeded state', () => {
     account.createInstance(dedicated(), admin);
     registry.reset();
     const fresh = registry.authenticateCustomer(ADMIN_KEY)!.account;
-    expect({ instances: fresh.listInstances(), invoices: fresh.listInvoices(), csv: fresh.auditLogCsv('2026-06'), team: fresh.listTeamMembers() }).toEqual(
-      before,
-    );
+    expect({
+      instances: fresh.listInstances(),
+      invoices: fresh.listInvoices(),
+      csv: fresh.auditLogCsv('2026-06'),
+      team: fresh.listTeamMembers(),
+    }).toEqual(before);
   });
   it('writes the team with its tags and the instances in id order, and is rebuilt the same from that', () => {
     account.inviteTeamMember({ email: 'l@example.com', role: 'monitor', tags: 'a,b' }, admin);
@@ -797,7 +915,11 @@ describe('AccountStore: seeded state', () => {
     expect(state.team.at(-1)).toStrictEqual({ ...member, tags: ['a', 'b'] });
     const ids = state.instances.map((x) => x.id);
     expect(ids.length).toBeGreaterThanOrEqual(2);
-    const rebuilt = AccountStore.fromJSON({ ...state, instances: [...state.instances].reverse() }, account.catalogue, registry.context);
+    const rebuilt = AccountStore.fromJSON(
+      { ...state, instances: [...state.instances].reverse() },
+      account.catalogue,
+      registry.context,
+    );
     expect(rebuilt.toJSON().instances.map((x) => x.id)).toEqual([...ids].sort((x, y) => x - y));
     expect(rebuilt.listTeamMembers()).toEqual(account.listTeamMembers());
     expect(rebuilt.memberTags(member.id)).toStrictEqual(['a', 'b']);

@@ -4,7 +4,13 @@
 import { describe, expect, it } from 'vitest';
 import { AuditLog, type AuditEvent } from '../../src/store/audit-log.js';
 
-const row = (at: number, n: number): AuditEvent => ({ at, event: `e${n}`, source: 'api', user: 'u@example.com', extras: [] });
+const row = (at: number, n: number): AuditEvent => ({
+  at,
+  event: `e${n}`,
+  source: 'api',
+  user: 'u@example.com',
+  extras: [],
+});
 
 function model(cap: number, initial: AuditEvent[]) {
   const rows = initial.slice(Math.max(0, initial.length - cap));

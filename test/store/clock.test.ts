@@ -68,7 +68,8 @@ describe('VirtualClock: pin and set', () => {
   });
 
   it('refuses to be set to a non-finite time', () => {
-    for (const at of [Number.NaN, Number.POSITIVE_INFINITY]) expect(() => clock.set(at), String(at)).toThrow(new RangeError('the clock needs a finite time'));
+    for (const at of [Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => clock.set(at), String(at)).toThrow(new RangeError('the clock needs a finite time'));
     expect(clock.now()).toBe(T0);
   });
 });
@@ -92,7 +93,9 @@ describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
       expect(move, what).toThrow(ClockRangeError);
       expect(clock.toJSON(), what).toEqual(before);
     }
-    expect(() => clock.advance(1e300)).toThrow(/outside its range \(1970-01-01T00:00:00\.000Z to 9998-12-31T23:59:59\.999Z\)/);
+    expect(() => clock.advance(1e300)).toThrow(
+      /outside its range \(1970-01-01T00:00:00\.000Z to 9998-12-31T23:59:59\.999Z\)/,
+    );
   });
 
   it('moves to either end of it', () => {
@@ -137,7 +140,10 @@ describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
   });
 
   it('names the field of each problem of a clock state', () => {
-    expect(clockStateProblems({ offset_ms: 1e308, pinned_ms: -1 }).map((p) => p.field)).toEqual(['pinned_ms', 'offset_ms']);
+    expect(clockStateProblems({ offset_ms: 1e308, pinned_ms: -1 }).map((p) => p.field)).toEqual([
+      'pinned_ms',
+      'offset_ms',
+    ]);
     expect(clockStateProblems({ offset_ms: END, pinned_ms: END })).toEqual([]);
     expect(clockStateProblems({ offset_ms: END + 1, pinned_ms: null })).toEqual([
       { field: 'offset_ms', message: expect.stringMatching(/is more than the width of the clock's range/) },
@@ -168,17 +174,28 @@ describe('VirtualClock: the words of its refusals', () => {
     };
     expect(refusal(() => clock.set(-1))).toEqual({
       name: 'ClockRangeError',
-      message: 'the clock would stand at 1969-12-31T23:59:59.999Z, outside its range (1970-01-01T00:00:00.000Z to 9998-12-31T23:59:59.999Z)',
+      message:
+        'the clock would stand at 1969-12-31T23:59:59.999Z, outside its range (1970-01-01T00:00:00.000Z to 9998-12-31T23:59:59.999Z)',
     });
-    expect(refusal(() => clock.pin(8.64e15))).toMatchObject({ message: expect.stringMatching(/^the clock would stand at \+275760-09-13T00:00:00\.000Z, /) });
-    expect(refusal(() => clock.pin(1e20))).toMatchObject({ message: expect.stringMatching(/^the clock would stand at 100000000000000000000 ms, /) });
+    expect(refusal(() => clock.pin(8.64e15))).toMatchObject({
+      message: expect.stringMatching(/^the clock would stand at \+275760-09-13T00:00:00\.000Z, /),
+    });
+    expect(refusal(() => clock.pin(1e20))).toMatchObject({
+      message: expect.stringMatching(/^the clock would stand at 100000000000000000000 ms, /),
+    });
     expect(refusal(() => clock.set(T0 + 0.5))).toMatchObject({ message: `${T0 + 0.5} is not a whole number of ms` });
   });
 
   it('names the field and the rule of a state it refuses', () => {
-    expect(clockStateProblems({ offset_ms: 0.5, pinned_ms: null })).toEqual([{ field: 'offset_ms', message: '0.5 is not a whole number of ms' }]);
-    expect(() => clock.restore({ offset_ms: 0.5, pinned_ms: null })).toThrow('offset_ms: 0.5 is not a whole number of ms');
-    expect(() => clock.restore({ offset_ms: 0, pinned_ms: -1 })).toThrow(/^pinned_ms: the clock would stand at 1969-12-31T23:59:59\.999Z, outside its range/);
+    expect(clockStateProblems({ offset_ms: 0.5, pinned_ms: null })).toEqual([
+      { field: 'offset_ms', message: '0.5 is not a whole number of ms' },
+    ]);
+    expect(() => clock.restore({ offset_ms: 0.5, pinned_ms: null })).toThrow(
+      'offset_ms: 0.5 is not a whole number of ms',
+    );
+    expect(() => clock.restore({ offset_ms: 0, pinned_ms: -1 })).toThrow(
+      /^pinned_ms: the clock would stand at 1969-12-31T23:59:59\.999Z, outside its range/,
+    );
   });
 });
 

@@ -10,13 +10,28 @@ describe('parsePitMinute', () => {
   });
 
   it('refuses anything before or after the form, and other forms', () => {
-    for (const text of ['x2026-11-21 13:30', ' 2026-11-21 13:30', '2026-11-21 13:30x', '2026-11-21 13:30:00', '2026-11-21T13:30', 'soon', '']) {
+    for (const text of [
+      'x2026-11-21 13:30',
+      ' 2026-11-21 13:30',
+      '2026-11-21 13:30x',
+      '2026-11-21 13:30:00',
+      '2026-11-21T13:30',
+      'soon',
+      '',
+    ]) {
       expect(parsePitMinute(text), text).toBeUndefined();
     }
   });
 
   it('refuses fields that name no real time, rather than rolling them over', () => {
-    for (const text of ['2026-02-30 10:00', '2026-02-29 10:00', '2026-13-01 00:00', '2026-00-10 00:00', '2026-02-10 24:00', '2026-02-10 23:60']) {
+    for (const text of [
+      '2026-02-30 10:00',
+      '2026-02-29 10:00',
+      '2026-13-01 00:00',
+      '2026-00-10 00:00',
+      '2026-02-10 24:00',
+      '2026-02-10 23:60',
+    ]) {
       expect(parsePitMinute(text), text).toBeUndefined();
     }
   });
@@ -56,7 +71,12 @@ describe('parseMaintenanceDate', () => {
   });
 
   it('refuses an offset beyond 23 hours or 59 minutes', () => {
-    for (const text of ['2026-12-01 03:00:00 +2400', '2026-12-01 03:00:00 -2400', '2026-12-01 03:00:00 +0060', '2026-12-01 03:00:00 +0099']) {
+    for (const text of [
+      '2026-12-01 03:00:00 +2400',
+      '2026-12-01 03:00:00 -2400',
+      '2026-12-01 03:00:00 +0060',
+      '2026-12-01 03:00:00 +0099',
+    ]) {
       expect(parseMaintenanceDate(text), text).toBeUndefined();
     }
   });
@@ -79,6 +99,14 @@ describe('parseMaintenanceDate', () => {
 
 describe('formatDuration', () => {
   it('writes whole hours in hours and the rest in minutes, singular for one', () => {
-    expect([1, 30, 45, 60, 90, 120, 180].map(formatDuration)).toEqual(['1 minute', '30 minutes', '45 minutes', '1 hour', '90 minutes', '2 hours', '3 hours']);
+    expect([1, 30, 45, 60, 90, 120, 180].map(formatDuration)).toEqual([
+      '1 minute',
+      '30 minutes',
+      '45 minutes',
+      '1 hour',
+      '90 minutes',
+      '2 hours',
+      '3 hours',
+    ]);
   });
 });

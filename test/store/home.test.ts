@@ -80,15 +80,33 @@ describe('AccountHome: what it holds', () => {
     const a = account().home;
     const b = account().home;
     a.context.outbox.schedule({ event: 'backup', target: 'http://a.example/cb', body: {} });
-    registry.journal.record({ at: NOW, api: 'customer', method: 'GET', path: '/api/instances', status: 200, ms: 1, account: a.id });
-    registry.journal.record({ at: NOW, api: 'customer', method: 'GET', path: '/api/team', status: 200, ms: 1, account: b.id });
+    registry.journal.record({
+      at: NOW,
+      api: 'customer',
+      method: 'GET',
+      path: '/api/instances',
+      status: 200,
+      ms: 1,
+      account: a.id,
+    });
+    registry.journal.record({
+      at: NOW,
+      api: 'customer',
+      method: 'GET',
+      path: '/api/team',
+      status: 200,
+      ms: 1,
+      account: b.id,
+    });
     registry.coverage.record('customer', 'listInstances', 200, a.id);
     expect(a.outbox().map((e) => e.target)).toStrictEqual(['http://a.example/cb']);
     expect(b.outbox()).toStrictEqual([]);
     expect(a.requests().map((e) => e.path)).toStrictEqual(['/api/instances']);
     expect(b.requests().map((e) => e.path)).toStrictEqual(['/api/team']);
     expect(a.coverage().requests).toBe(1);
-    expect(a.coverage().interfaces.customer.by_operation.find((o) => o.operation_id === 'listInstances')?.statuses).toContainEqual({ status: '200', count: 1 });
+    expect(
+      a.coverage().interfaces.customer.by_operation.find((o) => o.operation_id === 'listInstances')?.statuses,
+    ).toContainEqual({ status: '200', count: 1 });
     expect(b.coverage().requests).toBe(0);
     a.clearRequests();
     a.clearCoverage();

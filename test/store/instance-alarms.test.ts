@@ -58,8 +58,21 @@ describe('recipients', () => {
   it('update replaces type and value, and keeps name and options when omitted', () => {
     const r = i.createRecipient({ type: 'email', value: 'a@example.com', name: 'ops', options: { k: 'v' } });
     const u = i.updateRecipient(r.id, { type: 'webhook', value: 'https://hooks.example.com/tusk' });
-    expect(u).toEqual({ id: r.id, type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'Ops', options: { k: 'v' } });
-    expect(i.updateRecipient(r.id, { type: 'webhook', value: 'https://hooks.example.com/tusk', name: 'ops hook', options: null })).toEqual({
+    expect(u).toEqual({
+      id: r.id,
+      type: 'webhook',
+      value: 'https://hooks.example.com/tusk',
+      name: 'Ops',
+      options: { k: 'v' },
+    });
+    expect(
+      i.updateRecipient(r.id, {
+        type: 'webhook',
+        value: 'https://hooks.example.com/tusk',
+        name: 'ops hook',
+        options: null,
+      }),
+    ).toEqual({
       ...u,
       name: 'Ops hook',
       options: null,
@@ -67,7 +80,11 @@ describe('recipients', () => {
   });
 
   it('update with options replaces the stored options with a copy of them', () => {
-    const r = i.createRecipient({ type: 'chat_a', value: 'https://chat.example.com/hook', options: { channel: '#ops' } });
+    const r = i.createRecipient({
+      type: 'chat_a',
+      value: 'https://chat.example.com/hook',
+      options: { channel: '#ops' },
+    });
     const options = { channel: '#alerts', nested: { a: [1] } };
     expect(i.updateRecipient(r.id, { type: 'chat_a', value: 'https://chat.example.com/hook', options })).toStrictEqual({
       ...r,
@@ -78,7 +95,8 @@ describe('recipients', () => {
   });
 
   it(`an instance holds at most ${LIST_CAPS.recipientsPerInstance} recipients, the default one included; one more is a 400 (maxItems) that changes nothing`, () => {
-    for (let n = i.listRecipients().length; n < LIST_CAPS.recipientsPerInstance; n++) i.createRecipient({ type: 'email', value: `r${n}@example.com` });
+    for (let n = i.listRecipients().length; n < LIST_CAPS.recipientsPerInstance; n++)
+      i.createRecipient({ type: 'email', value: `r${n}@example.com` });
     expect(i.listRecipients()).toHaveLength(LIST_CAPS.recipientsPerInstance);
     const before = snapshot(i);
     const e = refused(() => i.createRecipient({ type: 'email', value: 'more@example.com' }), 400);
@@ -136,25 +154,51 @@ describe('alarms', () => {
 
   it('of type disk get value_calculation fixed by default', () => {
     expect(i.createAlarm({ type: 'disk', value_threshold: 50, time_threshold: 60 }).value_calculation).toBe('fixed');
-    expect(i.createAlarm({ type: 'disk', value_threshold: 50, time_threshold: 60, value_calculation: 'percentage' }).value_calculation).toBe('percentage');
+    expect(
+      i.createAlarm({ type: 'disk', value_threshold: 50, time_threshold: 60, value_calculation: 'percentage' })
+        .value_calculation,
+    ).toBe('percentage');
   });
 
   it('of the event types carry no thresholds', () => {
     for (const type of ['notice', 'server_unreachable', 'netsplit'] as const) {
-      expect(i.createAlarm({ type, enabled: false, recipients: [1] })).toEqual({ id: expect.any(Number), type, enabled: false, recipients: [1] });
+      expect(i.createAlarm({ type, enabled: false, recipients: [1] })).toEqual({
+        id: expect.any(Number),
+        type,
+        enabled: false,
+        recipients: [1],
+      });
     }
   });
 
   it('keep the given recipients and enabled', () => {
     const r = i.createRecipient({ type: 'email', value: 'a@example.com' });
-    const a = i.createAlarm({ type: 'memory', enabled: false, value_threshold: 70, time_threshold: 120, recipients: [1, r.id] });
-    expect(i.getAlarm(a.id)).toEqual({ id: a.id, type: 'memory', enabled: false, value_threshold: 70, time_threshold: 120, recipients: [1, r.id] });
+    const a = i.createAlarm({
+      type: 'memory',
+      enabled: false,
+      value_threshold: 70,
+      time_threshold: 120,
+      recipients: [1, r.id],
+    });
+    expect(i.getAlarm(a.id)).toEqual({
+      id: a.id,
+      type: 'memory',
+      enabled: false,
+      value_threshold: 70,
+      time_threshold: 120,
+      recipients: [1, r.id],
+    });
     expect(i.listAlarms()).toHaveLength(5);
   });
 
   it('naming a recipient that does not exist is a 400 naming recipients, and nothing changes', () => {
     const before = snapshot(i);
-    const e = refused(() => i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [1, 42] }), 400, 'recipients', 'exists');
+    const e = refused(
+      () => i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [1, 42] }),
+      400,
+      'recipients',
+      'exists',
+    );
     expect(e.message).toMatch(/42/);
     refused(() => i.updateAlarm(1, { type: 'cpu', recipients: [42] }), 400, 'recipients', 'exists');
     expect(snapshot(i)).toEqual(before);
@@ -164,10 +208,16 @@ describe('alarms', () => {
     const shared = s.instance({ planName: 'turtle' });
     const before = snapshot(shared);
     for (const type of ['cpu', 'memory', 'disk'] as const) {
-      const e = refused(() => shared.createAlarm({ type, value_threshold: 50, time_threshold: 60 }), 400, 'type', 'plan');
+      const e = refused(
+        () => shared.createAlarm({ type, value_threshold: 50, time_threshold: 60 }),
+        400,
+        'type',
+        'plan',
+      );
       expect(e.message).toMatch(/not available on shared plans/);
     }
-    for (const type of ['netsplit', 'server_unreachable'] as const) refused(() => shared.createAlarm({ type }), 400, 'type');
+    for (const type of ['netsplit', 'server_unreachable'] as const)
+      refused(() => shared.createAlarm({ type }), 400, 'type');
     expect(snapshot(shared)).toEqual(before);
     expect(shared.createAlarm({ type: 'notice' }).type).toBe('notice');
   });
@@ -218,7 +268,14 @@ describe('alarms', () => {
       recipients: [1],
     });
     expect(i.updateAlarm(1, { type: 'cpu', enabled: true })).toMatchObject({ enabled: true, value_threshold: 75 });
-    expect(i.getAlarm(1)).toStrictEqual({ id: 1, type: 'cpu', enabled: true, value_threshold: 75, time_threshold: 60, recipients: [1] });
+    expect(i.getAlarm(1)).toStrictEqual({
+      id: 1,
+      type: 'cpu',
+      enabled: true,
+      value_threshold: 75,
+      time_threshold: 60,
+      recipients: [1],
+    });
     expect(i.updateAlarm(3, { type: 'disk', enabled: false })).toStrictEqual({
       id: 3,
       type: 'disk',
@@ -228,7 +285,12 @@ describe('alarms', () => {
       time_threshold: 600,
       recipients: [],
     });
-    expect(i.updateAlarm(4, { type: 'notice', recipients: [1] })).toStrictEqual({ id: 4, type: 'notice', enabled: true, recipients: [1] });
+    expect(i.updateAlarm(4, { type: 'notice', recipients: [1] })).toStrictEqual({
+      id: 4,
+      type: 'notice',
+      enabled: true,
+      recipients: [1],
+    });
   });
 
   it('update with another type is a 400 naming type, and nothing changes', () => {
@@ -239,14 +301,24 @@ describe('alarms', () => {
   });
 
   it('update of a disk alarm: the merged alarm must keep a percentage threshold at most 100', () => {
-    const disk = i.createAlarm({ type: 'disk', value_threshold: 80, time_threshold: 60, value_calculation: 'percentage' });
+    const disk = i.createAlarm({
+      type: 'disk',
+      value_threshold: 80,
+      time_threshold: 60,
+      value_calculation: 'percentage',
+    });
     const before = snapshot(i);
     refused(() => i.updateAlarm(disk.id, { type: 'disk', value_threshold: 500 }), 400, 'value_threshold', 'maximum');
     // The default disk alarm is fixed at 5 GB: switching to percentage keeps 5, which is fine ...
     expect(i.updateAlarm(3, { type: 'disk', value_threshold: 500 }).value_threshold).toBe(500);
     const mid = snapshot(i);
     // ... but with 500 GB stored, switching to percentage alone is refused.
-    refused(() => i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage' }), 400, 'value_calculation', 'maximum');
+    refused(
+      () => i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage' }),
+      400,
+      'value_calculation',
+      'maximum',
+    );
     expect(snapshot(i)).toEqual(mid);
     expect(before.alarms.find((a) => a.id === disk.id)).toEqual(i.getAlarm(disk.id));
     expect(i.updateAlarm(3, { type: 'disk', value_calculation: 'percentage', value_threshold: 90 })).toMatchObject({
@@ -255,7 +327,12 @@ describe('alarms', () => {
     });
     // 100 is the limit itself: accepted; 101 is not.
     expect(i.updateAlarm(3, { type: 'disk', value_threshold: 100 }).value_threshold).toBe(100);
-    const e = refused(() => i.updateAlarm(3, { type: 'disk', value_threshold: 101 }), 400, 'value_threshold', 'maximum');
+    const e = refused(
+      () => i.updateAlarm(3, { type: 'disk', value_threshold: 101 }),
+      400,
+      'value_threshold',
+      'maximum',
+    );
     expect(e.message).toMatch(/at most 100 \(it would be 101\)/);
   });
 
@@ -290,11 +367,14 @@ describe('alarms', () => {
   });
 
   it('the 400 for a type the plan lacks names the types it accepts', () => {
-    expect(refused(() => s.instance({ planName: 'turtle' }).createAlarm({ type: 'netsplit' }), 400, 'type', 'plan').message).toBe(
-      'type: alarm type netsplit is not available on shared plans; a shared instance accepts only notice',
-    );
+    expect(
+      refused(() => s.instance({ planName: 'turtle' }).createAlarm({ type: 'netsplit' }), 400, 'type', 'plan').message,
+    ).toBe('type: alarm type netsplit is not available on shared plans; a shared instance accepts only notice');
     // The documents give dedicated plans every type; the store words a narrower plan on its own.
-    const narrow = new Alarms({ allowedTypes: () => ({ types: ['cpu', 'notice'], shared: false }), recipientExists: () => true });
+    const narrow = new Alarms({
+      allowedTypes: () => ({ types: ['cpu', 'notice'], shared: false }),
+      recipientExists: () => true,
+    });
     expect(refused(() => narrow.create({ type: 'netsplit' }), 400, 'type', 'plan').message).toBe(
       "type: alarm type netsplit is not available on this instance's plan; it accepts cpu, notice",
     );
@@ -337,9 +417,13 @@ describe('alarms', () => {
 describe('alarms on a shared plan', () => {
   it('the 400 for a type a shared plan lacks lists every type it accepts, separated by commas', () => {
     // The documents give shared plans notice alone; the store words a wider shared plan on its own.
-    const shared = new Alarms({ allowedTypes: () => ({ types: ['notice', 'netsplit'], shared: true }), recipientExists: () => true });
-    expect(refused(() => shared.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 }), 400, 'type', 'plan').message).toBe(
-      'type: alarm type cpu is not available on shared plans; a shared instance accepts only notice, netsplit',
-    );
+    const shared = new Alarms({
+      allowedTypes: () => ({ types: ['notice', 'netsplit'], shared: true }),
+      recipientExists: () => true,
+    });
+    expect(
+      refused(() => shared.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 }), 400, 'type', 'plan')
+        .message,
+    ).toBe('type: alarm type cpu is not available on shared plans; a shared instance accepts only notice, netsplit');
   });
 });

@@ -3,7 +3,19 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/store/instance-store.js';
 import { formatBackupDate } from '../../src/store/dates.js';
 import { SEEDED_BACKUP_DAYS, type Backups } from '../../src/store/instance-backups.js';
-import { ACCOUNT_ID, BACKUP_DELAY_MS, DAY, HOUR, MINUTE, NOW, RESTORE_DELAY_MS, refused, setup, snapshot, type Setup } from './instance-setup.js';
+import {
+  ACCOUNT_ID,
+  BACKUP_DELAY_MS,
+  DAY,
+  HOUR,
+  MINUTE,
+  NOW,
+  RESTORE_DELAY_MS,
+  refused,
+  setup,
+  snapshot,
+  type Setup,
+} from './instance-setup.js';
 
 let s: Setup;
 let i: InstanceStore;
@@ -12,7 +24,8 @@ beforeEach(async () => {
   i = s.instance({ id: 5, region: 'google-compute-engine::us-central1' });
 });
 
-const outbox = () => s.registry.outbox.list().map((e) => ({ event: e.event, target: e.target, body: e.body, dueAt: e.dueAt }));
+const outbox = () =>
+  s.registry.outbox.list().map((e) => ({ event: e.event, target: e.target, body: e.body, dueAt: e.dueAt }));
 const dateOf = (backupDate: string) => Date.parse(backupDate.replace(' ', 'T').replace('+0000', 'Z'));
 
 describe('listing backups', () => {
@@ -32,10 +45,14 @@ describe('listing backups', () => {
       backup_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+0000$/),
       size: expect.any(Number),
       bucket: 'tusk-backups-us-central1',
-      file_name: expect.stringMatching(/^backups\/[0-9a-f]{8}\/analytics\/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d+\.tar\.gz$/),
+      file_name: expect.stringMatching(
+        /^backups\/[0-9a-f]{8}\/analytics\/\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d+\.tar\.gz$/,
+      ),
       region: 'google-compute-engine::us-central1',
       database_name: 'analytics',
-      url: expect.stringMatching(/^https:\/\/backups\.tusk\.example\/backups\/.+\.tar\.gz\?expires=\d+&signature=[0-9a-f]{64}$/),
+      url: expect.stringMatching(
+        /^https:\/\/backups\.tusk\.example\/backups\/.+\.tar\.gz\?expires=\d+&signature=[0-9a-f]{64}$/,
+      ),
     });
     expect(Number.isInteger(b!.size)).toBe(true);
     expect(b!.size).toBeGreaterThan(0);
@@ -66,7 +83,9 @@ describe('listing backups', () => {
     expect(again.pathname).toBe(url.pathname);
     // Another instance (another provider id) signs with another key.
     const other = s.instance({ id: 5, region: 'google-compute-engine::us-central1' });
-    expect(new URL(other.listBackups()[0]!.url).searchParams.get('signature')).not.toBe(again.searchParams.get('signature'));
+    expect(new URL(other.listBackups()[0]!.url).searchParams.get('signature')).not.toBe(
+      again.searchParams.get('signature'),
+    );
   });
 
   it('moves with the clock: a day later, the oldest day has left the window', () => {
@@ -78,7 +97,8 @@ describe('listing backups', () => {
 
 describe('the list as bytes', () => {
   it("listBackupsJson() is always the JSON of listBackups(): as time moves the window and the URLs' expiry, after a backup, a size, per database", () => {
-    const same = (db?: string) => expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
+    const same = (db?: string) =>
+      expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
     same();
     same('analytics');
     same();
@@ -90,14 +110,18 @@ describe('the list as bytes', () => {
     s.clock.advance(BACKUP_DELAY_MS);
     same();
     same('analytics');
-    (i as unknown as { apiState: { backups: { setSize(id: number, bytes: number): void } } }).apiState.backups.setSize(id, 12345);
+    (i as unknown as { apiState: { backups: { setSize(id: number, bytes: number): void } } }).apiState.backups.setSize(
+      id,
+      12345,
+    );
     same('analytics');
     s.clock.advance(3 * DAY);
     same();
   });
 
   it('is the JSON of listBackups() at the very millisecond each thing changes, and when the clock is set back', () => {
-    const same = (db?: string) => expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
+    const same = (db?: string) =>
+      expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
     same();
     // A backup becomes ready.
     i.createBackup({});
@@ -212,7 +236,12 @@ describe('point-in-time recovery', () => {
   it('accepts a time in the last 30 days and schedules the pitr callback', () => {
     i.recoverToPointInTime({ pit: '2026-11-20 14:30', callback: 'https://hooks.example.com/pitr' });
     expect(outbox()).toEqual([
-      { event: 'pitr', target: 'https://hooks.example.com/pitr', body: { action: 'pitr', account_id: ACCOUNT_ID }, dueAt: NOW + RESTORE_DELAY_MS },
+      {
+        event: 'pitr',
+        target: 'https://hooks.example.com/pitr',
+        body: { action: 'pitr', account_id: ACCOUNT_ID },
+        dueAt: NOW + RESTORE_DELAY_MS,
+      },
     ]);
   });
 
@@ -223,13 +252,21 @@ describe('point-in-time recovery', () => {
   });
 
   it('refuses a time in the future (400 naming pit)', () => {
-    const e = refused(() => i.recoverToPointInTime({ pit: '2026-11-21 13:31', callback: 'https://hooks.example.com/pitr' }), 400, 'pit');
+    const e = refused(
+      () => i.recoverToPointInTime({ pit: '2026-11-21 13:31', callback: 'https://hooks.example.com/pitr' }),
+      400,
+      'pit',
+    );
     expect(e.detail.rule).toBe('not-in-future');
     expect(outbox()).toEqual([]);
   });
 
   it('refuses a time before the 30-day retention window (400 naming pit)', () => {
-    const e = refused(() => i.recoverToPointInTime({ pit: '2026-10-22 13:29', callback: 'https://hooks.example.com/pitr' }), 400, 'pit');
+    const e = refused(
+      () => i.recoverToPointInTime({ pit: '2026-10-22 13:29', callback: 'https://hooks.example.com/pitr' }),
+      400,
+      'pit',
+    );
     expect(e.detail.rule).toBe('retention');
     expect(outbox()).toEqual([]);
   });
@@ -292,8 +329,15 @@ describe('backups over time', () => {
     s.clock.set(TODAY + DAY + 3 * HOUR + 35 * MINUTE); // a daily backup is exactly 30 days old
     const inWindow = i.listBackups().length;
     for (let n = inWindow; n < 1000; n++) i.createBackup({});
-    const e = refused(() => i.createBackup({ callback: 'https://hooks.example.com/ready' }), 400, undefined, 'maxItems');
-    expect(e.message).toBe('backups: an instance keeps at most 1000 backups taken in the last 30 days (the daily ones included); try again later');
+    const e = refused(
+      () => i.createBackup({ callback: 'https://hooks.example.com/ready' }),
+      400,
+      undefined,
+      'maxItems',
+    );
+    expect(e.message).toBe(
+      'backups: an instance keeps at most 1000 backups taken in the last 30 days (the daily ones included); try again later',
+    );
     expect(outbox()).toEqual([]);
     // A minute later the oldest has left the window: one more fits.
     s.clock.advance(MINUTE);
@@ -336,9 +380,9 @@ describe('refusal messages', () => {
     expect(refused(() => i.recoverToPointInTime({ pit: '2026-02-30 10:00' }), 400, 'pit', 'format').message).toBe(
       'pit: 2026-02-30 10:00 is not a real time (yyyy-mm-dd hh:mm, UTC)',
     );
-    expect(refused(() => i.recoverToPointInTime({ pit: '2026-11-21 13:31' }), 400, 'pit', 'not-in-future').message).toBe(
-      'pit: 2026-11-21 13:31 lies in the future',
-    );
+    expect(
+      refused(() => i.recoverToPointInTime({ pit: '2026-11-21 13:31' }), 400, 'pit', 'not-in-future').message,
+    ).toBe('pit: 2026-11-21 13:31 lies in the future');
     expect(refused(() => i.recoverToPointInTime({ pit: '2026-10-22 13:29' }), 400, 'pit', 'retention').message).toBe(
       'pit: 2026-10-22 13:29 lies outside the retention window of 30 days (the earliest is 2026-10-22 13:30)',
     );

@@ -141,7 +141,8 @@ describe("the plan's connection limit", () => {
     const turtle = instance('turtle');
     expect(dbs.asked).toContain('provision limit=5');
     const plans = s.registry.catalogue.plans;
-    const backendOf = (name: string) => s.registry.catalogue.backends.find((b) => b.name === plans.find((p) => p.name === name)!.backend)!;
+    const backendOf = (name: string) =>
+      s.registry.catalogue.backends.find((b) => b.name === plans.find((p) => p.name === name)!.backend)!;
     turtle.changePlan(
       plans.find((p) => p.name === 'hippo')!,
       backendOf('hippo'),

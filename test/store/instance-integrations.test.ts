@@ -41,7 +41,10 @@ describe('log integrations', () => {
     const before = snapshot(i);
     refused(() => i.updateIntegration('logs', id, { token: 'abc' }, s.validate.logs, 'logs_e'), 404);
     expect(snapshot(i)).toEqual(before);
-    expect(i.updateIntegration('logs', id, { api_key: 'k', region: 'us3' }, s.validate.logs, 'logs_d').config).toEqual({ api_key: 'k', region: 'us3' });
+    expect(i.updateIntegration('logs', id, { api_key: 'k', region: 'us3' }, s.validate.logs, 'logs_d').config).toEqual({
+      api_key: 'k',
+      region: 'us3',
+    });
   });
 
   it('an unknown id, or the id of a metrics integration, is a 404', () => {
@@ -57,10 +60,12 @@ describe('log integrations', () => {
   it('the 404s name the kind, and with the system in the path the system too', () => {
     const { id } = i.createIntegration('logs', 'logs_d', logsD);
     expect(refused(() => i.getIntegration('logs', 99), 404).message).toBe('Not found: no log integration with id 99');
-    expect(refused(() => i.deleteIntegration('metrics', id), 404).message).toBe(`Not found: no metrics integration with id ${id}`);
-    expect(refused(() => i.updateIntegration('logs', id, { token: 'abc' }, s.validate.logs, 'logs_e'), 404).message).toBe(
-      `Not found: no logs_e log integration with id ${id}`,
+    expect(refused(() => i.deleteIntegration('metrics', id), 404).message).toBe(
+      `Not found: no metrics integration with id ${id}`,
     );
+    expect(
+      refused(() => i.updateIntegration('logs', id, { token: 'abc' }, s.validate.logs, 'logs_e'), 404).message,
+    ).toBe(`Not found: no logs_e log integration with id ${id}`);
   });
 
   it('delete removes the integration; ids are not reused', () => {
@@ -91,7 +96,15 @@ describe('metrics integrations', () => {
 
   it('refuse a system the broker kind does not offer, naming the system and the broker kind, and change nothing', () => {
     const before = snapshot(i);
-    for (const system of ['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e']) {
+    for (const system of [
+      'metrics_a',
+      'metrics_a_v2',
+      'metrics_b',
+      'metrics_c',
+      'metrics_c_v2',
+      'metrics_d_v2',
+      'metrics_e',
+    ]) {
       const e = refused(() => i.createIntegration('metrics', system, {}), 400, 'system_or_int_id');
       expect(e.message).toContain(system);
       expect(e.message).toContain('primary_from_4_2');
@@ -130,7 +143,15 @@ describe('metrics integrations', () => {
       });
     };
     expect(offered('hippo')).toEqual(['metrics_a_v3', 'metrics_c_v3', 'metrics_d_v3']);
-    expect(offered('legacy-1')).toEqual(['metrics_a', 'metrics_a_v2', 'metrics_b', 'metrics_c', 'metrics_c_v2', 'metrics_d_v2', 'metrics_e']);
+    expect(offered('legacy-1')).toEqual([
+      'metrics_a',
+      'metrics_a_v2',
+      'metrics_b',
+      'metrics_c',
+      'metrics_c_v2',
+      'metrics_d_v2',
+      'metrics_e',
+    ]);
     expect(offered('compat-1')).toHaveLength(10);
   });
 
@@ -145,7 +166,10 @@ describe('metrics integrations', () => {
 
   it('update validates against the stored system and replaces the config', () => {
     const { id } = i.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'us1', tags: 'env=prod' });
-    expect(i.updateIntegration('metrics', id, { api_key: 'k2', region: 'eu', include_ad_queues: true }, s.validate.metrics).config).toEqual({
+    expect(
+      i.updateIntegration('metrics', id, { api_key: 'k2', region: 'eu', include_ad_queues: true }, s.validate.metrics)
+        .config,
+    ).toEqual({
       api_key: 'k2',
       region: 'eu',
       include_ad_queues: true,
@@ -164,7 +188,9 @@ describe('the integrations an instance holds', () => {
     const before = snapshot(i);
     const e = refused(() => i.createIntegration('logs', 'logs_e', { token: 'more' }), 400);
     expect(e.detail.rule).toBe('maxItems');
-    expect(e.message).toBe(`logs integrations: an instance has at most ${cap} log integrations; delete one to create another`);
+    expect(e.message).toBe(
+      `logs integrations: an instance has at most ${cap} log integrations; delete one to create another`,
+    );
     expect(snapshot(i)).toEqual(before);
     // The cap is per kind: metrics integrations can still be added.
     expect(i.createIntegration('metrics', 'metrics_d_v3', { license_key: 'abc' }).type).toBe('metrics_d_v3');
@@ -177,7 +203,9 @@ describe('the integrations an instance holds', () => {
     for (let n = 0; n < cap; n++) i.createIntegration('metrics', 'metrics_d_v3', { license_key: `k${n}` });
     const e = refused(() => i.createIntegration('metrics', 'metrics_d_v3', { license_key: 'more' }), 400);
     expect(e.detail.rule).toBe('maxItems');
-    expect(e.message).toBe(`metrics integrations: an instance has at most ${cap} metrics integrations; delete one to create another`);
+    expect(e.message).toBe(
+      `metrics integrations: an instance has at most ${cap} metrics integrations; delete one to create another`,
+    );
     expect(i.listIntegrations('metrics')).toHaveLength(cap);
     expect(i.createIntegration('logs', 'logs_e', { token: 't' }).type).toBe('logs_e');
   });

@@ -39,7 +39,10 @@ describe('maintenance', () => {
     expect(i.listMaintenance().find((x) => x.id === 1)!.scheduled_by).toBe('2026-12-01 03:00:00 +0000');
     // The limits themselves are allowed (an item moved to now starts at once).
     expect(i.rescheduleMaintenance(1, m.required_by).scheduled_by).toBe(m.required_by);
-    expect(i.rescheduleMaintenance(1, formatMaintenanceDate(NOW))).toMatchObject({ scheduled_by: '2026-11-21 13:30:00 +0000', status: 'in_progress' });
+    expect(i.rescheduleMaintenance(1, formatMaintenanceDate(NOW))).toMatchObject({
+      scheduled_by: '2026-11-21 13:30:00 +0000',
+      status: 'in_progress',
+    });
   });
 
   it('reads any offset and writes +0000', () => {
@@ -49,9 +52,15 @@ describe('maintenance', () => {
 
   it('refuses a time in the past, after required_by, or not on the calendar (400 naming scheduled_by), and changes nothing', () => {
     const before = snapshot(i);
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-11-21 13:29:59 +0000'), 400, 'scheduled_by').detail.rule).toBe('not-in-past');
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-12-09 02:00:01 +0000'), 400, 'scheduled_by').detail.rule).toBe('not-after-required-by');
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-02-30 02:00:00 +0000'), 400, 'scheduled_by').detail.rule).toBe('format');
+    expect(
+      refused(() => i.rescheduleMaintenance(1, '2026-11-21 13:29:59 +0000'), 400, 'scheduled_by').detail.rule,
+    ).toBe('not-in-past');
+    expect(
+      refused(() => i.rescheduleMaintenance(1, '2026-12-09 02:00:01 +0000'), 400, 'scheduled_by').detail.rule,
+    ).toBe('not-after-required-by');
+    expect(
+      refused(() => i.rescheduleMaintenance(1, '2026-02-30 02:00:00 +0000'), 400, 'scheduled_by').detail.rule,
+    ).toBe('format');
     expect(snapshot(i)).toEqual(before);
   });
 
@@ -126,21 +135,29 @@ describe('maintenance (more)', () => {
   });
 
   it('explains each refusal in the message a client reads', () => {
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-02-30 02:00:00 +0000'), 400, 'scheduled_by', 'format').message).toBe(
-      'scheduled_by: 2026-02-30 02:00:00 +0000 is not a real time (yyyy-mm-dd hh:mm:ss +0000)',
-    );
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-11-21 13:29:59 +0000'), 400, 'scheduled_by', 'not-in-past').message).toBe(
-      'scheduled_by: 2026-11-21 13:29:59 +0000 lies in the past',
-    );
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-12-09 02:00:01 +0000'), 400, 'scheduled_by', 'not-after-required-by').message).toBe(
-      "scheduled_by: 2026-12-09 02:00:01 +0000 lies after the item's required_by 2026-12-09 02:00:00 +0000",
-    );
+    expect(
+      refused(() => i.rescheduleMaintenance(1, '2026-02-30 02:00:00 +0000'), 400, 'scheduled_by', 'format').message,
+    ).toBe('scheduled_by: 2026-02-30 02:00:00 +0000 is not a real time (yyyy-mm-dd hh:mm:ss +0000)');
+    expect(
+      refused(() => i.rescheduleMaintenance(1, '2026-11-21 13:29:59 +0000'), 400, 'scheduled_by', 'not-in-past')
+        .message,
+    ).toBe('scheduled_by: 2026-11-21 13:29:59 +0000 lies in the past');
+    expect(
+      refused(
+        () => i.rescheduleMaintenance(1, '2026-12-09 02:00:01 +0000'),
+        400,
+        'scheduled_by',
+        'not-after-required-by',
+      ).message,
+    ).toBe("scheduled_by: 2026-12-09 02:00:01 +0000 lies after the item's required_by 2026-12-09 02:00:00 +0000");
     expect(refused(() => i.runMaintenance(9), 404).message).toBe('Not found: no upcoming maintenance with id 9');
     i.runMaintenance(1);
-    expect(refused(() => i.runMaintenance(1), 400, 'id', 'status').message).toBe('id: maintenance 1 is in_progress; only scheduled maintenance can be run');
-    expect(refused(() => i.rescheduleMaintenance(1, '2026-12-01 03:00:00 +0000'), 400, 'scheduled_by', 'status').message).toBe(
-      'scheduled_by: maintenance 1 is in_progress; only scheduled maintenance can be rescheduled',
+    expect(refused(() => i.runMaintenance(1), 400, 'id', 'status').message).toBe(
+      'id: maintenance 1 is in_progress; only scheduled maintenance can be run',
     );
+    expect(
+      refused(() => i.rescheduleMaintenance(1, '2026-12-01 03:00:00 +0000'), 400, 'scheduled_by', 'status').message,
+    ).toBe('scheduled_by: maintenance 1 is in_progress; only scheduled maintenance can be rescheduled');
   });
 });
 

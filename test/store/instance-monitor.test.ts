@@ -2,7 +2,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/store/clock.js';
 import type { InstanceStore } from '../../src/store/instance-store.js';
-import { conditionHolds, DEFAULT_METRICS, mergeMetrics, Monitor, watchedValue, type NotificationBody } from '../../src/store/instance-monitor.js';
+import {
+  conditionHolds,
+  DEFAULT_METRICS,
+  mergeMetrics,
+  Monitor,
+  watchedValue,
+  type NotificationBody,
+} from '../../src/store/instance-monitor.js';
 import { Outbox, type OutboxEntry } from '../../src/store/outbox.js';
 import type { Alarm, Recipient } from '../../src/store/types.js';
 import { DAY, MINUTE, NOW, refused, setup, TEAM_EMAIL, type Setup } from './instance-setup.js';
@@ -22,7 +29,12 @@ describe('metrics', () => {
   it('start below every default alarm and are merged field by field', () => {
     expect(i.metrics).toEqual(DEFAULT_METRICS);
     expect(i.setMetrics({ cpu: 95 })).toEqual({ ...DEFAULT_METRICS, cpu: 95 });
-    expect(i.setMetrics({ disk_used_gb: 50, disk_total_gb: 60 })).toEqual({ ...DEFAULT_METRICS, cpu: 95, disk_used_gb: 50, disk_total_gb: 60 });
+    expect(i.setMetrics({ disk_used_gb: 50, disk_total_gb: 60 })).toEqual({
+      ...DEFAULT_METRICS,
+      cpu: 95,
+      disk_used_gb: 50,
+      disk_total_gb: 60,
+    });
   });
 
   it('refuse unknown fields, non-numbers and impossible values, naming the field', () => {
@@ -44,7 +56,9 @@ describe('metrics', () => {
 
   it('refuse a body that is not an object, and an unknown field with the list of the metrics', () => {
     for (const body of [null, 5, 'cpu', [1]])
-      expect(refused(() => i.setMetrics(body), 400, 'body', 'type').message).toBe('body: must be a JSON object of metrics');
+      expect(refused(() => i.setMetrics(body), 400, 'body', 'type').message).toBe(
+        'body: must be a JSON object of metrics',
+      );
     expect(refused(() => i.setMetrics({ cpus: 1 }), 400, 'cpus', 'additionalProperties').message).toBe(
       'cpus: is not a metric; the metrics are cpu, memory, disk_used_gb, disk_total_gb',
     );
@@ -61,18 +75,32 @@ describe('metrics', () => {
       [{ disk_used_gb: 200 }, 'disk_used_gb', 'disk', 'disk_used_gb (200) cannot exceed disk_total_gb (100)'],
       [{ disk_total_gb: 5 }, 'disk_total_gb', 'disk', 'disk_used_gb (10) cannot exceed disk_total_gb (5)'],
     ];
-    for (const [body, field, rule, message] of cases) expect(refused(() => i.setMetrics(body), 400, field, rule).message).toBe(`${field}: ${message}`);
+    for (const [body, field, rule, message] of cases)
+      expect(refused(() => i.setMetrics(body), 400, field, rule).message).toBe(`${field}: ${message}`);
     expect(i.metrics).toEqual(DEFAULT_METRICS);
   });
 
   it('accept the boundaries: 0, 100 percent, disks above 100 GB and a full disk', () => {
     expect(i.setMetrics({ cpu: 0, memory: 100 })).toEqual({ ...DEFAULT_METRICS, cpu: 0, memory: 100 });
-    expect(i.setMetrics({ disk_used_gb: 500, disk_total_gb: 500 })).toEqual({ cpu: 0, memory: 100, disk_used_gb: 500, disk_total_gb: 500 });
+    expect(i.setMetrics({ disk_used_gb: 500, disk_total_gb: 500 })).toEqual({
+      cpu: 0,
+      memory: 100,
+      disk_used_gb: 500,
+      disk_total_gb: 500,
+    });
   });
 });
 
 describe('conditions', () => {
-  const alarm = (a: Partial<Alarm>): Alarm => ({ id: 1, type: 'cpu', enabled: true, recipients: [], value_threshold: 90, time_threshold: 600, ...a });
+  const alarm = (a: Partial<Alarm>): Alarm => ({
+    id: 1,
+    type: 'cpu',
+    enabled: true,
+    recipients: [],
+    value_threshold: 90,
+    time_threshold: 600,
+    ...a,
+  });
   const m = { cpu: 90, memory: 89, disk_used_gb: 95, disk_total_gb: 100 };
   it('cpu and memory hold at or above the percentage', () => {
     expect(conditionHolds(alarm({ type: 'cpu' }), m)).toBe(true);
@@ -84,7 +112,9 @@ describe('conditions', () => {
   });
   it('disk percentage holds while the used share is at or above the threshold', () => {
     expect(conditionHolds(alarm({ type: 'disk', value_calculation: 'percentage', value_threshold: 95 }), m)).toBe(true);
-    expect(conditionHolds(alarm({ type: 'disk', value_calculation: 'percentage', value_threshold: 96 }), m)).toBe(false);
+    expect(conditionHolds(alarm({ type: 'disk', value_calculation: 'percentage', value_threshold: 96 }), m)).toBe(
+      false,
+    );
   });
   it('disk without value_calculation reads fixed: the free gigabytes', () => {
     const disk = alarm({ type: 'disk', value_threshold: 5 });
@@ -104,7 +134,12 @@ describe('level alarms', () => {
     s.clock.advance(1_000);
     expect(i.evaluateAlarms()).toBe(1);
     const [entry] = notifications();
-    expect(entry).toMatchObject({ kind: 'notification', event: 'alarm.cpu', target: 'https://hooks.example.com/a', status: 'pending' });
+    expect(entry).toMatchObject({
+      kind: 'notification',
+      event: 'alarm.cpu',
+      target: 'https://hooks.example.com/a',
+      status: 'pending',
+    });
     expect(entry!.body).toEqual({
       event: 'alarm',
       reason: 'threshold',
@@ -135,7 +170,9 @@ describe('level alarms', () => {
     i.setMetrics({ cpu: 91 });
     s.clock.advance(10 * MINUTE);
     i.evaluateAlarms();
-    expect(notifications()).toMatchObject([{ event: 'alarm.cpu', target: TEAM_EMAIL, status: 'recorded', attempts: 0 }]);
+    expect(notifications()).toMatchObject([
+      { event: 'alarm.cpu', target: TEAM_EMAIL, status: 'recorded', attempts: 0 },
+    ]);
     expect(bodies()[0]!.recipient).toEqual({ id: 1, type: 'email', name: 'Default' });
   });
 
@@ -218,7 +255,9 @@ describe('level alarms', () => {
     i.setMetrics({ disk_used_gb: 40, disk_total_gb: 50 });
     s.clock.advance(60_000);
     i.evaluateAlarms();
-    expect(bodies().filter((b) => b.alarm.id === a.id)).toMatchObject([{ value: 80, message: 'disk is 80% used (threshold 80%) for 60 s' }]);
+    expect(bodies().filter((b) => b.alarm.id === a.id)).toMatchObject([
+      { value: 80, message: 'disk is 80% used (threshold 80%) for 60 s' },
+    ]);
   });
 
   it('notify every recipient by its channel: HTTP for webhook and chat, recorded for the rest', () => {
@@ -309,7 +348,13 @@ describe('level alarms', () => {
   it('status shows the value, since when the condition holds and when it triggers', () => {
     i.setMetrics({ cpu: 95 });
     const cpu = i.alarmStatus().find((a) => a.type === 'cpu');
-    expect(cpu).toMatchObject({ value: 95, holding: true, holding_since: iso(NOW), triggers_at: iso(NOW + 10 * MINUTE), triggered: false });
+    expect(cpu).toMatchObject({
+      value: 95,
+      holding: true,
+      holding_since: iso(NOW),
+      triggers_at: iso(NOW + 10 * MINUTE),
+      triggered: false,
+    });
     expect(i.alarmStatus().find((a) => a.type === 'notice')).toEqual({ id: 4, type: 'notice', enabled: true });
   });
 
@@ -530,7 +575,14 @@ describe('a host without nextMaintenanceStart', () => {
   };
 
   it('evaluates on every tick; a disk alarm without value_calculation reads the free gigabytes', () => {
-    const { clock, outbox, monitor } = bare({ id: 1, type: 'disk', enabled: true, recipients: [], value_threshold: 5, time_threshold: 60 });
+    const { clock, outbox, monitor } = bare({
+      id: 1,
+      type: 'disk',
+      enabled: true,
+      recipients: [],
+      value_threshold: 5,
+      time_threshold: 60,
+    });
     monitor.setMetrics({ disk_used_gb: 96 });
     clock.advance(60_000);
     expect(monitor.tick()).toBe(1);
@@ -540,7 +592,14 @@ describe('a host without nextMaintenanceStart', () => {
   });
 
   it('skips a recipient id that names no recipient', () => {
-    const { clock, outbox, monitor } = bare({ id: 1, type: 'cpu', enabled: true, recipients: [7, hook.id], value_threshold: 50, time_threshold: 60 });
+    const { clock, outbox, monitor } = bare({
+      id: 1,
+      type: 'cpu',
+      enabled: true,
+      recipients: [7, hook.id],
+      value_threshold: 50,
+      time_threshold: 60,
+    });
     monitor.setMetrics({ cpu: 60 });
     clock.advance(60_000);
     expect(monitor.tick()).toBe(1);

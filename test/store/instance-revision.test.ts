@@ -17,8 +17,12 @@ beforeEach(async () => {
 
 const json = () => Buffer.from(account.views.instances()).toString();
 const same = () => expect(json()).toBe(JSON.stringify(account.listInstances()));
-const create = () => account.createInstance({ name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, admin);
-const summaryOf = (id: number) => (JSON.parse(json()) as { id: number; name: string; tags: string[]; plan: string; url: string }[]).find((x) => x.id === id)!;
+const create = () =>
+  account.createInstance({ name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, admin);
+const summaryOf = (id: number) =>
+  (JSON.parse(json()) as { id: number; name: string; tags: string[]; plan: string; url: string }[]).find(
+    (x) => x.id === id,
+  )!;
 
 describe('the cached instance list after two changes of one instance', () => {
   it('shows a new name and new tags given in one update', () => {

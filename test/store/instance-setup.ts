@@ -31,7 +31,8 @@ export interface Setup {
   validate: { logs: SystemBodyValidator; metrics: SystemBodyValidator };
 }
 
-let cache: { docs: Record<'customer' | 'instance', OpenApiDocument>; rules: ContractRules; schemas: SchemaSet } | undefined;
+let cache:
+  { docs: Record<'customer' | 'instance', OpenApiDocument>; rules: ContractRules; schemas: SchemaSet } | undefined;
 
 export async function setup(): Promise<Setup> {
   if (!cache) {
@@ -41,7 +42,14 @@ export async function setup(): Promise<Setup> {
   const { docs, rules, schemas } = cache;
   const clock = new VirtualClock();
   clock.pin(NOW);
-  const registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', rules, clock, backupDelayMs: BACKUP_DELAY_MS, restoreDelayMs: RESTORE_DELAY_MS });
+  const registry = new Registry({
+    seed: 1,
+    adminKey: 'tusk-admin-key',
+    rules,
+    clock,
+    backupDelayMs: BACKUP_DELAY_MS,
+    restoreDelayMs: RESTORE_DELAY_MS,
+  });
   const ops = new Map(readOperations('instance', docs.instance).map((o) => [o.operationId, o]));
   const validator = (id: string): SystemBodyValidator => {
     const v = new OperationValidator(ops.get(id)!, docs.instance, schemas);

@@ -11,14 +11,24 @@ beforeEach(async () => {
 
 describe('a new instance', () => {
   it('has the default recipient: name Default, type email, the team e-mail, options null', () => {
-    expect(s.instance().listRecipients()).toEqual([{ id: 1, type: 'email', value: TEAM_EMAIL, name: 'Default', options: null }]);
+    expect(s.instance().listRecipients()).toEqual([
+      { id: 1, type: 'email', value: TEAM_EMAIL, name: 'Default', options: null },
+    ]);
   });
 
   it('has the four default alarms, all enabled and without recipients', () => {
     expect(s.instance().listAlarms()).toEqual([
       { id: 1, type: 'cpu', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
       { id: 2, type: 'memory', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
-      { id: 3, type: 'disk', enabled: true, value_threshold: 5, value_calculation: 'fixed', time_threshold: 600, recipients: [] },
+      {
+        id: 3,
+        type: 'disk',
+        enabled: true,
+        value_threshold: 5,
+        value_calculation: 'fixed',
+        time_threshold: 600,
+        recipients: [],
+      },
       { id: 4, type: 'notice', enabled: true, recipients: [] },
     ]);
   });
@@ -82,7 +92,12 @@ describe('a new instance', () => {
   });
 
   it('has a url with a user and host from the first 8 characters of the providerid, the region in the host, and the database db<id>', () => {
-    const i = s.instance({ id: 12, providerid: '1a2b3c4d-2222-4333-8444-555555555555', password: 'pw-secret', region: 'google-compute-engine::europe-west1' });
+    const i = s.instance({
+      id: 12,
+      providerid: '1a2b3c4d-2222-4333-8444-555555555555',
+      password: 'pw-secret',
+      region: 'google-compute-engine::europe-west1',
+    });
     expect(i.url).toBe('postgres://u1a2b3c4d:pw-secret@pg-1a2b3c4d.europe-west1.db.tusk.example:5432/db12');
   });
 
@@ -133,7 +148,12 @@ describe('the instance interface state, built on first use', () => {
   async function life(firstUse: 'at creation' | 'two days later' | 'only by ticks') {
     const t = await setup();
     // Odd: two maintenance items. The secrets given: the three lives are compared whole.
-    const i = t.instance({ id: 9001, providerid: '9757147d-1a26-4cf6-92d5-5ec3bf554351', apikey: 'k'.repeat(36), password: 'p'.repeat(24) });
+    const i = t.instance({
+      id: 9001,
+      providerid: '9757147d-1a26-4cf6-92d5-5ec3bf554351',
+      apikey: 'k'.repeat(36),
+      password: 'p'.repeat(24),
+    });
     const ticksBefore: boolean[] = [];
     if (firstUse === 'at creation') i.listAlarms();
     for (let h = 6; h <= 12 * 24; h += 6) {
@@ -175,7 +195,11 @@ describe('the instance interface state, built on first use', () => {
   it('keeps the state given to fromJSON, built at once', () => {
     const i = s.instance();
     i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/a', name: 'hook' });
-    const copy = InstanceStore.fromJSON(i.toJSON(), { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend }, s.ctx);
+    const copy = InstanceStore.fromJSON(
+      i.toJSON(),
+      { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
+      s.ctx,
+    );
     expect(isBuilt(copy)).toBe(true);
     expect(copy.toJSON()).toEqual(i.toJSON());
   });
@@ -236,7 +260,10 @@ describe('rotation of the instance key and password', () => {
     i.rotatePassword();
     expect(i.url).not.toBe(before.url);
     expect(i.url.replace(/:[^:@/]+@/, ':@')).toBe(before.url.replace(/:[^:@/]+@/, ':@'));
-    expect({ alarms: i.listAlarms(), recipients: i.listRecipients() }).toEqual({ alarms: before.alarms, recipients: before.recipients });
+    expect({ alarms: i.listAlarms(), recipients: i.listRecipients() }).toEqual({
+      alarms: before.alarms,
+      recipients: before.recipients,
+    });
   });
 });
 
@@ -260,7 +287,11 @@ describe('tags', () => {
 
 describe('a state dump round trip', () => {
   const restore = (i: InstanceStore, state = i.toJSON()) =>
-    InstanceStore.fromJSON(state, { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend }, s.ctx);
+    InstanceStore.fromJSON(
+      state,
+      { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
+      s.ctx,
+    );
 
   it('keeps the tags', () => {
     const i = s.instance({ tags: ['prod', 'eu'] });

@@ -39,7 +39,14 @@ describe('entries', () => {
   it('start with none; schedule() queues a callback due now, record() keeps a notification without sending it', () => {
     const { outbox, calls } = harness();
     expect(outbox.list()).toEqual([]);
-    expect(outbox.schedule(entry(1))).toStrictEqual({ id: 1, kind: 'callback', ...entry(1), dueAt: NOW, attempts: 0, status: 'pending' });
+    expect(outbox.schedule(entry(1))).toStrictEqual({
+      id: 1,
+      kind: 'callback',
+      ...entry(1),
+      dueAt: NOW,
+      attempts: 0,
+      status: 'pending',
+    });
     expect(outbox.record({ event: 'alarm.cpu', target: 'oncall@example.com', body: { x: 1 } })).toStrictEqual({
       id: 2,
       kind: 'notification',
@@ -50,7 +57,12 @@ describe('entries', () => {
       attempts: 0,
       status: 'recorded',
     });
-    expect(outbox.record({ kind: 'callback', ...entry(3), at: NOW - 1000 })).toMatchObject({ id: 3, kind: 'callback', dueAt: NOW - 1000, status: 'recorded' });
+    expect(outbox.record({ kind: 'callback', ...entry(3), at: NOW - 1000 })).toMatchObject({
+      id: 3,
+      kind: 'callback',
+      dueAt: NOW - 1000,
+      status: 'recorded',
+    });
     outbox.tick();
     expect(calls.map((c) => c.url)).toEqual(['https://hooks.example.com/1']);
   });
@@ -101,7 +113,12 @@ describe('delivery', () => {
     expect(e).toMatchObject({ status: 'sending', attempts: 1 });
     const [call] = calls;
     expect(call!.url).toBe('https://hooks.example.com/1');
-    expect(call!.init).toMatchObject({ method: 'POST', body: '{"n":1}', redirect: 'manual', headers: { 'content-type': 'application/json' } });
+    expect(call!.init).toMatchObject({
+      method: 'POST',
+      body: '{"n":1}',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(call!.init.signal).toBeInstanceOf(AbortSignal);
     later(call!, { status: 204, body: null }); // fetch gives a 204 no body
     await outbox.settle();
@@ -179,7 +196,14 @@ describe('delivery', () => {
 describe('history', () => {
   const dump = (...list: OutboxEntry['status'][]): { last_id: number; entries: OutboxEntry[] } => ({
     last_id: list.length,
-    entries: list.map((status, n) => ({ id: n + 1, kind: 'callback', ...entry(n + 1), dueAt: NOW + 60_000, attempts: 0, status })),
+    entries: list.map((status, n) => ({
+      id: n + 1,
+      kind: 'callback',
+      ...entry(n + 1),
+      dueAt: NOW + 60_000,
+      attempts: 0,
+      status,
+    })),
   });
 
   it('keeps maxEntries entries; beyond, the oldest goes when none is finished', () => {
@@ -245,10 +269,33 @@ describe('accounts', () => {
   it("forAccount() marks each entry with the account and dates it on the account's clock; kinds default as outside", () => {
     const { outbox } = withAccountClock(5000);
     const a = outbox.forAccount('a');
-    expect(a.schedule(entry(1))).toStrictEqual({ id: 1, kind: 'callback', ...entry(1), dueAt: NOW + 5000, attempts: 0, status: 'pending', account: 'a' });
-    expect(a.record(entry(2))).toStrictEqual({ id: 2, kind: 'notification', ...entry(2), dueAt: NOW + 5000, attempts: 0, status: 'recorded', account: 'a' });
-    expect(a.record({ kind: 'callback', ...entry(3), at: NOW - 1 })).toMatchObject({ kind: 'callback', dueAt: NOW - 1, account: 'a' });
-    expect(a.schedule({ kind: 'notification', ...entry(4), dueAt: NOW + 1 })).toMatchObject({ kind: 'notification', dueAt: NOW + 1 });
+    expect(a.schedule(entry(1))).toStrictEqual({
+      id: 1,
+      kind: 'callback',
+      ...entry(1),
+      dueAt: NOW + 5000,
+      attempts: 0,
+      status: 'pending',
+      account: 'a',
+    });
+    expect(a.record(entry(2))).toStrictEqual({
+      id: 2,
+      kind: 'notification',
+      ...entry(2),
+      dueAt: NOW + 5000,
+      attempts: 0,
+      status: 'recorded',
+      account: 'a',
+    });
+    expect(a.record({ kind: 'callback', ...entry(3), at: NOW - 1 })).toMatchObject({
+      kind: 'callback',
+      dueAt: NOW - 1,
+      account: 'a',
+    });
+    expect(a.schedule({ kind: 'notification', ...entry(4), dueAt: NOW + 1 })).toMatchObject({
+      kind: 'notification',
+      dueAt: NOW + 1,
+    });
     expect(outbox.forAccount('b').schedule(entry(5))).toMatchObject({ dueAt: NOW, account: 'b' });
   });
 
@@ -293,7 +340,16 @@ describe('accounts', () => {
     const dumped: OutboxEntry[] = [
       { id: 40, kind: 'callback', ...entry(40), dueAt: NOW, attempts: 2, status: 'sending', account: 'x' },
       { id: 41, kind: 'notification', ...entry(41), dueAt: NOW, attempts: 0, status: 'recorded', account: 'x' },
-      { id: 42, kind: 'callback', ...entry(42), dueAt: NOW, attempts: 1, status: 'failed', result: 'HTTP 500', account: 'x' },
+      {
+        id: 42,
+        kind: 'callback',
+        ...entry(42),
+        dueAt: NOW,
+        attempts: 1,
+        status: 'failed',
+        result: 'HTTP 500',
+        account: 'x',
+      },
     ];
     outbox.adopt('c', dumped);
     expect(outbox.list('c')).toStrictEqual([

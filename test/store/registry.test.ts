@@ -20,7 +20,8 @@ beforeAll(async () => {
 
 let clock: VirtualClock;
 let registry: Registry;
-const make = (over: Partial<RegistryOptions> = {}) => new Registry({ seed: 1, adminKey: ADMIN_KEY, clock, rules, ...over });
+const make = (over: Partial<RegistryOptions> = {}) =>
+  new Registry({ seed: 1, adminKey: ADMIN_KEY, clock, rules, ...over });
 beforeEach(() => {
   clock = new VirtualClock();
   clock.pin(NOW);
@@ -62,7 +63,9 @@ describe('Registry: reseed', () => {
     const zero = seeded().account.id;
     expect(zero).not.toBe(first);
     for (const seed of [-1, 1.5, Number.NaN]) {
-      expect(() => registry.reseed(seed), String(seed)).toThrow(new RangeError(`the seed must be a non-negative integer, got ${seed}`));
+      expect(() => registry.reseed(seed), String(seed)).toThrow(
+        new RangeError(`the seed must be a non-negative integer, got ${seed}`),
+      );
     }
     expect(registry.seed).toBe(0);
     expect(seeded().account.id).toBe(zero);
@@ -108,11 +111,15 @@ describe('Registry: addAccount', () => {
   it('refuses an account id that exists and the keys of another account, adding nothing', () => {
     const { account } = seeded();
     const { fixture, keys } = freshAccount();
-    expect(() => registry.addAccount({ ...fixture, id: account.id })).toThrow(`an account with id ${account.id} exists`);
+    expect(() => registry.addAccount({ ...fixture, id: account.id })).toThrow(
+      `an account with id ${account.id} exists`,
+    );
     expect(() => registry.addAccount({ ...fixture, keys: [{ ...fixture.keys[0]!, key: ADMIN_KEY }] })).toThrow(
       'the new account reuses API keys of another account',
     );
-    expect(() => registry.addAccount({ ...fixture, instances: [account.fixture.instances[0]!] })).toThrow('the new account reuses API keys of another account');
+    expect(() => registry.addAccount({ ...fixture, instances: [account.fixture.instances[0]!] })).toThrow(
+      'the new account reuses API keys of another account',
+    );
     expect([...registry.allAccounts()]).toEqual([account]);
     expect(registry.authenticateCustomer(ADMIN_KEY)?.account).toBe(account);
     expect(registry.authenticateCustomer(keys.admin)).toBeUndefined();
@@ -196,12 +203,16 @@ describe('Registry: restore', () => {
   });
 
   it('names another format version', () => {
-    expect(problemsOf((s) => ((s as { tusk_state: number }).tusk_state = 2))).toStrictEqual(['tusk_state: this Tusk reads version 1, not 2']);
+    expect(problemsOf((s) => ((s as { tusk_state: number }).tusk_state = 2))).toStrictEqual([
+      'tusk_state: this Tusk reads version 1, not 2',
+    ]);
   });
 
   it('names the ids an account, its keys, team members or invoices share', () => {
     const a = good.accounts[0]!;
-    expect(problemsOf((s) => (s.accounts[1]!.id = a.id))).toStrictEqual([`accounts.1.id: account id "${a.id}" appears twice (also at accounts.0.id)`]);
+    expect(problemsOf((s) => (s.accounts[1]!.id = a.id))).toStrictEqual([
+      `accounts.1.id: account id "${a.id}" appears twice (also at accounts.0.id)`,
+    ]);
     expect(problemsOf((s) => (s.accounts[0]!.keys[1]!.id = 'key-1'))).toStrictEqual([
       'accounts.0.keys.1.id: key id "key-1" appears twice (also at accounts.0.keys.0.id)',
     ]);
@@ -219,11 +230,15 @@ describe('Registry: restore', () => {
     expect(problemsOf((s) => (s.accounts[0]!.team[keyless]!.email = a.team[0]!.email.toUpperCase()))).toStrictEqual([
       `accounts.0.team.${keyless}.email: e-mail "${a.team[0]!.email.toLowerCase()}" appears twice (also at accounts.0.team.0.email)`,
     ]);
-    expect(problemsOf((s) => (s.accounts[0]!.keys[0]!.id = 'key-12'))).toStrictEqual([`accounts.0.keys.0.id: id key-12 is above last_key_id ${a.last_key_id}`]);
+    expect(problemsOf((s) => (s.accounts[0]!.keys[0]!.id = 'key-12'))).toStrictEqual([
+      `accounts.0.keys.0.id: id key-12 is above last_key_id ${a.last_key_id}`,
+    ]);
   });
 
   it('names the instances above last_instance_id, and a recipient id twice', () => {
-    expect(problemsOf((s) => (s.accounts[0]!.last_instance_id = 0))).toStrictEqual(above('accounts.0.instances', good.accounts[0]!.instances));
+    expect(problemsOf((s) => (s.accounts[0]!.last_instance_id = 0))).toStrictEqual(
+      above('accounts.0.instances', good.accounts[0]!.instances),
+    );
     const [, ops, spare] = instance(good).recipients.items;
     expect(spare!.value).toBe('spare@example.com');
     expect(problemsOf((s) => (instance(s).recipients.items[2]!.id = ops!.id))).toStrictEqual([
@@ -233,10 +248,21 @@ describe('Registry: restore', () => {
 
   it('names the recipients, alarms, integrations, backups and maintenance above their last_id', () => {
     const x = instance(good);
-    for (const list of [x.recipients.items, x.alarms.items, x.integrations.logs, x.integrations.metrics, x.backups.items, x.maintenance.items])
+    for (const list of [
+      x.recipients.items,
+      x.alarms.items,
+      x.integrations.logs,
+      x.integrations.metrics,
+      x.backups.items,
+      x.maintenance.items,
+    ])
       expect(list.length).toBeGreaterThan(0);
-    expect(problemsOf((s) => (instance(s).recipients.last_id = 0))).toStrictEqual(above(`${at()}.recipients.items`, x.recipients.items));
-    expect(problemsOf((s) => (instance(s).alarms.last_id = 0))).toStrictEqual(above(`${at()}.alarms.items`, x.alarms.items));
+    expect(problemsOf((s) => (instance(s).recipients.last_id = 0))).toStrictEqual(
+      above(`${at()}.recipients.items`, x.recipients.items),
+    );
+    expect(problemsOf((s) => (instance(s).alarms.last_id = 0))).toStrictEqual(
+      above(`${at()}.alarms.items`, x.alarms.items),
+    );
     const logs = x.integrations.logs.length;
     expect(problemsOf((s) => (instance(s).integrations.last_id = 0))).toStrictEqual(
       above(
@@ -245,13 +271,19 @@ describe('Registry: restore', () => {
         (i) => `${at()}.integrations.${i < logs ? `logs.${i}` : `metrics.${i - logs}`}`,
       ),
     );
-    expect(problemsOf((s) => (instance(s).backups.last_id = 0))).toStrictEqual(above(`${at()}.backups.items`, x.backups.items));
-    expect(problemsOf((s) => (instance(s).maintenance.last_id = 0))).toStrictEqual(above(`${at()}.maintenance.items`, x.maintenance.items));
+    expect(problemsOf((s) => (instance(s).backups.last_id = 0))).toStrictEqual(
+      above(`${at()}.backups.items`, x.backups.items),
+    );
+    expect(problemsOf((s) => (instance(s).maintenance.last_id = 0))).toStrictEqual(
+      above(`${at()}.maintenance.items`, x.maintenance.items),
+    );
   });
 
   it('names a next daily backup missing for a database, and a backup of another database', () => {
     const b = instance(good).backups.items[0]!;
-    expect(problemsOf((s) => instance(s).backups.next_daily.pop())).toStrictEqual([`${at()}.backups.next_daily: one day per database (db1, analytics)`]);
+    expect(problemsOf((s) => instance(s).backups.next_daily.pop())).toStrictEqual([
+      `${at()}.backups.next_daily: one day per database (db1, analytics)`,
+    ]);
     expect(problemsOf((s) => (instance(s).backups.items[0]!.database_name = 'other'))).toStrictEqual([
       `${at()}.backups.items.0.database_name: backup ${b.id} is of other, not a database of the instance (db1, analytics)`,
     ]);

@@ -5,7 +5,8 @@ import { SecretSource, randomSecret } from '../../src/store/secrets.js';
 describe('randomSecret', () => {
   it('is exactly as long as asked (32 by default), of URL-safe characters only', () => {
     expect(randomSecret()).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    for (const n of [1, 2, 3, 4, 5, 8, 16, 31, 33, 64]) expect(randomSecret(n), String(n)).toMatch(new RegExp(`^[A-Za-z0-9_-]{${n}}$`));
+    for (const n of [1, 2, 3, 4, 5, 8, 16, 31, 33, 64])
+      expect(randomSecret(n), String(n)).toMatch(new RegExp(`^[A-Za-z0-9_-]{${n}}$`));
   });
 
   it('differs from call to call', () => {

@@ -45,7 +45,13 @@ describe('a refused load tells the database engine nothing', () => {
   let x: string;
   let y: string;
   beforeEach(() => {
-    registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock: new VirtualClock(), rules, databases: recorder(calls) });
+    registry = new Registry({
+      seed: 1,
+      adminKey: 'tusk-admin-key',
+      clock: new VirtualClock(),
+      rules,
+      databases: recorder(calls),
+    });
     for (const name of ['x', 'y']) {
       const { fixture, keys } = freshAccount({ name });
       const account = registry.addAccount(fixture).records;
@@ -88,7 +94,13 @@ describe('an accepted load drops the databases of the instances it leaves out', 
   let registry: Registry;
   let x: string;
   beforeEach(() => {
-    registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock: new VirtualClock(), rules, databases: recorder(calls, dropped) });
+    registry = new Registry({
+      seed: 1,
+      adminKey: 'tusk-admin-key',
+      clock: new VirtualClock(),
+      rules,
+      databases: recorder(calls, dropped),
+    });
     const { fixture, keys } = freshAccount({ name: 'x' });
     const account = registry.addAccount(fixture).records;
     const key = account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!;
@@ -144,9 +156,17 @@ describe('databaseKeyOf: the identity of a providerid is the name of its databas
   // The engine names a database after the providerid (Databases.provision); a stand-in engine that
   // never becomes ready is enough to read the names it gives (no step ever runs).
   const never = () => new Promise<never>(() => {});
-  const engine = new Proxy({ prefix: 'tusk_t_', host: '127.0.0.1', port: 5432, state: 'starting' } as unknown as PostgresEngine, {
-    get: (target, name) => (name in target ? (target as unknown as Record<string | symbol, unknown>)[name] : name === 'then' ? undefined : never),
-  });
+  const engine = new Proxy(
+    { prefix: 'tusk_t_', host: '127.0.0.1', port: 5432, state: 'starting' } as unknown as PostgresEngine,
+    {
+      get: (target, name) =>
+        name in target
+          ? (target as unknown as Record<string | symbol, unknown>)[name]
+          : name === 'then'
+            ? undefined
+            : never,
+    },
+  );
   const databases = new Databases(engine, () => {});
   const nameOf = (providerid: string) => databases.provision(providerid, 'pw').database;
   const base = '3850f1f9-ea8c-46b6-9d6b-88fc0b7f4341';
@@ -161,7 +181,8 @@ describe('databaseKeyOf: the identity of a providerid is the name of its databas
 
   it('two providerids name one database exactly when their keys agree', () => {
     for (const a of spellings) {
-      for (const b of spellings) expect(databaseKeyOf(a) === databaseKeyOf(b), `${a} / ${b}`).toBe(nameOf(a) === nameOf(b));
+      for (const b of spellings)
+        expect(databaseKeyOf(a) === databaseKeyOf(b), `${a} / ${b}`).toBe(nameOf(a) === nameOf(b));
     }
     expect(databaseKeyOf(base)).toBe(databaseKeyOf(base.toUpperCase()));
     expect(databaseKeyOf(base)).toBe(databaseKeyOf('3850f1f9-ea8c-46b6-0000-000000000000'));

@@ -63,7 +63,9 @@ describe('checkState: each problem with its field, rule and words', () => {
   it("the server's clock and an account's clock out of range: range, named by their place", () => {
     const offset = { field: 'clock.offset_ms', rule: 'range', message: '1.5 is not a whole number of ms' };
     expect(problems((s) => (s.clock.offset_ms = 1.5))).toStrictEqual([offset]);
-    expect(problems((s) => (s.accounts[0]!.clock = { offset_ms: 1.5, pinned_ms: null }))).toStrictEqual([{ ...offset, field: 'accounts.0.clock.offset_ms' }]);
+    expect(problems((s) => (s.accounts[0]!.clock = { offset_ms: 1.5, pinned_ms: null }))).toStrictEqual([
+      { ...offset, field: 'accounts.0.clock.offset_ms' },
+    ]);
     // An account's own load leaves the server's clock to the server.
     expect(problems((s) => (s.clock.offset_ms = 1.5), { scoped: 0 })).toStrictEqual([]);
   });
@@ -82,7 +84,11 @@ describe('checkState: each problem with its field, rule and words', () => {
     );
     const { logs, metrics } = instance(good).integrations;
     expect(problems((s) => (instance(s).integrations.metrics[0]!.id = logs[0]!.id))).toStrictEqual([
-      { field: `${at()}.integrations.metrics.0.id`, rule: 'unique', message: `id ${logs[0]!.id} appears twice (also at ${at()}.integrations.logs.0.id)` },
+      {
+        field: `${at()}.integrations.metrics.0.id`,
+        rule: 'unique',
+        message: `id ${logs[0]!.id} appears twice (also at ${at()}.integrations.logs.0.id)`,
+      },
     ]);
     expect(problems((s) => (instance(s).integrations.last_id = logs[0]!.id))).toStrictEqual([
       {
@@ -112,14 +118,22 @@ describe('checkState: each problem with its field, rule and words', () => {
       },
     ]);
     expect(problems((s) => (instance(s).apikey = a.keys[0]!.key))).toStrictEqual([
-      { field: `${at()}.apikey`, rule: 'unique', message: `this API key appears twice in the state (also at accounts.0.keys.0.key); ${KEYS_ARE_UNIQUE}` },
+      {
+        field: `${at()}.apikey`,
+        rule: 'unique',
+        message: `this API key appears twice in the state (also at accounts.0.keys.0.key); ${KEYS_ARE_UNIQUE}`,
+      },
     ]);
   });
 
   it("in an account's own load, a key another account holds is another account's; one twice in its own dump appears twice", () => {
     const a = good.accounts[0]!;
     expect(problems((s) => (s.accounts[1]!.keys[0]!.key = a.keys[0]!.key), { scoped: 1 })).toStrictEqual([
-      { field: 'account.keys.0.key', rule: 'unique', message: `this API key belongs to another account; ${KEYS_ARE_UNIQUE}` },
+      {
+        field: 'account.keys.0.key',
+        rule: 'unique',
+        message: `this API key belongs to another account; ${KEYS_ARE_UNIQUE}`,
+      },
     ]);
     expect(problems((s) => (instance(s).apikey = a.keys[0]!.key), { scoped: 0 })).toStrictEqual([
       {
@@ -146,7 +160,11 @@ describe('checkState: each problem with its field, rule and words', () => {
     const a = good.accounts[0]!;
     const key = a.keys[0]!;
     expect(problems((s) => (s.accounts[0]!.keys[0]!.email = 'nobody@example.com'))).toStrictEqual([
-      { field: 'accounts.0.keys.0.email', rule: 'exists', message: `${key.id} acts for nobody@example.com, who is no team member` },
+      {
+        field: 'accounts.0.keys.0.email',
+        rule: 'exists',
+        message: `${key.id} acts for nobody@example.com, who is no team member`,
+      },
     ]);
     expect(problems((s) => (instance(s).plan = 'mammoth'))).toStrictEqual([
       { field: `${at()}.plan`, rule: 'exists', message: 'mammoth is not a catalogue plan' },
@@ -184,12 +202,17 @@ describe('checkState: each problem with its field, rule and words', () => {
 
 describe('StateError: what the 400 of a refused load names', () => {
   it('the first problem’s field and rule, or rule state for a problem given as text; every problem as text', () => {
-    const named = new StateError([{ field: 'tusk_state', rule: 'const', message: 'this Tusk reads version 1, not 2' }, 'a second problem']);
+    const named = new StateError([
+      { field: 'tusk_state', rule: 'const', message: 'this Tusk reads version 1, not 2' },
+      'a second problem',
+    ]);
     expect(named).toBeInstanceOf(Error);
     expect(named.name).toBe('StateError');
     expect([named.field, named.rule]).toEqual(['tusk_state', 'const']);
     expect(named.problems).toEqual(['tusk_state: this Tusk reads version 1, not 2', 'a second problem']);
-    expect(named.message).toBe('not a valid Tusk state: tusk_state: this Tusk reads version 1, not 2; a second problem');
+    expect(named.message).toBe(
+      'not a valid Tusk state: tusk_state: this Tusk reads version 1, not 2; a second problem',
+    );
     const text = new StateError(['no account has id nope']);
     expect([text.field, text.rule]).toEqual([undefined, 'state']);
   });
@@ -210,7 +233,10 @@ describe('Registry: one account by id', () => {
     for (const name of ['first', 'second']) {
       const home = registry.home(id)!;
       const admin = home.records.fixture.keys[0]!;
-      home.records.createInstance({ name, plan: 'hippo', region: 'amazon-web-services::us-east-1' }, home.records.apiKey(admin.id)!);
+      home.records.createInstance(
+        { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
+        home.records.apiKey(admin.id)!,
+      );
       expect(JSON.stringify(registry.home(id)!.dump().account)).not.toBe(created);
       registry.resetAccount(id);
       expect(JSON.stringify(registry.home(id)!.dump().account)).toBe(created);

@@ -47,7 +47,10 @@ function readBody(text: string, contentType: string): Json | undefined {
 }
 
 /** A proxy in front of `target` (its two base URLs) that applies `breakages` in order. */
-export async function brokenDeployment(target: { customerUrl: string; instanceUrl: string }, breakages: Breakage[]): Promise<BrokenDeployment> {
+export async function brokenDeployment(
+  target: { customerUrl: string; instanceUrl: string },
+  breakages: Breakage[],
+): Promise<BrokenDeployment> {
   const servers: Server[] = [];
   const urls = {} as Record<Api, string>;
   const base = (api: Api) => (api === 'customer' ? target.customerUrl : target.instanceUrl);
@@ -59,9 +62,16 @@ export async function brokenDeployment(target: { customerUrl: string; instanceUr
         void (async () => {
           const url = new URL(req.url ?? '/', 'http://proxy');
           const headers: Record<string, string> = {};
-          for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
+          for (const [k, v] of Object.entries(req.headers))
+            if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
           const text = Buffer.concat(chunks).toString('utf8');
-          const x: Exchange = { api, method: req.method ?? 'GET', path: url.pathname, headers, body: readBody(text, headers['content-type'] ?? '') };
+          const x: Exchange = {
+            api,
+            method: req.method ?? 'GET',
+            path: url.pathname,
+            headers,
+            body: readBody(text, headers['content-type'] ?? ''),
+          };
           for (const b of breakages) {
             const own = b.answer?.(x);
             if (!own) continue;
@@ -84,7 +94,8 @@ export async function brokenDeployment(target: { customerUrl: string; instanceUr
           });
           const out: Record<string, string> = {};
           answer.headers.forEach((v, k) => {
-            if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)) out[k] = v;
+            if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k))
+              out[k] = v;
           });
           let answerText = await answer.text();
           if (/json/.test(answer.headers.get('content-type') ?? '') && answerText) {

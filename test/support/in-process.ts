@@ -40,7 +40,11 @@ export async function tuskForTest(options: TuskOptions = {}): Promise<{ tusk: Tu
     const res = await tusk[app].fetch(
       new Request(`http://tusk${path}`, {
         method,
-        headers: { ...(key !== undefined ? { authorization: basic(key) } : {}), ...(body !== undefined ? { 'content-type': type } : {}), ...headers },
+        headers: {
+          ...(key !== undefined ? { authorization: basic(key) } : {}),
+          ...(body !== undefined ? { 'content-type': type } : {}),
+          ...headers,
+        },
         ...(body !== undefined ? { body } : {}),
       }),
     );

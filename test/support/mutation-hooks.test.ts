@@ -55,14 +55,24 @@ it("counts the code of a file's hooks for each of its tests that ran, and module
   writeFileSync(join(dir, 'vitest.config.mjs'), `export default ${JSON.stringify(config)};\n`);
   const vitest = await run(
     process.execPath,
-    [join(PROJECT_ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', dir, '--config', join(dir, 'vitest.config.mjs')],
+    [
+      join(PROJECT_ROOT, 'node_modules', 'vitest', 'vitest.mjs'),
+      'run',
+      '--root',
+      dir,
+      '--config',
+      join(dir, 'vitest.config.mjs'),
+    ],
     {
       cwd: PROJECT_ROOT,
     },
   );
   expect(vitest.code, vitest.out).toBe(0);
   const file = join(dir, 'fixture.test.mjs');
-  const coverage = JSON.parse(readFileSync(out, 'utf8')) as { static: Record<string, number>; perTest: Record<string, Record<string, number>> };
+  const coverage = JSON.parse(readFileSync(out, 'utf8')) as {
+    static: Record<string, number>;
+    perTest: Record<string, Record<string, number>>;
+  };
   const hooks = { hook: 1, 'inner-hook': 1, teardown: 1 };
   expect(coverage).toEqual({
     static: { module: 1 },

@@ -66,7 +66,10 @@ describe('stop', () => {
   });
 
   it('kills a process that ignores SIGTERM after the grace period', async () => {
-    const p = start(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); console.log("up"); setInterval(() => {}, 1000);']);
+    const p = start(process.execPath, [
+      '-e',
+      'process.on("SIGTERM", () => {}); console.log("up"); setInterval(() => {}, 1000);',
+    ]);
     await p.until(/up/);
     expect(await p.stop('SIGTERM', 200)).toBe(null);
     expect(p.output()).toMatch(/ended by SIGKILL\]$/);

@@ -111,7 +111,12 @@ process.once('exit', () => {
 
 /** Spawns `command args` in a process group of its own; stopped when the current test finishes (see above). */
 export function start(command: string, args: string[], options: StartOptions = {}): Started {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
   let stdout = '';
   let stderr = '';
@@ -147,7 +152,13 @@ export function start(command: string, args: string[], options: StartOptions = {
     exited: () => hasExited,
     until(pattern, timeoutMs = 15_000) {
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`${command} ${args.join(' ')}: no ${pattern} within ${timeoutMs} ms; its output:\n${out}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            finish(
+              new Error(`${command} ${args.join(' ')}: no ${pattern} within ${timeoutMs} ms; its output:\n${out}`),
+            ),
+          timeoutMs,
+        );
         const check = () => {
           if (pattern.test(out)) finish();
         };
@@ -162,7 +173,12 @@ export function start(command: string, args: string[], options: StartOptions = {
         child.stderr!.on('data', check);
         void exit.then((code) => {
           if (pattern.test(out)) finish();
-          else finish(new Error(`${command} ${args.join(' ')} exited (${code}) before printing ${pattern}; its output:\n${out}`));
+          else
+            finish(
+              new Error(
+                `${command} ${args.join(' ')} exited (${code}) before printing ${pattern}; its output:\n${out}`,
+              ),
+            );
         });
         check();
       });
@@ -219,7 +235,11 @@ export class ExecError extends Error {
 }
 
 /** As promisify(execFile): stdout and stderr when the exit code is 0, else an ExecError carrying them (stopped with the test if it outlives it). */
-export async function exec(command: string, args: string[], options: StartOptions = {}): Promise<{ stdout: string; stderr: string }> {
+export async function exec(
+  command: string,
+  args: string[],
+  options: StartOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
   const { code, stdout, stderr } = await run(command, args, options);
   if (code !== 0) throw new ExecError(code, stdout, stderr, `${command} ${args.join(' ')}`);
   return { stdout, stderr };
