@@ -8,13 +8,13 @@
 //   2. the request's HTTP Basic key, when it has one: a customer key names its account, an
 //      instance key its instance (`curl -u :KEY`, as on the APIs); else
 //   3. the one instance with that id across all accounts (400 when several accounts have one).
-// The rules of evaluation are in src/store/instance-monitor.ts.
+// The rules of evaluation are in src/resources/alarms/monitor.ts.
 import { Hono, type Context } from 'hono';
 import { ApiError, invalid } from '../core/errors.js';
 import { keyOfHeader } from '../core/basic-auth.js';
-import type { InstanceStore } from '../store/instance-store.js';
-import type { AccountStore } from '../store/account-store.js';
-import type { Registry } from '../store/registry.js';
+import type { InstanceStore } from '../resources/instances/instance.js';
+import type { AccountStore } from '../resources/account.js';
+import type { Registry } from '../accounts/registry.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody } from './body.js';
 

@@ -19,7 +19,7 @@ import { isUnreachable, type EngineLog, type PostgresEngine } from './engine.js'
 /**
  * The part of a providerid that names the instance's real database and role: its first 16 letters
  * and digits, without case. Two providerids that agree there would share one database, so a loaded
- * state may not hold two such (src/store/state-check.ts).
+ * state may not hold two such (src/control/state-check.ts).
  */
 export const databaseKeyOf = (providerid: string): string =>
   providerid

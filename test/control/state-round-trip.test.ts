@@ -3,11 +3,11 @@
 // ids continue), and a malformed or inconsistent dump is refused and changes nothing.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
-import { StateError, type RegistryState } from '../../src/store/snapshot.js';
-import { checkStateShape } from '../../src/control/state.js';
+import { Registry, type RegistryOptions } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { StateError, type RegistryState } from '../../src/domain/state.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
+import { checkStateShape, loadStateParts } from '../../src/control/state-check.js';
 
 const ADMIN_KEY = 'state-test-admin-key';
 const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -52,23 +52,23 @@ describe('the registry state round trip', () => {
   it('dump, load into a fresh registry, dump again: the same document', () => {
     busy();
     registry.clock.pin(Date.UTC(2030, 0, 1));
-    const dump = json(registry.toJSON());
-    const loaded = Registry.fromJSON(dump, { ...registry.options, clock: new VirtualClock() });
-    expect(json(loaded.toJSON())).toEqual(dump);
+    const dump = json(registry.dump());
+    const loaded = loadedRegistry(dump, { ...registry.options, clock: new VirtualClock() });
+    expect(json(loaded.dump())).toEqual(dump);
     // and the text is the same too (key order included)
-    expect(JSON.stringify(loaded.toJSON())).toBe(JSON.stringify(registry.toJSON()));
+    expect(JSON.stringify(loaded.dump())).toBe(JSON.stringify(registry.dump()));
   });
 
   it('the dump is valid against the State schema of the control document', () => {
     busy();
-    expect(() => checkStateShape(json(registry.toJSON()), tusk.deps.schemas, tusk.control.deps.document)).not.toThrow();
+    expect(() => checkStateShape(json(registry.dump()), tusk.deps.schemas, tusk.control.deps.document)).not.toThrow();
   });
 
   it('after a load, keys authenticate as before, revoked keys do not, and ids continue', () => {
     const { newAdminKey, instanceId, newInstanceKey } = busy();
-    const dump = json(registry.toJSON());
+    const dump = json(registry.dump());
     const loaded = fresh();
-    loaded.restore(dump);
+    loadStateParts(loaded, dump);
 
     expect(loaded.authenticateCustomer(ADMIN_KEY)).toBeUndefined(); // rotated away
     const admin = loaded.authenticateCustomer(newAdminKey)!;
@@ -107,7 +107,7 @@ describe('the registry state round trip', () => {
   it('the listing APIs answer the same from the loaded registry', () => {
     const { instanceId, newInstanceKey } = busy();
     registry.clock.pin(registry.clock.now());
-    const loaded = Registry.fromJSON(json(registry.toJSON()), { ...registry.options, clock: new VirtualClock() });
+    const loaded = loadedRegistry(json(registry.dump()), { ...registry.options, clock: new VirtualClock() });
     const a = registry.authenticateInstance(newInstanceKey)!.instance;
     const b = loaded.authenticateInstance(newInstanceKey)!.instance;
     expect(b.id).toBe(instanceId);
@@ -132,9 +132,9 @@ describe('the registry state round trip', () => {
   it('a loaded state keeps its seed: reset goes back to the fixtures of that seed', () => {
     const loaded = fresh();
     registry.reseed(7);
-    const dump = json(registry.toJSON());
+    const dump = json(registry.dump());
     expect(loaded.seed).toBe(1);
-    loaded.restore(dump);
+    loadStateParts(loaded, dump);
     expect(loaded.seed).toBe(7);
     loaded.reset();
     expect([...loaded.allAccounts()][0]!.id).toBe(dump.accounts[0]!.id);
@@ -145,7 +145,7 @@ describe('a state that cannot be loaded', () => {
   let good: RegistryState;
   beforeEach(() => {
     busy();
-    good = json(registry.toJSON());
+    good = json(registry.dump());
   });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
@@ -195,17 +195,17 @@ describe('a state that cannot be loaded', () => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
       const bad = json(good) as any;
       spoil(bad);
-      const before = JSON.stringify(registry.toJSON());
+      const before = JSON.stringify(registry.dump());
       let error: unknown;
       try {
         checkStateShape(bad, tusk.deps.schemas, tusk.control.deps.document);
-        registry.restore(bad);
+        loadStateParts(registry, bad);
       } catch (err) {
         error = err;
       }
       expect(error).toBeInstanceOf(StateError);
       expect((error as StateError).message).toMatch(message);
-      expect(JSON.stringify(registry.toJSON())).toBe(before);
+      expect(JSON.stringify(registry.dump())).toBe(before);
       // the keys of the current state still open it
       expect(registry.authenticateCustomer(ROLE_KEYS.devops)).toBeDefined();
     });
@@ -237,7 +237,7 @@ describe('GET and PUT /__tusk/state', () => {
   it('GET dumps the state; PUT of it loads it (on either port)', async () => {
     busy();
     const dump = (await (await control('/__tusk/state')).json()) as RegistryState;
-    expect(dump).toEqual(json(registry.toJSON()));
+    expect(dump).toEqual(json(registry.dump()));
     registry.reset();
     const res = await tusk.instance.fetch(
       new Request('http://tusk/__tusk/state', { method: 'PUT', body: JSON.stringify(dump) }),
@@ -245,15 +245,15 @@ describe('GET and PUT /__tusk/state', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { seed: number }).seed).toBe(1);
     // the clock moved with the load, so the due callback has had its first attempt since
-    const { outbox: _o, ...rest } = json(registry.toJSON());
+    const { outbox: _o, ...rest } = json(registry.dump());
     const { outbox: _d, ...expected } = dump;
     expect(rest).toEqual(expected);
   });
 
   it('PUT of a malformed or inconsistent dump is a 400 in the Error shape, naming the field and the rule, and changes nothing', async () => {
-    const before = JSON.stringify(registry.toJSON());
+    const before = JSON.stringify(registry.dump());
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
-    const dump = json(registry.toJSON()) as any;
+    const dump = json(registry.dump()) as any;
     dump.accounts[0].instances[0].plan = 'gold';
     const res = await control('/__tusk/state', { method: 'PUT', body: '{' });
     expect(res.status).toBe(400);
@@ -272,6 +272,13 @@ describe('GET and PUT /__tusk/state', () => {
       const err = await res.json();
       expect(err).toEqual({ error: expect.stringContaining(`${field}: `), field, rule });
     }
-    expect(JSON.stringify(registry.toJSON())).toBe(before);
+    expect(JSON.stringify(registry.dump())).toBe(before);
   });
 });
+
+/** A registry with `options` that holds `state`, loaded as the control plane loads one. */
+function loadedRegistry(state: RegistryState, options: RegistryOptions): Registry {
+  const registry = new Registry(options);
+  loadStateParts(registry, state);
+  return registry;
+}

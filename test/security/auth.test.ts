@@ -165,7 +165,7 @@ describe('authentication of every operation', () => {
     for (const op of ops(api)) {
       it(`${api} ${op.operationId} (${op.method.toUpperCase()} ${op.path}): 401 with WWW-Authenticate for every bad credential, nothing changes`, async () => {
         const before = JSON.stringify(
-          tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances()),
+          tusk.registry.dump?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances()),
         );
         for (const [what, header] of bad[api]) {
           const res = await send(tusk, api, op, header);
@@ -174,7 +174,7 @@ describe('authentication of every operation', () => {
           expect(contract.violations(api, op.operationId, res), what).toEqual([]);
         }
         expect(
-          JSON.stringify(tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances())),
+          JSON.stringify(tusk.registry.dump?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances())),
         ).toBe(before);
       });
     }

@@ -10,7 +10,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const crypto = await import('node:crypto');
-const { Registry } = await import('../../src/store/registry.js');
+const { Registry } = await import('../../src/accounts/registry.js');
 const { readContractRules } = await import('../../src/openapi/rules.js');
 const { loadDocuments } = await import('../../src/openapi/documents.js');
 

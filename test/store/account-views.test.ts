@@ -1,10 +1,10 @@
-// The cached answers of the customer interface's lists (src/store/account-views.ts), against lists
+// The cached answers of the customer interface's lists (src/resources/account-views.ts), against lists
 // of a stand-in account whose answers the test chooses: each range of invoices is an answer of its
 // own, and the instance list is made again when the database engine's address changes (every url
 // holds it), for the instances it already had as well.
 import { describe, expect, it } from 'vitest';
-import { AccountViews, type AccountLists } from '../../src/store/account-views.js';
-import type { InstanceStore } from '../../src/store/instance-store.js';
+import { AccountViews, type AccountLists } from '../../src/resources/account-views.js';
+import type { InstanceStore } from '../../src/resources/instances/instance.js';
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 

@@ -1,18 +1,18 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
+import { Registry } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
 import {
   AccountStore,
   TEAM_MESSAGES,
   auditTimestamp,
   parsePitSecond,
   type AuditEvent,
-} from '../../src/store/account-store.js';
+} from '../../src/resources/account.js';
 import { ROLE_KEYS, instanceKey, type AccountFixture, type InvoiceFixture } from '../../fixtures/index.js';
 import { LIST_CAPS } from '../../src/core/limits.js';
-import type { ApiKeyRecord, CreateInstanceBody } from '../../src/store/types.js';
+import type { ApiKeyRecord, CreateInstanceBody } from '../../src/domain/types.js';
 import { refused } from './instance-setup.js';
 
 const NOW = Date.UTC(2026, 10, 21, 13, 30, 0); // 2026-11-21 13:30:00 UTC

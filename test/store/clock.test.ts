@@ -1,7 +1,7 @@
-// VirtualClock: real time plus an offset, advanced, set or pinned (src/store/clock.ts). The real
+// VirtualClock: real time plus an offset, advanced, set or pinned (src/domain/clock.ts). The real
 // time is a stub the tests move by hand.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { AccountClock, ClockRangeError, VirtualClock, clockStateProblems } from '../../src/store/clock.js';
+import { AccountClock, ClockRangeError, VirtualClock, clockStateProblems } from '../../src/domain/clock.js';
 import { CLOCK_RANGE } from '../../src/core/limits.js';
 
 const T0 = Date.UTC(2026, 10, 21, 13, 30, 0);
@@ -118,22 +118,22 @@ describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
       { offset_ms: 0.5, pinned_ms: null },
       { offset_ms: 2 * END, pinned_ms: T0 },
     ]) {
-      expect(() => clock.restore(state), JSON.stringify(state)).toThrow(ClockRangeError);
+      expect(() => clock.load(state), JSON.stringify(state)).toThrow(ClockRangeError);
       expect(clock.toJSON()).toEqual(before);
     }
   });
 
   it('a running clock stands at the end of the range it reached, and its dump loads again whenever it is loaded', () => {
-    clock.restore({ offset_ms: END - T0, pinned_ms: null });
+    clock.load({ offset_ms: END - T0, pinned_ms: null });
     expect(clock.now()).toBe(END);
     real += 60_000;
     expect(clock.now()).toBe(END);
     const dump = clock.toJSON();
     real += 3_600_000;
-    clock.restore(dump);
+    clock.load(dump);
     expect(clock.now()).toBe(END);
     expect(() => clock.advance(1)).toThrow(ClockRangeError);
-    clock.restore({ offset_ms: -END, pinned_ms: null });
+    clock.load({ offset_ms: -END, pinned_ms: null });
     expect(clock.now()).toBe(0);
     clock.set(T0);
     expect(clock.now()).toBe(T0);
@@ -152,7 +152,7 @@ describe('VirtualClock: its range, 1970 to the end of 9998 (issue 31)', () => {
 
   it("an account clock that refuses a state keeps following the server's", () => {
     const account = new AccountClock(clock);
-    expect(() => account.restore({ offset_ms: 1e308, pinned_ms: null })).toThrow(ClockRangeError);
+    expect(() => account.load({ offset_ms: 1e308, pinned_ms: null })).toThrow(ClockRangeError);
     expect(account.follows).toBe(true);
     for (const move of [() => account.advance(1e300), () => account.set(-1), () => account.pin(1e308)]) {
       expect(move).toThrow(ClockRangeError);
@@ -190,10 +190,8 @@ describe('VirtualClock: the words of its refusals', () => {
     expect(clockStateProblems({ offset_ms: 0.5, pinned_ms: null })).toEqual([
       { field: 'offset_ms', message: '0.5 is not a whole number of ms' },
     ]);
-    expect(() => clock.restore({ offset_ms: 0.5, pinned_ms: null })).toThrow(
-      'offset_ms: 0.5 is not a whole number of ms',
-    );
-    expect(() => clock.restore({ offset_ms: 0, pinned_ms: -1 })).toThrow(
+    expect(() => clock.load({ offset_ms: 0.5, pinned_ms: null })).toThrow('offset_ms: 0.5 is not a whole number of ms');
+    expect(() => clock.load({ offset_ms: 0, pinned_ms: -1 })).toThrow(
       /^pinned_ms: the clock would stand at 1969-12-31T23:59:59\.999Z, outside its range/,
     );
   });

@@ -1,7 +1,7 @@
 // The date and time forms of the instance interface: pit (yyyy-mm-dd hh:mm), create-instance's pit
 // (yyyy-mm-dd hh:mm:ss), maintenance dates (yyyy-mm-dd hh:mm:ss ±hhmm) and durations.
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseMaintenanceDate, parsePitMinute, parsePitSecond } from '../../src/store/dates.js';
+import { formatDuration, parseMaintenanceDate, parsePitMinute, parsePitSecond } from '../../src/domain/dates.js';
 
 describe('parsePitMinute', () => {
   it('reads yyyy-mm-dd hh:mm as UTC', () => {

@@ -1,12 +1,13 @@
-// One home per account (src/store/home.ts): everything kept for an account is reached through it,
+// One home per account (src/accounts/home.ts): everything kept for an account is reached through it,
 // found by one lookup from a key, and it is created, reset, dumped and loaded as one.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/openapi/documents.js';
 import { readOperations, type OperationInfo } from '../../src/openapi/operations.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
+import { Registry } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
 import { freshAccount } from '../../src/control/accounts.js';
+import { loadStateParts, loadAccountParts } from '../../src/control/state-check.js';
 
 const NOW = Date.UTC(2026, 10, 21, 13, 30, 0);
 const ADMIN_KEY = 'tusk-admin-key';
@@ -43,8 +44,8 @@ describe('AccountHome: one lookup from a key', () => {
     expect(registry.homeOfKey(keys.admin)).toBe(home);
     expect(registry.homeOfKey(created.apikey)).toBe(home);
     expect(registry.homeOfHeader(`Basic ${Buffer.from(`:${keys.monitor}`).toString('base64')}`)).toBe(home);
-    expect(registry.authenticateCustomer(keys.admin)?.home).toBe(home);
-    expect(registry.authenticateInstance(created.apikey)?.home).toBe(home);
+    expect(registry.authenticateCustomer(keys.admin)?.account).toBe(home.records);
+    expect(registry.authenticateInstance(created.apikey)?.account).toBe(home.records);
     expect(registry.homeOfKey('no-such-key')).toBeUndefined();
     expect(registry.homeOfHeader(undefined)).toBeUndefined();
     expect(registry.homeOfKey(ADMIN_KEY)).not.toBe(home);
@@ -142,7 +143,7 @@ describe('AccountHome: reset, dump and load as one', () => {
     expect(dump.outbox.entries.map((e) => e.body)).toStrictEqual([{ n: 1 }]);
     registry.resetAccount(home.id);
     home.clock.advance(60_000);
-    registry.restoreAccount(home.id, dump);
+    loadAccountParts(registry, home.id, dump);
     expect(home.records.instanceStore(created.id)?.name).toBe('orders-db');
     expect(home.clock.now()).toBe(NOW + 60_000);
     expect(home.outbox().map((e) => e.body)).toStrictEqual([{ n: 1 }]);
@@ -154,8 +155,8 @@ describe('AccountHome: reset, dump and load as one', () => {
     home.faultsToSet().set(['*:latency=1ms']);
     const seeded = registry.homeOfKey(ADMIN_KEY)!;
     seeded.clock.advance(60_000);
-    const state = registry.toJSON();
-    registry.restore(state);
+    const state = registry.dump();
+    loadStateParts(registry, state);
     expect(registry.home(home.id)).not.toBe(home);
     expect(registry.home(home.id)!.faults).toBeUndefined();
     expect(registry.home(seeded.id)!.clock.now()).toBe(NOW + 60_000); // the clock is part of the state

@@ -1,6 +1,6 @@
-// IdSequence: ids of a list, never reused (src/store/ids.ts).
+// IdSequence: ids of a list, never reused (src/domain/ids.ts).
 import { describe, expect, it } from 'vitest';
-import { IdSequence } from '../../src/store/ids.js';
+import { IdSequence } from '../../src/domain/ids.js';
 
 describe('IdSequence', () => {
   it('hands out ids from 1, one above the last', () => {

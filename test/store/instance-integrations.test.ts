@@ -1,6 +1,6 @@
 // InstanceStore: log and metrics integrations.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/store/instance-store.js';
+import type { InstanceStore } from '../../src/resources/instances/instance.js';
 import { LIST_CAPS } from '../../src/core/limits.js';
 import { ACCOUNT_ID, refused, setup, snapshot, type Setup } from './instance-setup.js';
 

@@ -1,12 +1,12 @@
 // The monitor's rules that instance-monitor.test.ts leaves open: the percentage limit of cpu, the
 // database's measured size as disk_used_gb (and the control API's value winning over it), and an
-// alarm created between evaluations (src/store/instance-monitor.ts).
+// alarm created between evaluations (src/resources/alarms/monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/store/clock.js';
-import type { InstanceStore } from '../../src/store/instance-store.js';
-import { DEFAULT_METRICS, Monitor, type NotificationBody } from '../../src/store/instance-monitor.js';
-import { Outbox } from '../../src/store/outbox.js';
-import type { Alarm, Recipient } from '../../src/store/types.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import type { InstanceStore } from '../../src/resources/instances/instance.js';
+import { DEFAULT_METRICS, Monitor, type NotificationBody } from '../../src/resources/alarms/monitor.js';
+import { Outbox } from '../../src/domain/outbox.js';
+import type { Alarm, Recipient } from '../../src/domain/types.js';
 import { MINUTE, NOW, refused, setup, type Setup } from './instance-setup.js';
 
 describe('metrics: the percentages', () => {

@@ -1,7 +1,7 @@
-// InstanceStore: simulated metrics and the alarms that fire (src/store/instance-monitor.ts).
+// InstanceStore: simulated metrics and the alarms that fire (src/resources/alarms/monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/store/clock.js';
-import type { InstanceStore } from '../../src/store/instance-store.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import type { InstanceStore } from '../../src/resources/instances/instance.js';
 import {
   conditionHolds,
   DEFAULT_METRICS,
@@ -9,9 +9,9 @@ import {
   Monitor,
   watchedValue,
   type NotificationBody,
-} from '../../src/store/instance-monitor.js';
-import { Outbox, type OutboxEntry } from '../../src/store/outbox.js';
-import type { Alarm, Recipient } from '../../src/store/types.js';
+} from '../../src/resources/alarms/monitor.js';
+import { Outbox, type OutboxEntry } from '../../src/domain/outbox.js';
+import type { Alarm, Recipient } from '../../src/domain/types.js';
 import { DAY, MINUTE, NOW, refused, setup, TEAM_EMAIL, type Setup } from './instance-setup.js';
 
 let s: Setup;
@@ -534,7 +534,7 @@ describe('state', () => {
     i.setMetrics({ cpu: 95 });
     s.clock.advance(5 * MINUTE);
     const state = i.toJSON();
-    const copy = (i.constructor as typeof import('../../src/store/instance-store.js').InstanceStore).fromJSON(
+    const copy = (i.constructor as typeof import('../../src/resources/instances/instance.js').InstanceStore).fromJSON(
       state,
       { accountId: i.accountId, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
       s.ctx,

@@ -6,11 +6,11 @@ import { readContractRules, type ContractRules } from '../../src/openapi/rules.j
 import { readOperations } from '../../src/openapi/operations.js';
 import { SchemaSet } from '../../src/openapi/ajv.js';
 import { OperationValidator } from '../../src/openapi/requests.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
-import { InstanceStore, type InstanceInit, type SystemBodyValidator } from '../../src/store/instance-store.js';
+import { Registry } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { InstanceStore, type InstanceInit, type SystemBodyValidator } from '../../src/resources/instances/instance.js';
 import { ApiError } from '../../src/core/errors.js';
-import type { StoreContext } from '../../src/store/types.js';
+import type { StoreContext } from '../../src/domain/types.js';
 
 export const NOW = Date.UTC(2026, 10, 21, 13, 30, 0); // 2026-11-21 13:30:00 UTC
 export const ACCOUNT_ID = '3f8a2c1e-5b7d-4e9a-8c6f-1d2e3f4a5b6c';

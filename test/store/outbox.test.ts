@@ -1,9 +1,9 @@
 // Outbox: callbacks and notifications POSTed when due, with a timeout, bounded attempts and
-// deliveries in flight, and a bounded history (src/store/outbox.ts). The sender is a fake fetch
+// deliveries in flight, and a bounded history (src/domain/outbox.ts). The sender is a fake fetch
 // that the tests answer.
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/store/clock.js';
-import { Outbox, type OutboxEntry, type OutboxOptions } from '../../src/store/outbox.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { Outbox, type OutboxEntry, type OutboxOptions } from '../../src/domain/outbox.js';
 import { NOW } from './instance-setup.js';
 
 type Answer = { status: number; body: { cancel(): Promise<void> } | null };
@@ -82,7 +82,7 @@ describe('entries', () => {
       { id: 5, kind: 'callback', ...entry(5), dueAt: NOW, attempts: 1, status: 'sending' },
       { id: 6, kind: 'callback', ...entry(6), dueAt: NOW, attempts: 1, status: 'delivered', result: 'HTTP 204' },
     ];
-    outbox.restore({ last_id: 6, entries: dumped });
+    outbox.load({ last_id: 6, entries: dumped });
     expect(outbox.list()).toStrictEqual([{ ...dumped[0], status: 'pending' }, dumped[1]]);
     expect(outbox.toJSON()).toStrictEqual({ last_id: 6, entries: [{ ...dumped[0], status: 'pending' }, dumped[1]] });
     expect(outbox.schedule(entry(7)).id).toBe(7);
@@ -98,7 +98,7 @@ describe('entries', () => {
       attempts: 1,
       status: 'delivered',
     }));
-    outbox.restore({ last_id: 0, entries: many });
+    outbox.load({ last_id: 0, entries: many });
     expect(outbox.list()).toHaveLength(1000);
     expect(outbox.list()[999]!.id).toBe(300_000);
     expect(outbox.schedule(entry(0)).id).toBe(300_001);
@@ -229,7 +229,7 @@ describe('history', () => {
   it('drops the oldest finished entry first: delivered, failed or recorded', () => {
     for (const finished of ['delivered', 'failed', 'recorded'] as const) {
       const { outbox } = harness({ maxEntries: 3 });
-      outbox.restore(dump('pending', 'sending', finished, 'pending', finished));
+      outbox.load(dump('pending', 'sending', finished, 'pending', finished));
       expect(statuses(outbox), finished).toEqual([
         [1, 'pending'],
         [2, 'pending'],

@@ -1,13 +1,14 @@
 // Registry: the key index, reseed, addAccount, ticks, and the consistency checks of restore()
-// (src/store/registry.ts). The state round trip through the control API is in test/control/state-round-trip.test.ts.
+// (src/accounts/registry.ts). The state round trip through the control API is in test/control/state-round-trip.test.ts.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
-import { Registry, type RegistryOptions } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
-import { StateError, type RegistryState } from '../../src/store/snapshot.js';
+import { Registry, type RegistryOptions } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { StateError, type RegistryState } from '../../src/domain/state.js';
 import { freshAccount } from '../../src/control/accounts.js';
 import { instanceKey, type Fixtures } from '../../fixtures/index.js';
+import { loadStateParts } from '../../src/control/state-check.js';
 
 const NOW = Date.UTC(2026, 10, 21, 13, 30, 0);
 const ADMIN_KEY = 'tusk-admin-key';
@@ -100,12 +101,12 @@ describe('Registry: addAccount', () => {
     expect(validated.at(-1)!.catalogue).toBe(registry.catalogue);
     expect(registry.home(fixture.id)).toBe(added);
     expect(registry.account(fixture.id)).toBe(added.records);
-    expect(registry.authenticateCustomer(keys.admin)?.home).toBe(added);
     expect(registry.authenticateCustomer(keys.admin)?.account).toBe(added.records);
-    expect(registry.authenticateInstance('added-instance-key')?.home).toBe(added);
+    expect(registry.authenticateCustomer(keys.admin)?.account).toBe(added.records);
+    expect(registry.authenticateInstance('added-instance-key')?.account).toBe(added.records);
     expect(registry.homeOfKey('added-instance-key')).toBe(added);
     expect(registry.homeOfHeader(`Basic ${Buffer.from(`:${keys.admin}`).toString('base64')}`)).toBe(added);
-    expect(registry.authenticateCustomer(ADMIN_KEY)?.home).not.toBe(added);
+    expect(registry.authenticateCustomer(ADMIN_KEY)?.account).not.toBe(added.records);
   });
 
   it('refuses an account id that exists and the keys of another account, adding nothing', () => {
@@ -172,7 +173,7 @@ describe('Registry: restore', () => {
     const { account, key } = seeded();
     account.inviteTeamMember({ email: 'keyless@example.com' }, key); // a member no key acts for
     registry.addAccount(freshAccount().fixture);
-    good = json(registry.toJSON());
+    good = json(registry.dump());
     xi = good.accounts[0]!.instances.findIndex((x) => x.id === 1);
   });
 
@@ -180,12 +181,12 @@ describe('Registry: restore', () => {
   const problemsOf = (spoil: (s: RegistryState) => void): string[] => {
     const bad = json(good);
     spoil(bad);
-    const before = JSON.stringify(registry.toJSON());
+    const before = JSON.stringify(registry.dump());
     try {
-      registry.restore(bad);
+      loadStateParts(registry, bad);
     } catch (err) {
       expect(err).toBeInstanceOf(StateError);
-      expect(JSON.stringify(registry.toJSON())).toBe(before);
+      expect(JSON.stringify(registry.dump())).toBe(before);
       return (err as StateError).problems;
     }
     throw new Error('expected a StateError, but the state was taken over');
@@ -198,7 +199,7 @@ describe('Registry: restore', () => {
   it('takes over a state whose key ids carry no number', () => {
     const s = json(good);
     s.accounts[0]!.keys[0]!.id = 'legacy';
-    registry.restore(s);
+    loadStateParts(registry, s);
     expect(registry.authenticateCustomer(ADMIN_KEY)!.key.id).toBe('legacy');
   });
 

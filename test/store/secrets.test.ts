@@ -1,6 +1,6 @@
 // randomSecret: the API keys and passwords the stores hand out.
 import { describe, expect, it } from 'vitest';
-import { SecretSource, randomSecret } from '../../src/store/secrets.js';
+import { SecretSource, randomSecret } from '../../src/domain/secrets.js';
 
 describe('randomSecret', () => {
   it('is exactly as long as asked (32 by default), of URL-safe characters only', () => {

@@ -1,4 +1,4 @@
-// A state load refused by the checks of src/store/state-check.ts reaches nothing: not the stores,
+// A state load refused by the checks of src/control/state-check.ts reaches nothing: not the stores,
 // the keys or the clock (test/control/hostile-inputs.test.ts), and not the database engine either,
 // which is told nothing (issue 31: a providerid of another account's instance took over its
 // database, because the load provisioned it with the loader's password). And the identity the
@@ -6,13 +6,14 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
-import { StateError } from '../../src/store/snapshot.js';
-import { databaseKeyOf } from '../../src/store/instance-store.js';
+import { Registry } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { StateError } from '../../src/domain/state.js';
+import { databaseKeyOf } from '../../src/resources/instances/instance.js';
 import { freshAccount } from '../../src/control/accounts.js';
 import { Databases, type InstanceDatabases } from '../../src/databases/instance-databases.js';
 import type { PostgresEngine } from '../../src/databases/engine.js';
+import { loadStateParts, loadAccountParts } from '../../src/control/state-check.js';
 
 const DEDICATED = { name: 'db', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
@@ -66,24 +67,24 @@ describe('a refused load tells the database engine nothing', () => {
     const dump = registry.home(x)!.dump();
     dump.account.instances[0]!.providerid = registry.home(y)!.dump().account.instances[0]!.providerid;
     dump.account.instances[0]!.password = 'chosen-by-x';
-    const before = JSON.stringify(registry.toJSON());
+    const before = JSON.stringify(registry.dump());
     calls.length = 0;
-    expect(() => registry.restoreAccount(x, dump)).toThrow(StateError);
+    expect(() => loadAccountParts(registry, x, dump)).toThrow(StateError);
     expect(calls).toEqual([]);
-    expect(JSON.stringify(registry.toJSON())).toBe(before);
+    expect(JSON.stringify(registry.dump())).toBe(before);
   });
 
   it('a server-wide load with one providerid twice: a StateError, and no step for the engine', () => {
-    const state = registry.toJSON();
+    const state = registry.dump();
     const [a, b] = state.accounts.filter((s) => s.id === x || s.id === y);
     b!.instances[0]!.providerid = a!.instances[0]!.providerid;
     calls.length = 0;
-    expect(() => registry.restore(state)).toThrow(StateError);
+    expect(() => loadStateParts(registry, state)).toThrow(StateError);
     expect(calls).toEqual([]);
   });
 
   it("an account's own dump loads, and the engine is told (the recorder sees the stores' steps)", () => {
-    registry.restoreAccount(x, registry.home(x)!.dump());
+    loadAccountParts(registry, x, registry.home(x)!.dump());
     expect(calls).toContain('provision');
   });
 });
@@ -116,12 +117,12 @@ describe('an accepted load drops the databases of the instances it leaves out', 
     const dump = registry.home(x)!.dump();
     const [gone, kept] = dump.account.instances;
     dump.account.instances = [kept!];
-    registry.restoreAccount(x, dump);
+    loadAccountParts(registry, x, dump);
     expect(dropped).toEqual([databaseOf(gone!.providerid)]);
   });
 
   it("an account's load of its own dump drops nothing", () => {
-    registry.restoreAccount(x, registry.home(x)!.dump());
+    loadAccountParts(registry, x, registry.home(x)!.dump());
     expect(dropped).toEqual([]);
   });
 
@@ -138,16 +139,16 @@ describe('an accepted load drops the databases of the instances it leaves out', 
     const dump = home.dump();
     dump.account.clock = { offset_ms: 3_600_000, pinned_ms: null };
     (dump.account.team[0] as { roles: unknown }).roles = null;
-    expect(() => registry.restoreAccount(x, dump)).toThrow(StateError);
+    expect(() => loadAccountParts(registry, x, dump)).toThrow(StateError);
     expect(home.clock.toJSON()).toEqual(clockBefore);
     expect(dropped).toEqual([]);
   });
 
   it('a server-wide load without an account drops the databases of its instances', () => {
-    const state = registry.toJSON();
+    const state = registry.dump();
     const gone = state.accounts.find((a) => a.id === x)!;
     state.accounts = state.accounts.filter((a) => a.id !== x);
-    registry.restore(state);
+    loadStateParts(registry, state);
     expect(dropped.sort()).toEqual(gone.instances.map((i) => databaseOf(i.providerid)).sort());
   });
 });

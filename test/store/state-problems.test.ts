@@ -1,16 +1,17 @@
-// The problems checkState() (src/store/state-check.ts) names in a state dump, each as the 400 of a
+// The problems stateProblems() (src/control/state-check.ts) names in a state dump, each as the 400 of a
 // state load reports it: its field, its rule and its words. A server-wide load checks the server's
 // clock and outbox too; an account's own load (`scoped`) names its places `account...`, leaves the
 // server's clock to the server, and calls an identifier another account holds another account's.
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDocuments } from '../../src/openapi/documents.js';
 import { readContractRules, type ContractRules } from '../../src/openapi/rules.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
-import { checkState, type StateCheckOptions } from '../../src/store/state-check.js';
-import { StateError, type RegistryState } from '../../src/store/snapshot.js';
+import { Registry } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { stateProblems, type StateCheckOptions } from '../../src/control/state-check.js';
+import { StateError, type RegistryState } from '../../src/domain/state.js';
 import { freshAccount } from '../../src/control/accounts.js';
 import { instanceKey } from '../../fixtures/index.js';
+import { loadAccountParts } from '../../src/control/state-check.js';
 
 const KEYS_ARE_UNIQUE = 'every customer and instance API key is unique across the server';
 const PROVIDERIDS_ARE_UNIQUE =
@@ -36,7 +37,7 @@ beforeEach(() => {
   inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
   inst.createBackup();
   registry.addAccount(freshAccount().fixture);
-  good = JSON.parse(JSON.stringify(registry.toJSON())) as RegistryState;
+  good = JSON.parse(JSON.stringify(registry.dump())) as RegistryState;
   xi = good.accounts[0]!.instances.findIndex((x) => x.id === 1);
 });
 
@@ -44,7 +45,7 @@ beforeEach(() => {
 function problems(spoil: (s: RegistryState) => void, options?: StateCheckOptions) {
   const bad = JSON.parse(JSON.stringify(good)) as RegistryState;
   spoil(bad);
-  return checkState(bad, registry.catalogue, options);
+  return stateProblems(bad, registry.catalogue, options);
 }
 const instance = (s: RegistryState) => s.accounts[0]!.instances[xi]!;
 const at = () => `accounts.0.instances.${xi}`;
@@ -221,7 +222,7 @@ describe('StateError: what the 400 of a refused load names', () => {
 describe('Registry: one account by id', () => {
   it('resetting or loading an account no account has is a StateError naming the id', () => {
     const dump = registry.home(good.accounts[0]!.id)!.dump();
-    for (const act of [() => registry.resetAccount('nope'), () => registry.restoreAccount('nope', dump)]) {
+    for (const act of [() => registry.resetAccount('nope'), () => loadAccountParts(registry, 'nope', dump)]) {
       expect(act).toThrow(StateError);
       expect(act).toThrow('not a valid Tusk state: no account has id nope');
     }

@@ -1,0 +1,470 @@
+// One instance: its identity and connection (read and changed through the customer interface) and
+// its per-instance state (the instance interface: recipients, alarms, integrations, backups,
+// maintenance; see the sections below), which instance-api-state.ts holds and is built on first use.
+import { randomUUID } from 'node:crypto';
+import type {
+  Alarm,
+  Backend,
+  Backup,
+  BrokerKind,
+  CreateAlarmBody,
+  CreateBackupBody,
+  Integration,
+  Maintenance,
+  Plan,
+  Recipient,
+  RecipientBody,
+  RecoverToPointInTimeBody,
+  RestoreBackupBody,
+  StoreContext,
+  UpdateAlarmBody,
+} from '../../domain/types.js';
+import type { IntegrationKind, SystemBodyValidator } from '../integrations/integrations.js';
+import type { AlarmStatus, EventType, InstanceMetrics } from '../alarms/monitor.js';
+import {
+  InstanceApiState,
+  SECOND_DATABASE,
+  firstDueOfInitialState,
+  type InstanceApiStateDump,
+} from './instance-resources.js';
+import type { InstanceState } from '../../domain/state.js';
+import type { DatabaseRef } from '../../databases/instance-databases.js';
+import { connectionLimitOf } from '../../../fixtures/index.js';
+
+export type { IntegrationKind, SystemBodyValidator } from '../integrations/integrations.js';
+
+export { SECOND_DATABASE } from './instance-resources.js';
+
+/** The part of a providerid that names the instance's real database and role (src/databases/instance-databases.ts). */
+export { databaseKeyOf } from '../../databases/instance-databases.js';
+
+export interface InstanceInit {
+  id: number;
+  accountId: string;
+  name: string;
+  plan: Plan;
+  backend: Backend;
+  /** `<provider>::<region>` */
+  region: string;
+  pgVersion: string;
+  /** The account's team e-mail: the value of the default recipient. */
+  teamEmail: string;
+  /** ms since the epoch on the store's clock. */
+  createdAt: number;
+  readyAt: number;
+  /** Free strings, as given on create (production stores and returns them). */
+  tags?: string[];
+  /** fork and pit: the source instance, and for pit the time copied (ms); its database is copied (src/databases/). */
+  copyOf?: { source: InstanceStore; at?: number };
+  /** Given for seeded instances (deterministic); generated otherwise. */
+  providerid?: string;
+  apikey?: string;
+  password?: string;
+}
+
+export class InstanceStore {
+  readonly id: number;
+  readonly accountId: string;
+  readonly providerid: string;
+  readonly region: string;
+  readonly pgVersion: string;
+  readonly createdAt: number;
+  readonly readyAt: number;
+  readonly teamEmail: string;
+  private _name: string;
+  private _plan: Plan;
+  backend: Backend;
+  private _tags: string[];
+  /**
+   * Changes whenever a field of the instance's summary changes (name, tags, plan, the password in
+   * its url): AccountViews.instances() keeps each summary's JSON until then.
+   */
+  private _revision = 0;
+  private key: string;
+  private password: string;
+  private readonly user: string;
+  private readonly host: string;
+  private readonly database: string;
+  /** The instance's real database, when the server has a database engine (src/databases/). */
+  readonly db?: DatabaseRef;
+  /** When the instance was built: its initial per-instance state is dated from it. */
+  private readonly origin: number;
+  /**
+   * Until the instance-API state is built: the time from which the initial state has something to notify
+   * (evaluateAlarms builds it then).
+   */
+  private readonly initialDue: number;
+  /** The per-instance interface state (see the section at the end); built by `apiState` on first use. */
+  private built: InstanceApiState | undefined;
+
+  /** @param state the per-instance state to take over (InstanceStore.fromJSON) instead of the initial one */
+  constructor(
+    init: InstanceInit,
+    readonly ctx: StoreContext,
+    state?: InstanceApiStateDump,
+  ) {
+    this.id = init.id;
+    this.accountId = init.accountId;
+    this._name = init.name;
+    this._tags = [...(init.tags ?? [])];
+    this._plan = init.plan;
+    this.backend = init.backend;
+    this.region = init.region;
+    this.pgVersion = init.pgVersion;
+    this.teamEmail = init.teamEmail;
+    this.createdAt = init.createdAt;
+    this.readyAt = init.readyAt;
+    this.providerid = init.providerid ?? randomUUID();
+    this.key = init.apikey ?? ctx.secrets.secret(36);
+    this.password = init.password ?? ctx.secrets.secret(24);
+    this.user = `u${this.providerid.slice(0, 8)}`;
+    const [, region = 'local'] = init.region.split('::');
+    this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
+    this.database = `db${init.id}`;
+    // The per-instance state: taken over from `state`, or the initial one (the default recipient,
+    // the four default alarms, a history of daily backups and upcoming maintenance, dated from now
+    // on the store's clock), built on first use.
+    this.origin = ctx.clock.now();
+    this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
+    if (state) this.built = new InstanceApiState(this, ctx, this.origin, this.databases, state);
+    const copyOf = init.copyOf?.source.db
+      ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) }
+      : undefined;
+    // Its real size becomes disk_used_gb (sizes arrive later, in the background).
+    if (ctx.databases) {
+      const connectionLimit = connectionLimitOf(init.plan.name);
+      this.db = ctx.databases.provision(this.providerid, this.password, {
+        ...(copyOf ? { from: copyOf } : {}),
+        ...(connectionLimit !== undefined ? { connectionLimit } : {}),
+        onSize: (bytes) => this.apiState.monitor.observeDiskUsed(bytes / 1e9),
+        backups: () => {
+          const { backups } = this.apiState;
+          return backups.list(this.database).map((b) => ({ id: b.id, at: backups.takenAt(b.id) }));
+        },
+      });
+    }
+    ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
+  }
+
+  /** The per-instance interface state, built the first time it is needed. */
+  private get apiState(): InstanceApiState {
+    return (this.built ??= new InstanceApiState(this, this.ctx, this.origin, this.databases));
+  }
+
+  /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
+  static fromJSON(
+    state: InstanceState,
+    who: { accountId: string; teamEmail: string; plan: Plan; backend: Backend },
+    ctx: StoreContext,
+  ): InstanceStore {
+    return new InstanceStore(
+      {
+        id: state.id,
+        accountId: who.accountId,
+        name: state.name,
+        tags: state.tags ?? [],
+        plan: who.plan,
+        backend: who.backend,
+        region: state.region,
+        pgVersion: state.pg_version,
+        teamEmail: who.teamEmail,
+        createdAt: state.created_at,
+        readyAt: state.ready_at,
+        providerid: state.providerid,
+        apikey: state.apikey,
+        password: state.password,
+      },
+      ctx,
+      state,
+    );
+  }
+
+  /** The whole instance as plain JSON (see snapshot.ts). */
+  toJSON(): InstanceState {
+    return {
+      id: this.id,
+      name: this.name,
+      tags: [...this.tags],
+      plan: this.plan.name,
+      region: this.region,
+      pg_version: this.pgVersion,
+      created_at: this.createdAt,
+      ready_at: this.readyAt,
+      providerid: this.providerid,
+      apikey: this.key,
+      password: this.password,
+      ...this.apiState.toJSON(),
+    };
+  }
+
+  get apikey(): string {
+    return this.key;
+  }
+
+  /** Provisioned on the clock, and (with a database engine) once its database accepts connections. */
+  get ready(): boolean {
+    return this.ctx.clock.now() >= this.readyAt && (!this.db || this.ctx.databases!.isReady(this.db));
+  }
+
+  /** `postgres://<user>:<password>@<host>:<port>/<database>`: with a database engine, its real server, role and database. */
+  get url(): string {
+    const dbs = this.ctx.databases;
+    if (this.db && dbs)
+      return `postgres://${this.db.role}:${this.password}@${dbs.host}:${dbs.port}/${this.db.database}`;
+    return `postgres://${this.user}:${this.password}@${this.host}:5432/${this.database}`;
+  }
+
+  /** The broker kind of the spec's metrics availability table, from the backend and its version. */
+  get brokerKind(): BrokerKind {
+    if (this.backend.kind === 'alternative') return 'alternative';
+    const [major = 0, minor = 0] = this.backend.version.split('.').map(Number);
+    return major > 4 || (major === 4 && minor >= 2) ? 'primary_from_4_2' : 'primary_below_4_2';
+  }
+
+  get revision(): number {
+    return this._revision;
+  }
+
+  get name(): string {
+    return this._name;
+  }
+
+  set name(name: string) {
+    this._name = name;
+    this._revision++;
+  }
+
+  get plan(): Plan {
+    return this._plan;
+  }
+
+  /** Replaced whole by an update that gives them. */
+  get tags(): readonly string[] {
+    return this._tags;
+  }
+
+  set tags(tags: readonly string[]) {
+    this._tags = [...tags];
+    this._revision++;
+  }
+
+  /** Moves the instance to another plan (and that plan's backend). */
+  changePlan(plan: Plan, backend: Backend): void {
+    const limit = connectionLimitOf(plan.name);
+    if (this.db && limit !== connectionLimitOf(this._plan.name)) this.ctx.databases!.setConnectionLimit(this.db, limit);
+    this._plan = plan;
+    this.backend = backend;
+    this._revision++;
+  }
+
+  /** Issues a new instance key; the old one is revoked at once. */
+  rotateApiKey(): string {
+    this.ctx.keys.revoke(this.key);
+    this.key = this.ctx.secrets.secret(36);
+    this.ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
+    return this.key;
+  }
+
+  /** Gives the instance user a new password (visible in `url`). */
+  rotatePassword(): void {
+    this.password = this.ctx.secrets.secret(24);
+    this._revision++;
+    if (this.db) this.ctx.databases!.setPassword(this.db, this.password);
+  }
+
+  /** Revokes the key and drops the database; the account drops the store. */
+  destroy(): void {
+    this.ctx.keys.revoke(this.key);
+    if (this.db) this.ctx.databases!.drop(this.db);
+  }
+
+  // ---- per-instance interface state: recipients, alarms, integrations, backups, maintenance ----
+  // One method per operation of the instance document; a refused request throws an ApiError
+  // before anything changes.
+
+  /** The databases of the instance; the first is the default one (the database of `url`). */
+  get databases(): readonly string[] {
+    return [this.database, SECOND_DATABASE];
+  }
+
+  // backups
+  listBackups(db?: string): Backup[] {
+    return this.apiState.backups.list(db);
+  }
+
+  /** listBackups(db) as the JSON bytes of the answer (instance-backups-view.ts). */
+  listBackupsJson(db?: string): Uint8Array {
+    return this.apiState.backupsView.list(db);
+  }
+
+  // The real database is the instance's default one (the second is a record only): its backups are
+  // snapshots made by the server, and restores and recoveries replace it; each is announced (listed,
+  // called back) once done.
+  createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
+    const { db } = this;
+    const real = db && (body.db ?? this.database) === this.database;
+    const at = this.ctx.clock.now();
+    return this.apiState.backups.create(
+      body,
+      real
+        ? (id, done) =>
+            this.ctx.databases!.snapshot(db, id, at, (bytes) => {
+              this.apiState.backups.setSize(id, bytes);
+              done();
+            })
+        : undefined,
+    );
+  }
+
+  restoreBackup(body: RestoreBackupBody): void {
+    const { db } = this;
+    this.apiState.backups.restore(
+      body,
+      db
+        ? (backup, done) =>
+            backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()
+        : undefined,
+    );
+  }
+
+  recoverToPointInTime(body: RecoverToPointInTimeBody): void {
+    const { db } = this;
+    // The whole minute of pit: the newest snapshot taken within it or before.
+    this.apiState.backups.recover(
+      body,
+      db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined,
+    );
+  }
+
+  // recipients
+  listRecipients(): Recipient[] {
+    return this.apiState.recipients.list();
+  }
+
+  getRecipient(id: number): Recipient {
+    return this.apiState.recipients.get(id);
+  }
+
+  createRecipient(body: RecipientBody): Recipient {
+    return this.apiState.recipients.create(body);
+  }
+
+  updateRecipient(id: number, body: RecipientBody): Recipient {
+    return this.apiState.recipients.update(id, body);
+  }
+
+  /** Also removes the recipient from every alarm; the default recipient cannot be deleted. */
+  deleteRecipient(id: number): void {
+    this.apiState.recipients.delete(id);
+  }
+
+  // alarms
+  listAlarms(): Alarm[] {
+    return this.apiState.alarms.list();
+  }
+
+  getAlarm(id: number): Alarm {
+    return this.apiState.alarms.get(id);
+  }
+
+  createAlarm(body: CreateAlarmBody): Alarm {
+    const a = this.apiState.alarms.create(body);
+    this.apiState.monitor.added(this.apiState.alarms.stored(a.id));
+    return a;
+  }
+
+  updateAlarm(id: number, body: UpdateAlarmBody): Alarm {
+    this.apiState.monitor.evaluate();
+    const a = this.apiState.alarms.update(id, body);
+    this.apiState.monitor.evaluate();
+    return a;
+  }
+
+  deleteAlarm(id: number): void {
+    this.apiState.alarms.delete(id);
+    this.apiState.monitor.evaluate();
+  }
+
+  // log and metrics integrations
+  listIntegrations(kind: IntegrationKind): Integration[] {
+    return this.apiState.integrations[kind].list();
+  }
+
+  getIntegration(kind: IntegrationKind, id: number): Integration {
+    return this.apiState.integrations[kind].get(id);
+  }
+
+  /** `config` is the body, validated against the system's schema. Metrics: the broker kind must offer the system. */
+  createIntegration(kind: IntegrationKind, system: string, config: Record<string, unknown>): Integration {
+    return this.apiState.integrations[kind].create(system, config);
+  }
+
+  /** Replaces the config; `validate` checks the body against the stored system's schema. With `system`, another type is a 404. */
+  updateIntegration(
+    kind: IntegrationKind,
+    id: number,
+    body: unknown,
+    validate: SystemBodyValidator,
+    system?: string,
+  ): Integration {
+    return this.apiState.integrations[kind].update(id, body, validate, system);
+  }
+
+  deleteIntegration(kind: IntegrationKind, id: number): void {
+    this.apiState.integrations[kind].delete(id);
+  }
+
+  // maintenance
+  listMaintenance(): Maintenance[] {
+    return this.apiState.maintenance.list();
+  }
+
+  /** Notice alarms fire (the maintenance is scheduled anew). */
+  rescheduleMaintenance(id: number, scheduledBy: string): Maintenance {
+    this.apiState.monitor.evaluate();
+    const m = this.apiState.maintenance.reschedule(id, scheduledBy);
+    this.apiState.monitor.maintenanceScheduled(m);
+    return m;
+  }
+
+  /** Notice alarms fire (the maintenance starts). */
+  runMaintenance(id: number): Maintenance {
+    this.apiState.monitor.evaluate();
+    const m = this.apiState.maintenance.run(id);
+    this.apiState.monitor.maintenanceRun(id, m);
+    // What a client sees of maintenance: its sessions end (a restart).
+    if (this.db) this.ctx.databases!.terminate(this.db);
+    return m;
+  }
+
+  // ---- simulation (control API, outside the contract): metrics, events, alarm evaluation ----
+
+  /** The simulated metrics. */
+  get metrics(): InstanceMetrics {
+    return this.apiState.monitor.metrics;
+  }
+
+  /** Merges metrics (a 400 ApiError naming a bad field) and evaluates the alarms. */
+  setMetrics(patch: unknown): InstanceMetrics {
+    return this.apiState.monitor.setMetrics(patch);
+  }
+
+  /** Raises an event (server_unreachable, netsplit, notice); returns the number of notifications. */
+  raiseEvent(type: EventType, message?: string): number {
+    return this.apiState.monitor.raise(type, message);
+  }
+
+  /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
+  evaluateAlarms(now?: number): number {
+    // Every instance on every tick: the built state read directly, not through the getter.
+    const built = this.built;
+    if (built) return built.monitor.tick(now);
+    if ((now ?? this.ctx.clock.now()) < this.initialDue) return 0;
+    return this.apiState.monitor.tick(now);
+  }
+
+  /** Every alarm with its state against the metrics. */
+  alarmStatus(): AlarmStatus[] {
+    return this.apiState.monitor.status();
+  }
+}
