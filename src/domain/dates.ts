@@ -87,3 +87,15 @@ export function formatDuration(minutes: number): string {
   }
   return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
 }
+
+/** A month index (year * 12 + month - 1) of `yyyy-mm` or `yyyy/m`. */
+export function monthIndexOfYearMonth(text: string): number {
+  const [y, m] = text.split(/[-/]/).map(Number) as [number, number];
+  return y * 12 + m - 1;
+}
+
+/** The month index (year * 12 + month - 1) of a time, in UTC. */
+export function monthIndexOfTime(ms: number): number {
+  const d = new Date(ms);
+  return d.getUTCFullYear() * 12 + d.getUTCMonth();
+}

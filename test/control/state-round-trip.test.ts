@@ -21,7 +21,7 @@ const fresh = () => new Registry({ ...registry.options, clock: new VirtualClock(
 /** Changes a bit of everything through the stores, the way requests would. */
 function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: string } {
   const { account, key } = registry.authenticateCustomer(ADMIN_KEY)!;
-  const created = account.createInstance(
+  const created = account.instances.create(
     { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
     key,
   );
@@ -35,10 +35,10 @@ function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: stri
   inst.runMaintenance(m!.id);
   const newInstanceKey = inst.rotateApiKey();
   inst.rotatePassword();
-  account.inviteTeamMember({ email: 'new@example.com', role: 'member', tags: 'a,b' }, key);
-  account.updateInstance(1, { name: 'renamed' }, key);
-  account.deleteInstance(3, key);
-  const { apikey: newAdminKey } = account.rotateApiKey(key.id);
+  account.team.invite({ email: 'new@example.com', role: 'member', tags: 'a,b' }, key);
+  account.instances.update(1, { name: 'renamed' }, key);
+  account.instances.delete(3, key);
+  const { apikey: newAdminKey } = account.apiKeys.rotate(key.id);
   registry.clock.advance(3_600_000);
   return { newAdminKey, instanceId: created.id, newInstanceKey };
 }
@@ -79,7 +79,7 @@ describe('the registry state round trip', () => {
     expect(loaded.authenticateInstance(instanceKey(3))).toBeUndefined(); // deleted
 
     // ids go on where the dumped registry stood
-    const again = admin.account.createInstance(
+    const again = admin.account.instances.create(
       { name: 'next', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
       admin.key,
     );
@@ -92,8 +92,8 @@ describe('the registry state round trip', () => {
     expect(inst.createIntegration('logs', 'logs_e', { token: 'b' }).id).toBe(
       before.createIntegration('logs', 'logs_e', { token: 'b' }).id,
     );
-    expect(admin.account.rotateApiKey(admin.key.id).apikey).not.toBe(newAdminKey);
-    expect(admin.account.apiKeys().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
+    expect(admin.account.apiKeys.rotate(admin.key.id).apikey).not.toBe(newAdminKey);
+    expect(admin.account.apiKeys.list().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
 
     // the clock and the outbox came along
     expect(loaded.clock.offsetMs).toBe(registry.clock.offsetMs);
@@ -123,10 +123,10 @@ describe('the registry state round trip', () => {
     }
     const accountA = registry.authenticateInstance(newInstanceKey)!.account;
     const accountB = loaded.authenticateInstance(newInstanceKey)!.account;
-    expect(accountB.listInstances()).toEqual(accountA.listInstances());
-    expect(accountB.listTeamMembers()).toEqual(accountA.listTeamMembers());
-    expect(accountB.listInvoices()).toEqual(accountA.listInvoices());
-    expect(accountB.auditLogCsv()).toBe(accountA.auditLogCsv());
+    expect(accountB.instances.list()).toEqual(accountA.instances.list());
+    expect(accountB.team.list()).toEqual(accountA.team.list());
+    expect(accountB.invoices.list()).toEqual(accountA.invoices.list());
+    expect(accountB.audit.csv()).toBe(accountA.audit.csv());
   });
 
   it('a loaded state keeps its seed: reset goes back to the fixtures of that seed', () => {

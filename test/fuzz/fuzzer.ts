@@ -488,10 +488,10 @@ export class World {
 
   /** The current admin key; a fresh world when the fuzz removed every admin. */
   adminKey(): string {
-    let admin = this.account.apiKeys().find((k) => k.role === 'admin');
-    if (!admin || this.account.listInstances().length === 0) {
+    let admin = this.account.apiKeys.list().find((k) => k.role === 'admin');
+    if (!admin || this.account.instances.list().length === 0) {
       this.reset();
-      admin = this.account.apiKeys().find((k) => k.role === 'admin')!;
+      admin = this.account.apiKeys.list().find((k) => k.role === 'admin')!;
     }
     return admin.key;
   }
@@ -504,7 +504,7 @@ export class World {
 
   instance(pick: number): { id: number; key: string } {
     this.adminKey();
-    const list = this.account.listInstances();
+    const list = this.account.instances.list();
     const id = list[Math.min(list.length - 1, Math.floor(pick * list.length))]!.id;
     return { id, key: this.account.instanceStore(id)!.apikey };
   }
@@ -514,10 +514,10 @@ export class World {
     const a = this.account;
     const store = instanceId === undefined ? undefined : a.instanceStore(instanceId);
     return JSON.stringify({
-      instances: a.listInstances(),
-      team: a.listTeamMembers().map((m) => ({ ...m, tags: a.memberTags(m.id) })),
-      keys: a.apiKeys(),
-      audit: a.auditEvents().length,
+      instances: a.instances.list(),
+      team: a.team.list().map((m) => ({ ...m, tags: a.team.tags(m.id) })),
+      keys: a.apiKeys.list(),
+      audit: a.audit.rows().length,
       outbox: this.tusk.registry.outbox.list().length,
       instance:
         store &&

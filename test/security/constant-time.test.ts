@@ -62,7 +62,7 @@ describe('the comparison path of a key', () => {
       rules: readContractRules((await loadDocuments()).instance),
     });
     const account = [...registry.allAccounts()][0]!;
-    const instanceKey = account.instanceStore(account.listInstances()[0]!.id)!.apikey;
+    const instanceKey = account.instanceStore(account.instances.list()[0]!.id)!.apikey;
     vi.mocked(crypto.timingSafeEqual).mockClear();
     expect(registry.authenticateInstance(KEY)).toBeUndefined();
     expect(registry.authenticateCustomer(instanceKey)).toBeUndefined();

@@ -34,7 +34,7 @@ function account() {
   const { fixture, keys } = freshAccount();
   const home = registry.addAccount(fixture);
   const admin = home.records.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!;
-  const created = home.records.createInstance(DEDICATED, admin);
+  const created = home.records.instances.create(DEDICATED, admin);
   return { home, keys, created };
 }
 

@@ -15,10 +15,10 @@ beforeEach(async () => {
   admin = principal.key;
 });
 
-const json = () => Buffer.from(account.views.instances()).toString();
-const same = () => expect(json()).toBe(JSON.stringify(account.listInstances()));
+const json = () => Buffer.from(account.instances.listJson()).toString();
+const same = () => expect(json()).toBe(JSON.stringify(account.instances.list()));
 const create = () =>
-  account.createInstance({ name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, admin);
+  account.instances.create({ name: 'orders-db', plan: 'hippo', region: 'amazon-web-services::us-east-1' }, admin);
 const summaryOf = (id: number) =>
   (JSON.parse(json()) as { id: number; name: string; tags: string[]; plan: string; url: string }[]).find(
     (x) => x.id === id,
@@ -28,7 +28,7 @@ describe('the cached instance list after two changes of one instance', () => {
   it('shows a new name and new tags given in one update', () => {
     const { id } = create();
     json();
-    account.updateInstance(id, { name: 'renamed', tags: ['prod'] }, admin);
+    account.instances.update(id, { name: 'renamed', tags: ['prod'] }, admin);
     expect(summaryOf(id)).toMatchObject({ name: 'renamed', tags: ['prod'] });
     same();
   });
@@ -37,7 +37,7 @@ describe('the cached instance list after two changes of one instance', () => {
     const { id } = create();
     const other = account.catalogue.plans.find((p) => !p.shared && p.name !== 'hippo')!;
     json();
-    account.updateInstance(id, { name: 'renamed', plan: other.name }, admin);
+    account.instances.update(id, { name: 'renamed', plan: other.name }, admin);
     expect(summaryOf(id)).toMatchObject({ name: 'renamed', plan: other.name });
     same();
   });
@@ -45,7 +45,7 @@ describe('the cached instance list after two changes of one instance', () => {
   it('shows a new password in the url after a rename', () => {
     const { id } = create();
     const before = summaryOf(id).url;
-    account.updateInstance(id, { name: 'renamed' }, admin);
+    account.instances.update(id, { name: 'renamed' }, admin);
     account.instanceStore(id)!.rotatePassword();
     expect(summaryOf(id).url).not.toBe(before);
     same();

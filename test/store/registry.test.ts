@@ -144,8 +144,8 @@ describe('Registry: ticks', () => {
   it('evaluates the alarms of every instance on a tick, and counts the notifications', () => {
     const { account, key } = seeded();
     const notifications = () => registry.outbox.list().filter((e) => e.kind === 'notification');
-    const a = account.instanceStore(account.createInstance(DEDICATED, key).id)!;
-    const b = account.instanceStore(account.createInstance(DEDICATED, key).id)!;
+    const a = account.instanceStore(account.instances.create(DEDICATED, key).id)!;
+    const b = account.instanceStore(account.instances.create(DEDICATED, key).id)!;
     a.setMetrics({ cpu: 95 });
     b.setMetrics({ memory: 95 });
     clock.advance(600_000);
@@ -171,7 +171,7 @@ describe('Registry: restore', () => {
     inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
     inst.createBackup();
     const { account, key } = seeded();
-    account.inviteTeamMember({ email: 'keyless@example.com' }, key); // a member no key acts for
+    account.team.invite({ email: 'keyless@example.com' }, key); // a member no key acts for
     registry.addAccount(freshAccount().fixture);
     good = json(registry.dump());
     xi = good.accounts[0]!.instances.findIndex((x) => x.id === 1);

@@ -56,7 +56,7 @@ describe('a refused load tells the database engine nothing', () => {
     for (const name of ['x', 'y']) {
       const { fixture, keys } = freshAccount({ name });
       const account = registry.addAccount(fixture).records;
-      account.createInstance(DEDICATED, account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!);
+      account.instances.create(DEDICATED, account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!);
       if (name === 'x') x = account.id;
       else y = account.id;
     }
@@ -105,8 +105,8 @@ describe('an accepted load drops the databases of the instances it leaves out', 
     const { fixture, keys } = freshAccount({ name: 'x' });
     const account = registry.addAccount(fixture).records;
     const key = account.apiKey(fixture.keys.find((k) => k.key === keys.admin)!.id)!;
-    account.createInstance(DEDICATED, key);
-    account.createInstance(DEDICATED, key);
+    account.instances.create(DEDICATED, key);
+    account.instances.create(DEDICATED, key);
     x = account.id;
     calls.length = 0;
     dropped.length = 0;

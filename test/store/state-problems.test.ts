@@ -234,7 +234,7 @@ describe('Registry: one account by id', () => {
     for (const name of ['first', 'second']) {
       const home = registry.home(id)!;
       const admin = home.records.fixture.keys[0]!;
-      home.records.createInstance(
+      home.records.instances.create(
         { name, plan: 'hippo', region: 'amazon-web-services::us-east-1' },
         home.records.apiKey(admin.id)!,
       );

@@ -9,7 +9,7 @@ export function apiKeysApp(route: Route) {
   app.post(
     '/rotate-apikey',
     ...op('rotateApiKey', (c) => {
-      return c.get('principal').account.rotateApiKey(c.get('principal').key.id);
+      return c.get('principal').account.apiKeys.rotate(c.get('principal').key.id);
     }),
   );
   return app;

@@ -9,7 +9,7 @@ export function auditLogApp(route: Route) {
   app.get(
     '/csv',
     ...op('getAuditLogCsv', (c, { query }) => {
-      return bytesAnswer(c, c.get('principal').account.views.auditCsv(query.timestamp), 'text/csv; charset=utf-8');
+      return bytesAnswer(c, c.get('principal').account.audit.csvBytes(query.timestamp), 'text/csv; charset=utf-8');
     }),
   );
   return app;

@@ -12,31 +12,31 @@ export function instancesApp(route: Route) {
   app.get(
     '/',
     ...op('listInstances', (c) => {
-      return bytesAnswer(c, c.get('principal').account.views.instances());
+      return bytesAnswer(c, c.get('principal').account.instances.listJson());
     }),
   );
   app.post(
     '/',
     ...op('createInstance', (c, { body }) => {
-      return c.get('principal').account.createInstance(body, c.get('principal').key);
+      return c.get('principal').account.instances.create(body, c.get('principal').key);
     }),
   );
   app.get(
     '/:id',
     ...op('getInstance', (c, { params }) => {
-      return c.get('principal').account.getInstance(params.id);
+      return c.get('principal').account.instances.get(params.id);
     }),
   );
   app.put(
     '/:id',
     ...op('updateInstance', (c, { params, body }) => {
-      return c.get('principal').account.updateInstance(params.id, body, c.get('principal').key);
+      return c.get('principal').account.instances.update(params.id, body, c.get('principal').key);
     }),
   );
   app.delete(
     '/:id',
     ...op('deleteInstance', (c, { params }) => {
-      c.get('principal').account.deleteInstance(params.id, c.get('principal').key);
+      c.get('principal').account.instances.delete(params.id, c.get('principal').key);
       return NO_CONTENT;
     }),
   );

@@ -12,20 +12,20 @@ export function invoicesApp(route: Route) {
     '/',
     ...op('listInvoices', (c, { query }) => {
       // The bytes the store keeps for the range (account-views.ts: the same JSON as the list).
-      return bytesAnswer(c, c.get('principal').account.views.invoices(query.from, query.to));
+      return bytesAnswer(c, c.get('principal').account.invoices.listJson(query.from, query.to));
     }),
   );
   // The fixed segment before the {id} route.
   app.get(
     '/period',
     ...op('getInvoiceForPeriod', (c, { query }) => {
-      return c.get('principal').account.getInvoiceForPeriod(query.year, query.month);
+      return c.get('principal').account.invoices.forPeriod(query.year, query.month);
     }),
   );
   app.get(
     '/:id',
     ...op('getInvoice', (c, { params }) => {
-      return c.get('principal').account.getInvoice(params.id);
+      return c.get('principal').account.invoices.get(params.id);
     }),
   );
   return app;

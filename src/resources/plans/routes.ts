@@ -10,7 +10,7 @@ export function plansApp(route: Route) {
     '/',
     ...op('listPlans', (c, { query }) => {
       // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
-      return bytesAnswer(c, c.get('principal').account.views.plans(query.backend));
+      return bytesAnswer(c, c.get('principal').account.plans.listJson(query.backend));
     }),
   );
   return app;

@@ -10,7 +10,7 @@ export function regionsApp(route: Route) {
     '/',
     ...op('listRegions', (c, { query }) => {
       // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
-      return bytesAnswer(c, c.get('principal').account.views.regions(query.provider));
+      return bytesAnswer(c, c.get('principal').account.regions.listJson(query.provider));
     }),
   );
   return app;

@@ -12,25 +12,25 @@ export function teamApp(route: Route) {
     '/',
     ...op('listTeamMembers', (c) => {
       // The bytes the store keeps until the team changes (account-views.ts: the same JSON as the list).
-      return bytesAnswer(c, c.get('principal').account.views.team());
+      return bytesAnswer(c, c.get('principal').account.team.listJson());
     }),
   );
   app.post(
     '/invite',
     ...op('inviteTeamMember', (c, { body }) => {
-      return c.get('principal').account.inviteTeamMember(body, c.get('principal').key);
+      return c.get('principal').account.team.invite(body, c.get('principal').key);
     }),
   );
   app.post(
     '/remove',
     ...op('removeTeamMember', (c, { body }) => {
-      return c.get('principal').account.removeTeamMember(body.email, c.get('principal').key);
+      return c.get('principal').account.team.remove(body.email, c.get('principal').key);
     }),
   );
   app.put(
     '/:user_id',
     ...op('updateTeamMember', (c, { params, body }) => {
-      return c.get('principal').account.updateTeamMember(params.user_id, body, c.get('principal').key);
+      return c.get('principal').account.team.update(params.user_id, body, c.get('principal').key);
     }),
   );
   return app;
