@@ -75,8 +75,8 @@ function view(registry: Registry, account: AccountStore, instance: InstanceStore
   return {
     instance: { id: instance.id, account: account.id, name: instance.name },
     now: new Date(account.ctx.clock.now()).toISOString(),
-    metrics: instance.metrics,
-    alarms: instance.alarmStatus(),
+    metrics: instance.monitor.metrics,
+    alarms: instance.monitor.status(),
   };
 }
 
@@ -93,7 +93,7 @@ export function instanceRoutes(deps: ControlDeps): Hono {
   app.put('/:instance_id/metrics', async (c) => {
     const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
-    instance.setMetrics(await controlBody(c, deps.document, 'setInstanceMetrics'));
+    instance.monitor.setMetrics(await controlBody(c, deps.document, 'setInstanceMetrics'));
     registry.tick();
     return c.json(view(registry, account, instance));
   });
@@ -102,7 +102,7 @@ export function instanceRoutes(deps: ControlDeps): Hono {
     const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
     const { type, message } = await controlBody(c, deps.document, 'raiseInstanceEvent');
-    const notified = instance.raiseEvent(type, message);
+    const notified = instance.monitor.raise(type, message);
     registry.tick();
     return c.json({ instance: { id: instance.id, account: account.id, name: instance.name }, type, notified });
   });

@@ -1,7 +1,7 @@
 // How a resource sub-app routes one operation, naming its operationId once:
 //   const op = operationsOf<Ops, InstanceEnv>(route);
 //   app.get('/:id', ...op('getAlarm', (c, { params }) => {
-//     return c.get('principal').instance.getAlarm(params.id);
+//     return c.get('principal').instance.alarms.get(params.id);
 //   }));
 // gives the operation's pipeline (route(id): auth, parse, validate, rate limit) and its handler. The
 // handler receives the validated input typed by that operation (from the generated types) and

@@ -26,13 +26,13 @@ function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: stri
     key,
   );
   const inst = account.instanceStore(created.id)!;
-  const r = inst.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
-  inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
-  inst.createIntegration('logs', 'logs_e', { token: 'a' });
-  inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
-  inst.createBackup({ callback: 'http://127.0.0.1:9/cb' });
-  const [m] = inst.listMaintenance();
-  inst.runMaintenance(m!.id);
+  const r = inst.recipients.create({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
+  inst.alarms.create({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
+  inst.integrations['logs'].create('logs_e', { token: 'a' });
+  inst.integrations['metrics'].create('metrics_c_v3', { api_key: 'k', region: 'eu' });
+  inst.backups.create({ callback: 'http://127.0.0.1:9/cb' });
+  const [m] = inst.maintenance.list();
+  inst.maintenance.run(m!.id);
   const newInstanceKey = inst.rotateApiKey();
   inst.rotatePassword();
   account.team.invite({ email: 'new@example.com', role: 'member', tags: 'a,b' }, key);
@@ -86,11 +86,11 @@ describe('the registry state round trip', () => {
     expect(again.id).toBe(instanceId + 1);
     const inst = admin.account.instanceStore(instanceId)!;
     const before = registry.authenticateInstance(newInstanceKey)!.instance;
-    expect(inst.createRecipient({ type: 'email', value: 'a@example.com' }).id).toBe(
-      before.createRecipient({ type: 'email', value: 'a@example.com' }).id,
+    expect(inst.recipients.create({ type: 'email', value: 'a@example.com' }).id).toBe(
+      before.recipients.create({ type: 'email', value: 'a@example.com' }).id,
     );
-    expect(inst.createIntegration('logs', 'logs_e', { token: 'b' }).id).toBe(
-      before.createIntegration('logs', 'logs_e', { token: 'b' }).id,
+    expect(inst.integrations['logs'].create('logs_e', { token: 'b' }).id).toBe(
+      before.integrations['logs'].create('logs_e', { token: 'b' }).id,
     );
     expect(admin.account.apiKeys.rotate(admin.key.id).apikey).not.toBe(newAdminKey);
     expect(admin.account.apiKeys.list().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
@@ -112,11 +112,11 @@ describe('the registry state round trip', () => {
     const b = loaded.authenticateInstance(newInstanceKey)!.instance;
     expect(b.id).toBe(instanceId);
     for (const read of [
-      (i: typeof a) => i.listBackups(),
-      (i: typeof a) => i.listAlarms(),
-      (i: typeof a) => i.listRecipients(),
-      (i: typeof a) => i.listMaintenance(),
-      (i: typeof a) => i.listIntegrations('metrics'),
+      (i: typeof a) => i.backups.list(),
+      (i: typeof a) => i.alarms.list(),
+      (i: typeof a) => i.recipients.list(),
+      (i: typeof a) => i.maintenance.list(),
+      (i: typeof a) => i.integrations['metrics'].list(),
     ]) {
       // download links carry the listing time; both clocks stand at the same time
       expect(read(b)).toEqual(read(a));

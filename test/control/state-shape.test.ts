@@ -10,8 +10,8 @@ beforeAll(async () => {
   tusk = await createTusk({ log: 'off' });
   const { account } = tusk.registry.authenticateCustomer('tusk-admin-key')!;
   const inst = account.instanceStore(1)!;
-  inst.createIntegration('logs', 'logs_e', { token: 'a' });
-  inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
+  inst.integrations['logs'].create('logs_e', { token: 'a' });
+  inst.integrations['metrics'].create('metrics_c_v3', { api_key: 'k', region: 'eu' });
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose

@@ -526,12 +526,12 @@ export class World {
           : {
               key: store.apikey,
               url: store.url,
-              alarms: store.listAlarms(),
-              recipients: store.listRecipients(),
-              logs: store.listIntegrations('logs'),
-              metrics: store.listIntegrations('metrics'),
-              maintenance: store.listMaintenance(),
-              backups: store.listBackups().map((b) => b.id),
+              alarms: store.alarms.list(),
+              recipients: store.recipients.list(),
+              logs: store.integrations['logs'].list(),
+              metrics: store.integrations['metrics'].list(),
+              maintenance: store.maintenance.list(),
+              backups: store.backups.list().map((b) => b.id),
             }),
     });
   }
@@ -816,7 +816,7 @@ export class Runner {
       const id = Number(params.system_or_int_id ?? params.int_id);
       const found = this.world.account
         .instanceStore(instanceId)
-        ?.listIntegrations(kind)
+        ?.integrations[kind].list()
         .find((i) => i.id === id);
       if (!found) return { ok: true, notFound: true };
       stored = found.type;

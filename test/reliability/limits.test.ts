@@ -51,7 +51,11 @@ describe('request bodies over 64 KiB', () => {
               : String(id),
         );
         const dump = () =>
-          JSON.stringify([account.toJSON?.() ?? account.instances.list(), store.listAlarms(), store.listRecipients()]);
+          JSON.stringify([
+            account.toJSON?.() ?? account.instances.list(),
+            store.alarms.list(),
+            store.recipients.list(),
+          ]);
         const before = dump();
         for (const [type, text] of [
           ['application/json', `{"name":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
@@ -263,28 +267,28 @@ describe('long lists stay bounded', () => {
         path: '/api/alarms/recipients',
         body: { type: 'email', value: 'cap@example.com' },
         cap: LIST_CAPS.recipientsPerInstance,
-        count: () => store.listRecipients().length,
+        count: () => store.recipients.list().length,
       },
       {
         list: 'alarms',
         path: '/api/alarms',
         body: { type: 'notice' },
         cap: LIST_CAPS.alarmsPerInstance,
-        count: () => store.listAlarms().length,
+        count: () => store.alarms.list().length,
       },
       {
         list: 'logs integrations',
         path: '/api/integrations/logs/logs_d',
         body: { api_key: 'k', region: 'eu' },
         cap: LIST_CAPS.integrationsPerInstance,
-        count: () => store.listIntegrations('logs').length,
+        count: () => store.integrations['logs'].list().length,
       },
       {
         list: 'metrics integrations',
         path: '/api/integrations/metrics/metrics_c_v3',
         body: { api_key: 'k', region: 'eu' },
         cap: LIST_CAPS.integrationsPerInstance,
-        count: () => store.listIntegrations('metrics').length,
+        count: () => store.integrations['metrics'].list().length,
       },
     ];
     for (const c of cases) {
@@ -316,7 +320,7 @@ describe('long lists stay bounded', () => {
       last = await post('instance', '/api/backup', key, {});
     expect(last.status).toBe(400);
     expect(last.body.error).toMatch(/^backups: /);
-    expect(store.listBackups().length).toBeLessThanOrEqual(LIST_CAPS.backupsPerInstance);
+    expect(store.backups.list().length).toBeLessThanOrEqual(LIST_CAPS.backupsPerInstance);
   });
 
   it('instances and team members of an account; the audit log keeps the latest events', async () => {

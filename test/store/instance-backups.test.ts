@@ -2,7 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InstanceStore } from '../../src/resources/instances/instance.js';
 import { formatBackupDate } from '../../src/domain/dates.js';
-import { SEEDED_BACKUP_DAYS, type Backups } from '../../src/resources/backups/backups.js';
+import { SEEDED_BACKUP_DAYS } from '../../src/resources/backups/backups.js';
 import {
   ACCOUNT_ID,
   BACKUP_DELAY_MS,
@@ -30,7 +30,7 @@ const dateOf = (backupDate: string) => Date.parse(backupDate.replace(' ', 'T').r
 
 describe('listing backups', () => {
   it('shows the last 30 days only, most recent first', () => {
-    const list = i.listBackups();
+    const list = i.backups.list();
     const dates = list.map((b) => dateOf(b.backup_date));
     expect(dates).toEqual([...dates].sort((a, b) => b - a));
     expect(Math.min(...dates)).toBeGreaterThanOrEqual(NOW - 30 * DAY);
@@ -38,7 +38,7 @@ describe('listing backups', () => {
   });
 
   it('fills every field in the documented forms', () => {
-    const [b] = i.listBackups('analytics');
+    const [b] = i.backups.list('analytics');
     expect(b).toEqual({
       id: expect.any(Number),
       database_id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
@@ -59,61 +59,58 @@ describe('listing backups', () => {
   });
 
   it('gives one database id per database', () => {
-    const ids = (db: string) => new Set(i.listBackups(db).map((b) => b.database_id));
+    const ids = (db: string) => new Set(i.backups.list(db).map((b) => b.database_id));
     expect(ids('db5').size).toBe(1);
     expect(ids('analytics').size).toBe(1);
     expect([...ids('db5')][0]).not.toBe([...ids('analytics')][0]);
   });
 
   it('filters by database name; an unknown name gives an empty list', () => {
-    expect(i.listBackups('db5').every((b) => b.database_name === 'db5')).toBe(true);
-    expect(i.listBackups('nope')).toEqual([]);
+    expect(i.backups.list('db5').every((b) => b.database_name === 'db5')).toBe(true);
+    expect(i.backups.list('nope')).toEqual([]);
   });
 
   it('signs download links that expire an hour after the listing', () => {
-    const [b] = i.listBackups();
+    const [b] = i.backups.list();
     const url = new URL(b!.url);
     const expires = Number(url.searchParams.get('expires'));
     expect(expires).toBe(Math.floor((NOW + HOUR) / 1000));
     // The signature is an HMAC over the path and expires: a later listing signs a later expiry.
     s.clock.advance(10 * MINUTE);
-    const again = new URL(i.listBackups().find((x) => x.id === b!.id)!.url);
+    const again = new URL(i.backups.list().find((x) => x.id === b!.id)!.url);
     expect(Number(again.searchParams.get('expires'))).toBe(expires + 600);
     expect(again.searchParams.get('signature')).not.toBe(url.searchParams.get('signature'));
     expect(again.pathname).toBe(url.pathname);
     // Another instance (another provider id) signs with another key.
     const other = s.instance({ id: 5, region: 'google-compute-engine::us-central1' });
-    expect(new URL(other.listBackups()[0]!.url).searchParams.get('signature')).not.toBe(
+    expect(new URL(other.backups.list()[0]!.url).searchParams.get('signature')).not.toBe(
       again.searchParams.get('signature'),
     );
   });
 
   it('moves with the clock: a day later, the oldest day has left the window', () => {
-    const oldest = i.listBackups().at(-1)!;
+    const oldest = i.backups.list().at(-1)!;
     s.clock.advance(DAY);
-    expect(i.listBackups().some((b) => b.id === oldest.id)).toBe(false);
+    expect(i.backups.list().some((b) => b.id === oldest.id)).toBe(false);
   });
 });
 
 describe('the list as bytes', () => {
   it("listBackupsJson() is always the JSON of listBackups(): as time moves the window and the URLs' expiry, after a backup, a size, per database", () => {
     const same = (db?: string) =>
-      expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
+      expect(Buffer.from(i.backupsView.list(db)).toString()).toBe(JSON.stringify(i.backups.list(db)));
     same();
     same('analytics');
     same();
-    expect(i.listBackupsJson()).toBe(i.listBackupsJson()); // the same second, the same bytes
+    expect(i.backupsView.list()).toBe(i.backupsView.list()); // the same second, the same bytes
     s.clock.advance(1000);
     same();
-    const { id } = i.createBackup({ db: 'analytics' });
+    const { id } = i.backups.create({ db: 'analytics' });
     same();
     s.clock.advance(BACKUP_DELAY_MS);
     same();
     same('analytics');
-    (i as unknown as { apiState: { backups: { setSize(id: number, bytes: number): void } } }).apiState.backups.setSize(
-      id,
-      12345,
-    );
+    i.backups.setSize(id, 12345);
     same('analytics');
     s.clock.advance(3 * DAY);
     same();
@@ -121,16 +118,16 @@ describe('the list as bytes', () => {
 
   it('is the JSON of listBackups() at the very millisecond each thing changes, and when the clock is set back', () => {
     const same = (db?: string) =>
-      expect(Buffer.from(i.listBackupsJson(db)).toString()).toBe(JSON.stringify(i.listBackups(db)));
+      expect(Buffer.from(i.backupsView.list(db)).toString()).toBe(JSON.stringify(i.backups.list(db)));
     same();
     // A backup becomes ready.
-    i.createBackup({});
+    i.backups.create({});
     s.clock.advance(BACKUP_DELAY_MS - 1);
     same();
     s.clock.advance(1);
     same();
     // The oldest listed backup leaves the 30-day window: the millisecond before, at, after.
-    const oldest = i.listBackups().at(-1)!;
+    const oldest = i.backups.list().at(-1)!;
     const leaves = dateOf(oldest.backup_date) + 30 * DAY;
     for (const at of [leaves - 1, leaves, leaves + 1]) {
       s.clock.set(at);
@@ -151,24 +148,24 @@ describe('the list as bytes', () => {
 
 describe('creating a backup', () => {
   it('lists the backup only once it is ready, then first', () => {
-    i.createBackup({});
-    expect(i.listBackups()).toHaveLength(60);
+    i.backups.create({});
+    expect(i.backups.list()).toHaveLength(60);
     s.clock.advance(BACKUP_DELAY_MS - 1);
-    expect(i.listBackups()).toHaveLength(60);
+    expect(i.backups.list()).toHaveLength(60);
     s.clock.advance(1);
-    const [first] = i.listBackups();
+    const [first] = i.backups.list();
     expect(first).toMatchObject({ database_name: 'db5', backup_date: formatBackupDate(NOW) });
   });
 
   it('backs up the named database', () => {
-    const { id } = i.createBackup({ db: 'analytics' });
+    const { id } = i.backups.create({ db: 'analytics' });
     s.clock.advance(BACKUP_DELAY_MS);
-    expect(i.listBackups('analytics')[0]!.id).toBe(id);
-    expect(i.listBackups('db5').some((b) => b.id === id)).toBe(false);
+    expect(i.backups.list('analytics')[0]!.id).toBe(id);
+    expect(i.backups.list('db5').some((b) => b.id === id)).toBe(false);
   });
 
   it('schedules the BackupReadyCallback for when the backup is ready', () => {
-    const { id } = i.createBackup({ db: 'analytics', callback: 'https://hooks.example.com/ready' });
+    const { id } = i.backups.create({ db: 'analytics', callback: 'https://hooks.example.com/ready' });
     expect(outbox()).toEqual([
       {
         event: 'backup',
@@ -180,31 +177,31 @@ describe('creating a backup', () => {
   });
 
   it('schedules nothing without a callback', () => {
-    i.createBackup({});
+    i.backups.create({});
     expect(outbox()).toEqual([]);
   });
 
   it('refuses a database the instance does not have (400 naming db), and changes nothing', () => {
     const before = snapshot(i);
-    refused(() => i.createBackup({ db: 'other', callback: 'https://hooks.example.com/ready' }), 400, 'db');
+    refused(() => i.backups.create({ db: 'other', callback: 'https://hooks.example.com/ready' }), 400, 'db');
     s.clock.advance(BACKUP_DELAY_MS);
-    expect(i.listBackups()).toEqual(before.backups.map((b) => ({ ...b, url: expect.any(String) })));
+    expect(i.backups.list()).toEqual(before.backups.map((b) => ({ ...b, url: expect.any(String) })));
     expect(outbox()).toEqual([]);
   });
 
   it('leaves the list after 30 days like any other', () => {
-    const { id } = i.createBackup({});
+    const { id } = i.backups.create({});
     s.clock.advance(BACKUP_DELAY_MS);
-    expect(i.listBackups()[0]!.id).toBe(id);
+    expect(i.backups.list()[0]!.id).toBe(id);
     s.clock.advance(30 * DAY);
-    expect(i.listBackups().some((b) => b.id === id)).toBe(false);
+    expect(i.backups.list().some((b) => b.id === id)).toBe(false);
   });
 });
 
 describe('restoring a backup', () => {
   it('schedules the restore callback after the restore delay', () => {
-    const [b] = i.listBackups();
-    i.restoreBackup({ backup_id: b!.id, callback: 'http://127.0.0.1:9/restored' });
+    const [b] = i.backups.list();
+    i.backups.restore({ backup_id: b!.id, callback: 'http://127.0.0.1:9/restored' });
     expect(outbox()).toEqual([
       {
         event: 'restore',
@@ -216,25 +213,25 @@ describe('restoring a backup', () => {
   });
 
   it('without a callback, is accepted and schedules nothing', () => {
-    i.restoreBackup({ backup_id: i.listBackups()[0]!.id });
+    i.backups.restore({ backup_id: i.backups.list()[0]!.id });
     expect(outbox()).toEqual([]);
   });
 
   it('refuses an id that is not a listed backup of this instance (400 naming backup_id)', () => {
     const before = snapshot(i);
-    const pending = i.createBackup({});
+    const pending = i.backups.create({});
     s.clock.advance(BACKUP_DELAY_MS - 1);
     for (const id of [9999, 1, pending.id]) {
-      refused(() => i.restoreBackup({ backup_id: id, callback: 'https://hooks.example.com/r' }), 400, 'backup_id');
+      refused(() => i.backups.restore({ backup_id: id, callback: 'https://hooks.example.com/r' }), 400, 'backup_id');
     }
     expect(outbox()).toEqual([]);
-    expect(i.listBackups().map((b) => b.id)).toEqual(before.backups.map((b) => b.id));
+    expect(i.backups.list().map((b) => b.id)).toEqual(before.backups.map((b) => b.id));
   });
 });
 
 describe('point-in-time recovery', () => {
   it('accepts a time in the last 30 days and schedules the pitr callback', () => {
-    i.recoverToPointInTime({ pit: '2026-11-20 14:30', callback: 'https://hooks.example.com/pitr' });
+    i.backups.recover({ pit: '2026-11-20 14:30', callback: 'https://hooks.example.com/pitr' });
     expect(outbox()).toEqual([
       {
         event: 'pitr',
@@ -246,14 +243,14 @@ describe('point-in-time recovery', () => {
   });
 
   it('accepts now and exactly 30 days ago (minute precision)', () => {
-    i.recoverToPointInTime({ pit: '2026-11-21 13:30' });
-    i.recoverToPointInTime({ pit: '2026-10-22 13:30' });
+    i.backups.recover({ pit: '2026-11-21 13:30' });
+    i.backups.recover({ pit: '2026-10-22 13:30' });
     expect(outbox()).toEqual([]);
   });
 
   it('refuses a time in the future (400 naming pit)', () => {
     const e = refused(
-      () => i.recoverToPointInTime({ pit: '2026-11-21 13:31', callback: 'https://hooks.example.com/pitr' }),
+      () => i.backups.recover({ pit: '2026-11-21 13:31', callback: 'https://hooks.example.com/pitr' }),
       400,
       'pit',
     );
@@ -263,7 +260,7 @@ describe('point-in-time recovery', () => {
 
   it('refuses a time before the 30-day retention window (400 naming pit)', () => {
     const e = refused(
-      () => i.recoverToPointInTime({ pit: '2026-10-22 13:29', callback: 'https://hooks.example.com/pitr' }),
+      () => i.backups.recover({ pit: '2026-10-22 13:29', callback: 'https://hooks.example.com/pitr' }),
       400,
       'pit',
     );
@@ -272,13 +269,13 @@ describe('point-in-time recovery', () => {
   });
 
   it('refuses a time that is not on the calendar (400 naming pit)', () => {
-    refused(() => i.recoverToPointInTime({ pit: '2026-02-30 10:00' }), 400, 'pit');
+    refused(() => i.backups.recover({ pit: '2026-02-30 10:00' }), 400, 'pit');
   });
 
   it('follows the clock: what is in the future now is accepted later', () => {
-    refused(() => i.recoverToPointInTime({ pit: '2026-11-21 14:00' }), 400, 'pit');
+    refused(() => i.backups.recover({ pit: '2026-11-21 14:00' }), 400, 'pit');
     s.clock.advance(30 * MINUTE);
-    i.recoverToPointInTime({ pit: '2026-11-21 14:00' });
+    i.backups.recover({ pit: '2026-11-21 14:00' });
   });
 });
 
@@ -287,15 +284,15 @@ describe('backups over time', () => {
 
   it('takes the daily backups at a fixed minute of 03:xx UTC per instance and database', () => {
     // Instance 5: (5 * 7 + 20 * position) % 60 minutes past 03:00.
-    const times = (db: string) => new Set(i.listBackups(db).map((b) => b.backup_date.slice(11)));
+    const times = (db: string) => new Set(i.backups.list(db).map((b) => b.backup_date.slice(11)));
     expect(times('db5')).toEqual(new Set(['03:35:00+0000']));
     expect(times('analytics')).toEqual(new Set(['03:55:00+0000']));
-    expect(i.listBackups('db5')).toHaveLength(30);
+    expect(i.backups.list('db5')).toHaveLength(30);
   });
 
   it('orders by backup_date even where ids do not follow it (a database backed up earlier in the day comes later)', () => {
     // Instance 6: db6 at 03:42, analytics (added after it, the next id) at 03:02.
-    const list = s.instance({ id: 6 }).listBackups();
+    const list = s.instance({ id: 6 }).backups.list();
     expect(list.slice(0, 2).map((b) => [b.database_name, b.backup_date])).toEqual([
       ['db6', '2026-11-21 03:42:00+0000'],
       ['analytics', '2026-11-21 03:02:00+0000'],
@@ -306,12 +303,12 @@ describe('backups over time', () => {
   });
 
   it('lists two backups taken in the same instant by id, the later first', () => {
-    const a = i.createBackup({});
-    const b = i.createBackup({});
+    const a = i.backups.create({});
+    const b = i.backups.create({});
     s.clock.advance(BACKUP_DELAY_MS);
     expect(
-      i
-        .listBackups()
+      i.backups
+        .list()
         .slice(0, 2)
         .map((x) => x.id),
     ).toEqual([b.id, a.id]);
@@ -319,7 +316,7 @@ describe('backups over time', () => {
 
   it('still lists a backup exactly 30 days old', () => {
     s.clock.set(TODAY + DAY + 3 * HOUR + 35 * MINUTE); // 2026-11-22 03:35, a daily backup of db5 is taken
-    const list = i.listBackups('db5');
+    const list = i.backups.list('db5');
     expect(list[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
     expect(list.at(-1)!.backup_date).toBe('2026-10-23 03:35:00+0000');
     expect(list).toHaveLength(31);
@@ -327,10 +324,10 @@ describe('backups over time', () => {
 
   it('refuses a backup beyond 1,000 taken in the last 30 days (the daily ones and the oldest instant included)', () => {
     s.clock.set(TODAY + DAY + 3 * HOUR + 35 * MINUTE); // a daily backup is exactly 30 days old
-    const inWindow = i.listBackups().length;
-    for (let n = inWindow; n < 1000; n++) i.createBackup({});
+    const inWindow = i.backups.list().length;
+    for (let n = inWindow; n < 1000; n++) i.backups.create({});
     const e = refused(
-      () => i.createBackup({ callback: 'https://hooks.example.com/ready' }),
+      () => i.backups.create({ callback: 'https://hooks.example.com/ready' }),
       400,
       undefined,
       'maxItems',
@@ -341,49 +338,49 @@ describe('backups over time', () => {
     expect(outbox()).toEqual([]);
     // A minute later the oldest has left the window: one more fits.
     s.clock.advance(MINUTE);
-    i.createBackup({});
-    refused(() => i.createBackup({}), 400, undefined, 'maxItems');
+    i.backups.create({});
+    refused(() => i.backups.create({}), 400, undefined, 'maxItems');
   });
 
   it('keeps 40 days of history behind the window: a clock set back 40 days still shows a full window; older backups are forgotten', () => {
     const later = TODAY + 35 * DAY + 3 * HOUR + 35 * MINUTE; // 2026-12-26 03:35
     s.clock.set(later);
-    i.listBackups();
+    i.backups.list();
     const kept = i.toJSON().backups.items.map((b) => b.taken_at);
     expect(Math.min(...kept)).toBe(later - 70 * DAY); // 2026-10-17 03:35, the db5 backup of that day
     s.clock.set(later - 40 * DAY);
-    expect(i.listBackups().at(-1)!.backup_date).toBe('2026-10-17 03:35:00+0000');
+    expect(i.backups.list().at(-1)!.backup_date).toBe('2026-10-17 03:35:00+0000');
   });
 
   it('after a long jump of the clock, spends no ids on days that could never be listed', () => {
-    const last = Math.max(...i.listBackups().map((b) => b.id));
+    const last = Math.max(...i.backups.list().map((b) => b.id));
     s.clock.set(NOW + 365 * DAY);
-    const ids = i.listBackups().map((b) => b.id);
+    const ids = i.backups.list().map((b) => b.id);
     expect(ids).toHaveLength(60);
     // Only the days of the seeded span are added: today and the 40 before it, for each database.
     expect(Math.max(...ids)).toBe(last + 2 * (SEEDED_BACKUP_DAYS + 1));
   });
 
   it('gives sizes a JSON client reads exactly (whole bytes, safe integers)', () => {
-    for (const b of i.listBackups()) expect(Number.isSafeInteger(b.size) && b.size > 0).toBe(true);
+    for (const b of i.backups.list()) expect(Number.isSafeInteger(b.size) && b.size > 0).toBe(true);
   });
 });
 
 describe('refusal messages', () => {
   it('explain each refusal in the message a client reads', () => {
-    expect(refused(() => i.createBackup({ db: 'other' }), 400, 'db', 'exists').message).toBe(
+    expect(refused(() => i.backups.create({ db: 'other' }), 400, 'db', 'exists').message).toBe(
       'db: other is not a database of this instance (its databases: db5, analytics)',
     );
-    expect(refused(() => i.restoreBackup({ backup_id: 9999 }), 400, 'backup_id', 'exists').message).toBe(
+    expect(refused(() => i.backups.restore({ backup_id: 9999 }), 400, 'backup_id', 'exists').message).toBe(
       'backup_id: no backup of this instance in the last 30 days has id 9999 (see listBackups)',
     );
-    expect(refused(() => i.recoverToPointInTime({ pit: '2026-02-30 10:00' }), 400, 'pit', 'format').message).toBe(
+    expect(refused(() => i.backups.recover({ pit: '2026-02-30 10:00' }), 400, 'pit', 'format').message).toBe(
       'pit: 2026-02-30 10:00 is not a real time (yyyy-mm-dd hh:mm, UTC)',
     );
-    expect(
-      refused(() => i.recoverToPointInTime({ pit: '2026-11-21 13:31' }), 400, 'pit', 'not-in-future').message,
-    ).toBe('pit: 2026-11-21 13:31 lies in the future');
-    expect(refused(() => i.recoverToPointInTime({ pit: '2026-10-22 13:29' }), 400, 'pit', 'retention').message).toBe(
+    expect(refused(() => i.backups.recover({ pit: '2026-11-21 13:31' }), 400, 'pit', 'not-in-future').message).toBe(
+      'pit: 2026-11-21 13:31 lies in the future',
+    );
+    expect(refused(() => i.backups.recover({ pit: '2026-10-22 13:29' }), 400, 'pit', 'retention').message).toBe(
       'pit: 2026-10-22 13:29 lies outside the retention window of 30 days (the earliest is 2026-10-22 13:30)',
     );
   });
@@ -393,14 +390,14 @@ describe('the list as bytes is never stale', () => {
   const TODAY = Date.UTC(2026, 10, 21); // the day of NOW, 00:00 UTC
   /** 2026-11-22 03:35:00.000: the daily backup of db5 is taken, and the one of 2026-10-23 is exactly 30 days old. */
   const DAILY = TODAY + DAY + 3 * HOUR + 35 * MINUTE;
-  const json = (db?: string) => Buffer.from(i.listBackupsJson(db)).toString();
-  const same = (db?: string) => expect(json(db)).toBe(JSON.stringify(i.listBackups(db)));
+  const json = (db?: string) => Buffer.from(i.backupsView.list(db)).toString();
+  const same = (db?: string) => expect(json(db)).toBe(JSON.stringify(i.backups.list(db)));
   const ids = (db?: string) => (JSON.parse(json(db)) as { id: number }[]).map((b) => b.id);
-  const backups = () => (i as unknown as { apiState: { backups: Backups } }).apiState.backups;
+  const backups = () => i.backups;
 
   it('lists a backup from the millisecond it becomes ready, though the list was read earlier in that second', () => {
     s.clock.set(NOW + 500);
-    const { id } = i.createBackup({});
+    const { id } = i.backups.create({});
     s.clock.set(NOW + 500 + BACKUP_DELAY_MS - 300);
     expect(ids()).not.toContain(id);
     s.clock.set(NOW + 500 + BACKUP_DELAY_MS);
@@ -410,7 +407,7 @@ describe('the list as bytes is never stale', () => {
 
   it('drops the oldest backup the millisecond after it is 30 days old, though the list was read a millisecond before', () => {
     s.clock.set(DAILY);
-    const oldest = i.listBackups('db5').at(-1)!;
+    const oldest = i.backups.list('db5').at(-1)!;
     expect(oldest.backup_date).toBe('2026-10-23 03:35:00+0000');
     expect(ids('db5')).toContain(oldest.id);
     s.clock.set(DAILY + 1);
@@ -419,7 +416,7 @@ describe('the list as bytes is never stale', () => {
   });
 
   it('after the clock is set back, lists what that moment shows: a backup not ready yet, one back inside the window', () => {
-    const { id } = i.createBackup({});
+    const { id } = i.backups.create({});
     s.clock.set(NOW + BACKUP_DELAY_MS);
     expect(ids()).toContain(id);
     s.clock.set(NOW + BACKUP_DELAY_MS - 1);
@@ -437,7 +434,7 @@ describe('the list as bytes is never stale', () => {
   it('shows a backup that becomes ready the very millisecond another leaves the window (the list as long as before)', () => {
     // Taken before the daily backup of DAILY, ready just after it: listed second.
     s.clock.set(DAILY + 1 - BACKUP_DELAY_MS);
-    const { id } = i.createBackup({ db: 'db5' });
+    const { id } = i.backups.create({ db: 'db5' });
     s.clock.set(DAILY);
     ids('db5');
     const before = ids('db5'); // read again: the list as kept after the daily backup was added
@@ -449,10 +446,10 @@ describe('the list as bytes is never stale', () => {
   });
 
   it('shows a backup that becomes ready the very millisecond the oldest leaves the window, every other position moved by one', () => {
-    const first = i.createBackup({});
+    const first = i.backups.create({});
     const leaves = NOW + 30 * DAY + 1;
     s.clock.set(leaves - BACKUP_DELAY_MS);
-    const second = i.createBackup({});
+    const second = i.backups.create({});
     s.clock.set(leaves - 1);
     const before = ids();
     expect(before.at(-1)).toBe(first.id);
@@ -466,19 +463,19 @@ describe('the list as bytes is never stale', () => {
 
   it('with no backup delay, lists a created backup at once, though the list was read the same millisecond', () => {
     const quick = s.instance({ name: 'quick' }, { ...s.ctx, backupDelayMs: 0 });
-    quick.listBackupsJson();
-    const before = Buffer.from(quick.listBackupsJson()).toString(); // read again: the list as kept after the seeded history was made
-    const { id } = quick.createBackup({});
-    const after = Buffer.from(quick.listBackupsJson()).toString();
+    quick.backupsView.list();
+    const before = Buffer.from(quick.backupsView.list()).toString(); // read again: the list as kept after the seeded history was made
+    const { id } = quick.backups.create({});
+    const after = Buffer.from(quick.backupsView.list()).toString();
     expect(after).not.toBe(before);
     expect((JSON.parse(after) as { id: number }[])[0]!.id).toBe(id);
-    expect(after).toBe(JSON.stringify(quick.listBackups()));
+    expect(after).toBe(JSON.stringify(quick.backups.list()));
   });
 
   it('shows a size set after the list was read, also after a backup was created in between', () => {
-    const [b] = i.listBackups();
+    const [b] = i.backups.list();
     json();
-    i.createBackup({});
+    i.backups.create({});
     backups().setSize(b!.id, 1);
     backups().setSize(b!.id, 2);
     expect((JSON.parse(json()) as { id: number; size: number }[]).find((x) => x.id === b!.id)!.size).toBe(2);
@@ -487,11 +484,11 @@ describe('the list as bytes is never stale', () => {
 });
 
 describe('backup sizes', () => {
-  const backups = () => (i as unknown as { apiState: { backups: Backups } }).apiState.backups;
-  const sizeOf = (id: number) => i.listBackups().find((b) => b.id === id)!.size;
+  const backups = () => i.backups;
+  const sizeOf = (id: number) => i.backups.list().find((b) => b.id === id)!.size;
 
   it('takes the real size of a snapshot, zero included; ignores a negative, fractional or unsafe size and an unknown id', () => {
-    const [b] = i.listBackups();
+    const [b] = i.backups.list();
     const seeded = b!.size;
     for (const bad of [-1, 1.5, 2 ** 53, Number.NaN]) {
       backups().setSize(b!.id, bad);
@@ -505,18 +502,18 @@ describe('backup sizes', () => {
   });
 
   it('gives the seeded backups plausible sizes that differ from backup to backup and stay the same in every listing', () => {
-    const sizes = i.listBackups().map((b) => b.size);
+    const sizes = i.backups.list().map((b) => b.size);
     expect(new Set(sizes).size).toBeGreaterThan(sizes.length / 2);
-    expect(i.listBackups().map((b) => b.size)).toEqual(sizes);
+    expect(i.backups.list().map((b) => b.size)).toEqual(sizes);
   });
 });
 
 describe('when a backup was taken', () => {
   it('takenAt(id) is the time each listed backup was taken, its backup_date; NaN for an id the instance does not have', () => {
-    const backups = (i as unknown as { apiState: { backups: Backups } }).apiState.backups;
-    const { id } = i.createBackup({ db: 'analytics' });
+    const backups = i.backups;
+    const { id } = i.backups.create({ db: 'analytics' });
     s.clock.advance(BACKUP_DELAY_MS);
-    const list = i.listBackups();
+    const list = i.backups.list();
     expect(list[0]!.id).toBe(id);
     for (const b of list) expect(backups.takenAt(b.id)).toBe(dateOf(b.backup_date));
     expect(backups.takenAt(99999)).toBeNaN();
@@ -527,10 +524,10 @@ describe('the daily backups of two databases', () => {
   it('are both taken when the list was last read between their two minutes', () => {
     const TODAY = Date.UTC(2026, 10, 21);
     s.clock.set(TODAY + DAY + 3 * HOUR + 40 * MINUTE); // 03:40: db5 (03:35) taken, analytics (03:55) not yet
-    expect(i.listBackups()[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
+    expect(i.backups.list()[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
     s.clock.set(TODAY + DAY + 4 * HOUR);
-    expect(i.listBackups('analytics')[0]!.backup_date).toBe('2026-11-22 03:55:00+0000');
-    expect(i.listBackups('db5')[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
+    expect(i.backups.list('analytics')[0]!.backup_date).toBe('2026-11-22 03:55:00+0000');
+    expect(i.backups.list('db5')[0]!.backup_date).toBe('2026-11-22 03:35:00+0000');
   });
 });
 
@@ -538,8 +535,8 @@ describe('download links of two instances', () => {
   it('are signed with each instance its own key, even where the file names are the same', () => {
     const a = s.instance({ id: 5, providerid: '11111111-2222-4333-8444-555555555555' });
     const b = s.instance({ id: 5, providerid: '11111111-2222-4333-8444-666666666666' });
-    const [x] = a.listBackups();
-    const [y] = b.listBackups();
+    const [x] = a.backups.list();
+    const [y] = b.backups.list();
     expect(y!.file_name).toBe(x!.file_name);
     expect(new URL(y!.url).searchParams.get('expires')).toBe(new URL(x!.url).searchParams.get('expires'));
     expect(new URL(y!.url).searchParams.get('signature')).not.toBe(new URL(x!.url).searchParams.get('signature'));

@@ -81,38 +81,38 @@ const outbox = () => s.registry.outbox.list().map((e) => ({ event: e.event, dueA
 
 describe('a backup of the real database', () => {
   it('is listed, with its real size, and called back only once its snapshot is made, however far the clock moved', () => {
-    const { id } = i.createBackup({ callback: 'https://hooks.example.com/ready' });
+    const { id } = i.backups.create({ callback: 'https://hooks.example.com/ready' });
     expect(dbs.asked).toContain(`snapshot ${id}`);
     s.clock.advance(10 * BACKUP_DELAY_MS);
-    expect(i.listBackups().some((b) => b.id === id)).toBe(false);
+    expect(i.backups.list().some((b) => b.id === id)).toBe(false);
     expect(outbox()).toEqual([]);
     dbs.finish();
-    expect(i.listBackups()[0]).toMatchObject({ id, size: 1234 });
+    expect(i.backups.list()[0]).toMatchObject({ id, size: 1234 });
     expect(outbox()).toEqual([{ event: 'backup', dueAt: NOW + BACKUP_DELAY_MS }]);
   });
 
   it('made before its delay is over waits for the delay: the delay stays the minimum', () => {
-    const { id } = i.createBackup({ callback: 'https://hooks.example.com/ready' });
+    const { id } = i.backups.create({ callback: 'https://hooks.example.com/ready' });
     dbs.finish();
-    expect(i.listBackups().some((b) => b.id === id)).toBe(false);
+    expect(i.backups.list().some((b) => b.id === id)).toBe(false);
     expect(outbox()).toEqual([{ event: 'backup', dueAt: NOW + BACKUP_DELAY_MS }]);
     s.clock.advance(BACKUP_DELAY_MS);
-    expect(i.listBackups()[0]!.id).toBe(id);
+    expect(i.backups.list()[0]!.id).toBe(id);
   });
 
   it('of the second database (a record only) asks the engine for nothing and is announced on the clock alone', () => {
-    const { id } = i.createBackup({ db: 'analytics', callback: 'https://hooks.example.com/ready' });
+    const { id } = i.backups.create({ db: 'analytics', callback: 'https://hooks.example.com/ready' });
     expect(dbs.asked.filter((a) => a.startsWith('snapshot'))).toEqual([]);
     s.clock.advance(BACKUP_DELAY_MS);
-    expect(i.listBackups('analytics')[0]!.id).toBe(id);
+    expect(i.backups.list('analytics')[0]!.id).toBe(id);
     expect(outbox()).toEqual([{ event: 'backup', dueAt: NOW + BACKUP_DELAY_MS }]);
   });
 });
 
 describe('a restore and a recovery', () => {
   it('call back only once the database is restored', () => {
-    const backup = i.listBackups('db5')[0]!;
-    i.restoreBackup({ backup_id: backup.id, callback: 'http://127.0.0.1:9/restored' });
+    const backup = i.backups.list('db5')[0]!;
+    i.backups.restore({ backup_id: backup.id, callback: 'http://127.0.0.1:9/restored' });
     expect(dbs.asked).toContain(`restore ${backup.id}`);
     s.clock.advance(10 * RESTORE_DELAY_MS);
     expect(outbox()).toEqual([]);
@@ -121,14 +121,14 @@ describe('a restore and a recovery', () => {
   });
 
   it('a restore of the second database (a record only) is called back on the clock alone', () => {
-    const backup = i.listBackups('analytics')[0]!;
-    i.restoreBackup({ backup_id: backup.id, callback: 'http://127.0.0.1:9/restored' });
+    const backup = i.backups.list('analytics')[0]!;
+    i.backups.restore({ backup_id: backup.id, callback: 'http://127.0.0.1:9/restored' });
     expect(dbs.asked.filter((a) => a.startsWith('restore'))).toEqual([]);
     expect(outbox()).toEqual([{ event: 'restore', dueAt: NOW + RESTORE_DELAY_MS }]);
   });
 
   it('a point-in-time recovery recovers to the end of the minute and calls back once done', () => {
-    i.recoverToPointInTime({ pit: '2026-11-21 12:00', callback: 'https://hooks.example.com/pitr' });
+    i.backups.recover({ pit: '2026-11-21 12:00', callback: 'https://hooks.example.com/pitr' });
     expect(dbs.asked).toContain('recover 2026-11-21T12:00:59.999Z');
     expect(outbox()).toEqual([]);
     dbs.finish();

@@ -17,14 +17,14 @@ describe('metrics: the percentages', () => {
 
   it('refuse cpu above 100 as they refuse memory above 100 (maximum), and accept 100', () => {
     const i = s.instance();
-    expect(refused(() => i.setMetrics({ cpu: 101 }), 400, 'cpu', 'maximum').message).toBe(
+    expect(refused(() => i.monitor.setMetrics({ cpu: 101 }), 400, 'cpu', 'maximum').message).toBe(
       'cpu: is a percentage, at most 100',
     );
-    expect(refused(() => i.setMetrics({ cpu: 100.5 }), 400, 'cpu', 'maximum').message).toBe(
+    expect(refused(() => i.monitor.setMetrics({ cpu: 100.5 }), 400, 'cpu', 'maximum').message).toBe(
       'cpu: is a percentage, at most 100',
     );
-    expect(i.metrics).toEqual(DEFAULT_METRICS);
-    expect(i.setMetrics({ cpu: 100 })).toEqual({ ...DEFAULT_METRICS, cpu: 100 });
+    expect(i.monitor.metrics).toEqual(DEFAULT_METRICS);
+    expect(i.monitor.setMetrics({ cpu: 100 })).toEqual({ ...DEFAULT_METRICS, cpu: 100 });
   });
 });
 
@@ -101,7 +101,7 @@ describe('an alarm created between evaluations', () => {
     i = s.instance();
     // Build the instance's state and evaluate it, so that the next due time is known (the
     // maintenance days ahead): a new alarm is then armed on its own, without an evaluation.
-    i.listAlarms();
+    i.alarms.list();
     expect(i.evaluateAlarms()).toBe(0);
   });
 
@@ -112,9 +112,9 @@ describe('an alarm created between evaluations', () => {
       .map((e) => (e.body as NotificationBody).alarm.id);
 
   it('whose condition does not hold is not due, and shows as not holding', () => {
-    const a = i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 }); // cpu is at 10%
+    const a = i.alarms.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 }); // cpu is at 10%
     expect(i.toJSON().monitor!.alarms.find((x) => x.id === a.id)).toMatchObject({ since: null, fired: false });
-    expect(i.alarmStatus().find((x) => x.id === a.id)).toMatchObject({
+    expect(i.monitor.status().find((x) => x.id === a.id)).toMatchObject({
       holding: false,
       holding_since: null,
       triggers_at: null,
@@ -125,9 +125,9 @@ describe('an alarm created between evaluations', () => {
   });
 
   it('disabled, has no episode (in the state dump too) and does not trigger though its condition holds', () => {
-    const a = i.createAlarm({ type: 'memory', value_threshold: 20, time_threshold: 60, enabled: false }); // memory is at 30%
+    const a = i.alarms.create({ type: 'memory', value_threshold: 20, time_threshold: 60, enabled: false }); // memory is at 30%
     expect(i.toJSON().monitor!.alarms.find((x) => x.id === a.id)).toMatchObject({ since: null, fired: false });
-    expect(i.alarmStatus().find((x) => x.id === a.id)).toMatchObject({
+    expect(i.monitor.status().find((x) => x.id === a.id)).toMatchObject({
       holding: true,
       holding_since: null,
       triggers_at: null,

@@ -27,9 +27,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('metrics', () => {
   it('start below every default alarm and are merged field by field', () => {
-    expect(i.metrics).toEqual(DEFAULT_METRICS);
-    expect(i.setMetrics({ cpu: 95 })).toEqual({ ...DEFAULT_METRICS, cpu: 95 });
-    expect(i.setMetrics({ disk_used_gb: 50, disk_total_gb: 60 })).toEqual({
+    expect(i.monitor.metrics).toEqual(DEFAULT_METRICS);
+    expect(i.monitor.setMetrics({ cpu: 95 })).toEqual({ ...DEFAULT_METRICS, cpu: 95 });
+    expect(i.monitor.setMetrics({ disk_used_gb: 50, disk_total_gb: 60 })).toEqual({
       ...DEFAULT_METRICS,
       cpu: 95,
       disk_used_gb: 50,
@@ -38,16 +38,16 @@ describe('metrics', () => {
   });
 
   it('refuse unknown fields, non-numbers and impossible values, naming the field', () => {
-    const before = i.metrics;
-    refused(() => i.setMetrics({ cpus: 1 }), 400, 'cpus');
-    refused(() => i.setMetrics({ cpu: '95' }), 400, 'cpu');
-    refused(() => i.setMetrics({ memory: 101 }), 400, 'memory');
-    refused(() => i.setMetrics({ cpu: -1 }), 400, 'cpu');
-    refused(() => i.setMetrics({ disk_used_gb: 200 }), 400, 'disk_used_gb');
-    refused(() => i.setMetrics({ disk_total_gb: 5 }), 400, 'disk_total_gb');
-    refused(() => i.setMetrics({ disk_total_gb: 0, disk_used_gb: 0 }), 400, 'disk_total_gb');
-    refused(() => i.setMetrics([1]), 400, 'body');
-    expect(i.metrics).toEqual(before);
+    const before = i.monitor.metrics;
+    refused(() => i.monitor.setMetrics({ cpus: 1 }), 400, 'cpus');
+    refused(() => i.monitor.setMetrics({ cpu: '95' }), 400, 'cpu');
+    refused(() => i.monitor.setMetrics({ memory: 101 }), 400, 'memory');
+    refused(() => i.monitor.setMetrics({ cpu: -1 }), 400, 'cpu');
+    refused(() => i.monitor.setMetrics({ disk_used_gb: 200 }), 400, 'disk_used_gb');
+    refused(() => i.monitor.setMetrics({ disk_total_gb: 5 }), 400, 'disk_total_gb');
+    refused(() => i.monitor.setMetrics({ disk_total_gb: 0, disk_used_gb: 0 }), 400, 'disk_total_gb');
+    refused(() => i.monitor.setMetrics([1]), 400, 'body');
+    expect(i.monitor.metrics).toEqual(before);
   });
 
   it('mergeMetrics keeps the current values of omitted fields', () => {
@@ -56,10 +56,10 @@ describe('metrics', () => {
 
   it('refuse a body that is not an object, and an unknown field with the list of the metrics', () => {
     for (const body of [null, 5, 'cpu', [1]])
-      expect(refused(() => i.setMetrics(body), 400, 'body', 'type').message).toBe(
+      expect(refused(() => i.monitor.setMetrics(body), 400, 'body', 'type').message).toBe(
         'body: must be a JSON object of metrics',
       );
-    expect(refused(() => i.setMetrics({ cpus: 1 }), 400, 'cpus', 'additionalProperties').message).toBe(
+    expect(refused(() => i.monitor.setMetrics({ cpus: 1 }), 400, 'cpus', 'additionalProperties').message).toBe(
       'cpus: is not a metric; the metrics are cpu, memory, disk_used_gb, disk_total_gb',
     );
   });
@@ -76,13 +76,13 @@ describe('metrics', () => {
       [{ disk_total_gb: 5 }, 'disk_total_gb', 'disk', 'disk_used_gb (10) cannot exceed disk_total_gb (5)'],
     ];
     for (const [body, field, rule, message] of cases)
-      expect(refused(() => i.setMetrics(body), 400, field, rule).message).toBe(`${field}: ${message}`);
-    expect(i.metrics).toEqual(DEFAULT_METRICS);
+      expect(refused(() => i.monitor.setMetrics(body), 400, field, rule).message).toBe(`${field}: ${message}`);
+    expect(i.monitor.metrics).toEqual(DEFAULT_METRICS);
   });
 
   it('accept the boundaries: 0, 100 percent, disks above 100 GB and a full disk', () => {
-    expect(i.setMetrics({ cpu: 0, memory: 100 })).toEqual({ ...DEFAULT_METRICS, cpu: 0, memory: 100 });
-    expect(i.setMetrics({ disk_used_gb: 500, disk_total_gb: 500 })).toEqual({
+    expect(i.monitor.setMetrics({ cpu: 0, memory: 100 })).toEqual({ ...DEFAULT_METRICS, cpu: 0, memory: 100 });
+    expect(i.monitor.setMetrics({ disk_used_gb: 500, disk_total_gb: 500 })).toEqual({
       cpu: 0,
       memory: 100,
       disk_used_gb: 500,
@@ -126,9 +126,9 @@ describe('conditions', () => {
 
 describe('level alarms', () => {
   it('trigger once the condition has held for time_threshold, at start + time_threshold', () => {
-    const hook = i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/a', name: 'ops' });
-    const alarm = i.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [hook.id] });
-    i.setMetrics({ cpu: 85 });
+    const hook = i.recipients.create({ type: 'webhook', value: 'https://hooks.example.com/a', name: 'ops' });
+    const alarm = i.alarms.create({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [hook.id] });
+    i.monitor.setMetrics({ cpu: 85 });
     s.clock.advance(299_000);
     expect(i.evaluateAlarms()).toBe(0);
     s.clock.advance(1_000);
@@ -156,7 +156,7 @@ describe('level alarms', () => {
   });
 
   it('use the time of the trigger even when evaluated much later', () => {
-    i.setMetrics({ memory: 95 });
+    i.monitor.setMetrics({ memory: 95 });
     s.clock.advance(3 * DAY);
     i.evaluateAlarms();
     expect(
@@ -167,7 +167,7 @@ describe('level alarms', () => {
   });
 
   it('notify the default recipient (recorded, not sent) when the alarm has no recipients', () => {
-    i.setMetrics({ cpu: 91 });
+    i.monitor.setMetrics({ cpu: 91 });
     s.clock.advance(10 * MINUTE);
     i.evaluateAlarms();
     expect(notifications()).toMatchObject([
@@ -177,49 +177,49 @@ describe('level alarms', () => {
   });
 
   it('re-arm when the value drops below, and trigger again on a new episode', () => {
-    i.setMetrics({ cpu: 95 });
+    i.monitor.setMetrics({ cpu: 95 });
     s.clock.advance(10 * MINUTE);
-    i.setMetrics({ cpu: 20 });
-    i.setMetrics({ cpu: 96 });
+    i.monitor.setMetrics({ cpu: 20 });
+    i.monitor.setMetrics({ cpu: 96 });
     s.clock.advance(5 * MINUTE);
-    i.setMetrics({ cpu: 93 }); // still above: the episode goes on
+    i.monitor.setMetrics({ cpu: 93 }); // still above: the episode goes on
     s.clock.advance(5 * MINUTE);
     i.evaluateAlarms();
     expect(bodies().map((b) => b.triggered_at)).toEqual([iso(NOW + 10 * MINUTE), iso(NOW + 20 * MINUTE)]);
   });
 
   it('trigger what was due before new metrics end the condition', () => {
-    i.setMetrics({ cpu: 95 });
+    i.monitor.setMetrics({ cpu: 95 });
     s.clock.advance(15 * MINUTE);
-    i.setMetrics({ cpu: 10 });
+    i.monitor.setMetrics({ cpu: 10 });
     expect(bodies().map((b) => b.triggered_at)).toEqual([iso(NOW + 10 * MINUTE)]);
   });
 
   it('do not trigger while disabled; enabling arms them from then on', () => {
-    const cpu = i.listAlarms().find((a) => a.type === 'cpu')!;
-    i.updateAlarm(cpu.id, { type: 'cpu', enabled: false });
-    i.setMetrics({ cpu: 99 });
+    const cpu = i.alarms.list().find((a) => a.type === 'cpu')!;
+    i.alarms.update(cpu.id, { type: 'cpu', enabled: false });
+    i.monitor.setMetrics({ cpu: 99 });
     s.clock.advance(HOUR_MS);
     expect(i.evaluateAlarms()).toBe(0);
-    i.updateAlarm(cpu.id, { type: 'cpu', enabled: true });
+    i.alarms.update(cpu.id, { type: 'cpu', enabled: true });
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
     expect(bodies()[0]!.triggered_at).toBe(iso(NOW + HOUR_MS + 10 * MINUTE));
   });
 
   it('an alarm created while the condition holds counts from its creation', () => {
-    i.setMetrics({ memory: 50 });
+    i.monitor.setMetrics({ memory: 50 });
     s.clock.advance(HOUR_MS);
-    const a = i.createAlarm({ type: 'memory', value_threshold: 40, time_threshold: 60 });
+    const a = i.alarms.create({ type: 'memory', value_threshold: 40, time_threshold: 60 });
     s.clock.advance(60_000);
     i.evaluateAlarms();
     expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[a.id, iso(NOW + HOUR_MS + 60_000)]]);
   });
 
   it('creating an alarm first triggers what was due already, at its own time', () => {
-    i.setMetrics({ cpu: 95 }); // the default cpu alarm (90%, 600 s) holds from NOW
+    i.monitor.setMetrics({ cpu: 95 }); // the default cpu alarm (90%, 600 s) holds from NOW
     s.clock.advance(HOUR_MS); // no evaluation in between
-    const a = i.createAlarm({ type: 'memory', value_threshold: 20, time_threshold: 60 }); // memory is at 30%
+    const a = i.alarms.create({ type: 'memory', value_threshold: 20, time_threshold: 60 }); // memory is at 30%
     expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[1, iso(NOW + 600_000)]]);
     s.clock.advance(60_000);
     expect(i.evaluateAlarms()).toBe(1);
@@ -227,20 +227,20 @@ describe('level alarms', () => {
   });
 
   it('an alarm created while its condition does not hold is not due', () => {
-    const a = i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 });
+    const a = i.alarms.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 });
     s.clock.advance(DAY);
     expect(i.evaluateAlarms()).toBe(0);
-    i.setMetrics({ cpu: 50 });
+    i.monitor.setMetrics({ cpu: 50 });
     s.clock.advance(60_000);
     expect(i.evaluateAlarms()).toBe(1);
     expect(bodies().map((b) => b.alarm.id)).toEqual([a.id]);
   });
 
   it('the default disk alarm reads 5 GB or less free', () => {
-    i.setMetrics({ disk_used_gb: 94, disk_total_gb: 100 });
+    i.monitor.setMetrics({ disk_used_gb: 94, disk_total_gb: 100 });
     s.clock.advance(HOUR_MS);
     expect(i.evaluateAlarms()).toBe(0);
-    i.setMetrics({ disk_used_gb: 95 });
+    i.monitor.setMetrics({ disk_used_gb: 95 });
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
     expect(bodies()[0]).toMatchObject({
@@ -251,8 +251,13 @@ describe('level alarms', () => {
   });
 
   it('a disk percentage alarm reads the used share', () => {
-    const a = i.createAlarm({ type: 'disk', value_calculation: 'percentage', value_threshold: 80, time_threshold: 60 });
-    i.setMetrics({ disk_used_gb: 40, disk_total_gb: 50 });
+    const a = i.alarms.create({
+      type: 'disk',
+      value_calculation: 'percentage',
+      value_threshold: 80,
+      time_threshold: 60,
+    });
+    i.monitor.setMetrics({ disk_used_gb: 40, disk_total_gb: 50 });
     s.clock.advance(60_000);
     i.evaluateAlarms();
     expect(bodies().filter((b) => b.alarm.id === a.id)).toMatchObject([
@@ -262,14 +267,14 @@ describe('level alarms', () => {
 
   it('notify every recipient by its channel: HTTP for webhook and chat, recorded for the rest', () => {
     const ids = [
-      i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/w' }),
-      i.createRecipient({ type: 'chat_a', value: 'https://chat-a.example.com/x' }),
-      i.createRecipient({ type: 'chat_b', value: 'https://chat-b.example.com/y' }),
-      i.createRecipient({ type: 'email', value: 'oncall@example.com' }),
-      i.createRecipient({ type: 'paging_a', value: 'pager-key-123' }),
+      i.recipients.create({ type: 'webhook', value: 'https://hooks.example.com/w' }),
+      i.recipients.create({ type: 'chat_a', value: 'https://chat-a.example.com/x' }),
+      i.recipients.create({ type: 'chat_b', value: 'https://chat-b.example.com/y' }),
+      i.recipients.create({ type: 'email', value: 'oncall@example.com' }),
+      i.recipients.create({ type: 'paging_a', value: 'pager-key-123' }),
     ].map((r) => r.id);
-    i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 1, recipients: ids });
-    i.setMetrics({ cpu: 60 });
+    i.alarms.create({ type: 'cpu', value_threshold: 50, time_threshold: 1, recipients: ids });
+    i.monitor.setMetrics({ cpu: 60 });
     s.clock.advance(1000);
     expect(i.evaluateAlarms()).toBe(5);
     expect(notifications().map((e) => [e.target, e.status])).toEqual([
@@ -282,11 +287,11 @@ describe('level alarms', () => {
   });
 
   it('changing value_calculation re-arms a disk alarm', () => {
-    const disk = i.listAlarms().find((a) => a.type === 'disk')!;
-    i.setMetrics({ disk_used_gb: 95 }); // 5 GB free: the default disk alarm (5 GB, 600 s) holds
+    const disk = i.alarms.list().find((a) => a.type === 'disk')!;
+    i.monitor.setMetrics({ disk_used_gb: 95 }); // 5 GB free: the default disk alarm (5 GB, 600 s) holds
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
-    i.updateAlarm(disk.id, { type: 'disk', value_calculation: 'percentage' }); // 95% used >= 5%: holds anew
+    i.alarms.update(disk.id, { type: 'disk', value_calculation: 'percentage' }); // 95% used >= 5%: holds anew
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
     expect(bodies().map((b) => [b.message, b.triggered_at])).toEqual([
@@ -297,39 +302,39 @@ describe('level alarms', () => {
 
   it('an alarm created after an evaluation is armed at once, and counts only while its condition holds', () => {
     expect(i.evaluateAlarms()).toBe(0);
-    i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 }); // cpu is at 10%
-    const holding = i.createAlarm({ type: 'memory', value_threshold: 20, time_threshold: 60 }); // memory is at 30%
+    i.alarms.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 }); // cpu is at 10%
+    const holding = i.alarms.create({ type: 'memory', value_threshold: 20, time_threshold: 60 }); // memory is at 30%
     s.clock.advance(60_000);
     expect(i.evaluateAlarms()).toBe(1);
     expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[holding.id, iso(NOW + 60_000)]]);
   });
 
   it('creating an alarm right when another is due triggers that one first', () => {
-    i.setMetrics({ cpu: 95 });
+    i.monitor.setMetrics({ cpu: 95 });
     s.clock.advance(10 * MINUTE);
-    i.createAlarm({ type: 'netsplit' });
+    i.alarms.create({ type: 'netsplit' });
     expect(bodies().map((b) => [b.alarm.id, b.triggered_at])).toEqual([[1, iso(NOW + 10 * MINUTE)]]);
   });
 
   it('the state keeps the level alarms only, and no episode for a disabled one', () => {
-    const levelIds = i
-      .listAlarms()
+    const levelIds = i.alarms
+      .list()
       .filter((a) => a.type === 'cpu' || a.type === 'memory' || a.type === 'disk')
       .map((a) => a.id);
     expect(i.evaluateAlarms()).toBe(0);
-    i.createAlarm({ type: 'netsplit' });
+    i.alarms.create({ type: 'netsplit' });
     expect(i.toJSON().monitor!.alarms.map((a) => a.id)).toEqual(levelIds);
-    i.updateAlarm(1, { type: 'cpu', enabled: false });
-    i.setMetrics({ cpu: 99 });
+    i.alarms.update(1, { type: 'cpu', enabled: false });
+    i.monitor.setMetrics({ cpu: 99 });
     expect(i.toJSON().monitor!.alarms.find((a) => a.id === 1)).toMatchObject({ since: null, fired: false });
   });
 
   it('a deleted alarm leaves the state, and the episodes of the others run on', () => {
     const levelIds = i.toJSON().monitor!.alarms.map((a) => a.id);
-    const a = i.createAlarm({ type: 'memory', value_threshold: 50, time_threshold: 60 });
-    i.setMetrics({ cpu: 95 }); // the default cpu alarm holds from NOW
+    const a = i.alarms.create({ type: 'memory', value_threshold: 50, time_threshold: 60 });
+    i.monitor.setMetrics({ cpu: 95 }); // the default cpu alarm holds from NOW
     s.clock.advance(5 * MINUTE);
-    i.deleteAlarm(a.id);
+    i.alarms.delete(a.id);
     expect(i.toJSON().monitor!.alarms.map((x) => x.id)).toEqual(levelIds);
     s.clock.advance(5 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
@@ -337,17 +342,17 @@ describe('level alarms', () => {
   });
 
   it('a deleted alarm is forgotten', () => {
-    const a = i.createAlarm({ type: 'cpu', value_threshold: 50, time_threshold: 60 });
-    i.setMetrics({ cpu: 60 });
-    i.deleteAlarm(a.id);
+    const a = i.alarms.create({ type: 'cpu', value_threshold: 50, time_threshold: 60 });
+    i.monitor.setMetrics({ cpu: 60 });
+    i.alarms.delete(a.id);
     s.clock.advance(60_000);
     i.evaluateAlarms();
     expect(bodies().some((b) => b.alarm.id === a.id)).toBe(false);
   });
 
   it('status shows the value, since when the condition holds and when it triggers', () => {
-    i.setMetrics({ cpu: 95 });
-    const cpu = i.alarmStatus().find((a) => a.type === 'cpu');
+    i.monitor.setMetrics({ cpu: 95 });
+    const cpu = i.monitor.status().find((a) => a.type === 'cpu');
     expect(cpu).toMatchObject({
       value: 95,
       holding: true,
@@ -355,14 +360,14 @@ describe('level alarms', () => {
       triggers_at: iso(NOW + 10 * MINUTE),
       triggered: false,
     });
-    expect(i.alarmStatus().find((a) => a.type === 'notice')).toEqual({ id: 4, type: 'notice', enabled: true });
+    expect(i.monitor.status().find((a) => a.type === 'notice')).toEqual({ id: 4, type: 'notice', enabled: true });
   });
 
   it('status shows triggered for the current episode only', () => {
-    i.setMetrics({ cpu: 95 });
+    i.monitor.setMetrics({ cpu: 95 });
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
-    expect(i.alarmStatus().find((a) => a.type === 'cpu')).toStrictEqual({
+    expect(i.monitor.status().find((a) => a.type === 'cpu')).toStrictEqual({
       id: 1,
       type: 'cpu',
       enabled: true,
@@ -372,8 +377,8 @@ describe('level alarms', () => {
       triggers_at: iso(NOW + 10 * MINUTE),
       triggered: true,
     });
-    i.setMetrics({ cpu: 20 });
-    expect(i.alarmStatus().find((a) => a.type === 'cpu')).toStrictEqual({
+    i.monitor.setMetrics({ cpu: 20 });
+    expect(i.monitor.status().find((a) => a.type === 'cpu')).toStrictEqual({
       id: 1,
       type: 'cpu',
       enabled: true,
@@ -386,13 +391,13 @@ describe('level alarms', () => {
   });
 
   it('still trigger on time after maintenance is rescheduled or run', () => {
-    const [m] = i.listMaintenance();
-    i.setMetrics({ cpu: 95 }); // due at NOW + 10 min
-    i.rescheduleMaintenance(m!.id, maintenanceDate(NOW + DAY));
+    const [m] = i.maintenance.list();
+    i.monitor.setMetrics({ cpu: 95 }); // due at NOW + 10 min
+    i.maintenance.reschedule(m!.id, maintenanceDate(NOW + DAY));
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
-    i.setMetrics({ memory: 95 }); // due at NOW + 20 min
-    i.runMaintenance(m!.id);
+    i.monitor.setMetrics({ memory: 95 }); // due at NOW + 20 min
+    i.maintenance.run(m!.id);
     s.clock.advance(10 * MINUTE);
     expect(i.evaluateAlarms()).toBe(1);
     expect(
@@ -408,11 +413,11 @@ describe('level alarms', () => {
 
 describe('event alarms', () => {
   it('server_unreachable and netsplit trigger at once on their event', () => {
-    const hook = i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/e' });
-    i.createAlarm({ type: 'server_unreachable', recipients: [hook.id] });
-    i.createAlarm({ type: 'netsplit' });
-    expect(i.raiseEvent('server_unreachable')).toBe(1);
-    expect(i.raiseEvent('netsplit', 'split brain')).toBe(1);
+    const hook = i.recipients.create({ type: 'webhook', value: 'https://hooks.example.com/e' });
+    i.alarms.create({ type: 'server_unreachable', recipients: [hook.id] });
+    i.alarms.create({ type: 'netsplit' });
+    expect(i.monitor.raise('server_unreachable')).toBe(1);
+    expect(i.monitor.raise('netsplit', 'split brain')).toBe(1);
     expect(bodies().map((b) => [b.reason, b.message, b.recipient.type, b.triggered_at])).toEqual([
       ['server_unreachable', 'The server of the instance is unreachable', 'webhook', iso(NOW)],
       ['netsplit', 'split brain', 'email', iso(NOW)],
@@ -420,15 +425,15 @@ describe('event alarms', () => {
   });
 
   it('an event without an enabled alarm of its type notifies nobody', () => {
-    expect(i.raiseEvent('netsplit')).toBe(0);
+    expect(i.monitor.raise('netsplit')).toBe(0);
   });
 
   it('notice alarms trigger when maintenance is rescheduled or run', () => {
-    const [m] = i.listMaintenance();
+    const [m] = i.maintenance.list();
     const at = new Date(NOW + DAY);
     const text = `${at.toISOString().slice(0, 10)} ${at.toISOString().slice(11, 19)} +0000`;
-    i.rescheduleMaintenance(m!.id, text);
-    i.runMaintenance(m!.id);
+    i.maintenance.reschedule(m!.id, text);
+    i.maintenance.run(m!.id);
     expect(bodies().map((b) => [b.reason, b.alarm.type, b.maintenance?.id, b.maintenance?.status])).toEqual([
       ['maintenance_scheduled', 'notice', m!.id, 'scheduled'],
       ['maintenance_started', 'notice', m!.id, 'in_progress'],
@@ -440,7 +445,7 @@ describe('event alarms', () => {
   });
 
   it('notice alarms trigger when scheduled maintenance starts on the clock', () => {
-    const items = i.listMaintenance();
+    const items = i.maintenance.list();
     s.clock.advance(30 * DAY);
     i.evaluateAlarms();
     expect(bodies().map((b) => [b.reason, b.maintenance?.id])).toEqual(items.map((m) => ['maintenance_started', m.id]));
@@ -451,7 +456,7 @@ describe('event alarms', () => {
 
   it('a maintenance start is notified by the first evaluation at its scheduled_by, and counted', () => {
     const j = s.instance({ id: 9001 }); // an odd id: two maintenance items
-    const starts = j.listMaintenance().map((m) => Date.parse(m.scheduled_by.replace(' ', 'T').replace(' +0000', 'Z')));
+    const starts = j.maintenance.list().map((m) => Date.parse(m.scheduled_by.replace(' ', 'T').replace(' +0000', 'Z')));
     expect(starts).toHaveLength(2);
     expect(j.evaluateAlarms()).toBe(0);
     s.clock.set(starts[0]! - 1000);
@@ -465,9 +470,9 @@ describe('event alarms', () => {
 
   it('an item run by hand before its time leaves the other starts on time, and its own is not notified again', () => {
     const j = s.instance({ id: 9001 }); // an odd id: two maintenance items
-    const [first, second] = j.listMaintenance();
+    const [first, second] = j.maintenance.list();
     const startOf = (m: typeof first) => Date.parse(m!.scheduled_by.replace(' ', 'T').replace(' +0000', 'Z'));
-    expect(j.runMaintenance(first!.id).status).toBe('in_progress'); // the start the next tick waited for
+    expect(j.maintenance.run(first!.id).status).toBe('in_progress'); // the start the next tick waited for
     expect(j.evaluateAlarms()).toBe(0);
     s.clock.set(startOf(first));
     expect(j.evaluateAlarms()).toBe(0);
@@ -482,11 +487,11 @@ describe('event alarms', () => {
   });
 
   it('a maintenance notice says what was scheduled or has started, with the item', () => {
-    const [m] = i.listMaintenance();
+    const [m] = i.maintenance.list();
     const text = maintenanceDate(NOW + DAY);
-    const scheduled = i.rescheduleMaintenance(m!.id, text);
+    const scheduled = i.maintenance.reschedule(m!.id, text);
     s.clock.advance(MINUTE);
-    const started = i.runMaintenance(m!.id);
+    const started = i.maintenance.run(m!.id);
     const common = {
       event: 'alarm',
       alarm: { id: 4, type: 'notice' },
@@ -512,9 +517,9 @@ describe('event alarms', () => {
   });
 
   it('an event notification carries no level fields', () => {
-    const a = i.createAlarm({ type: 'netsplit' });
-    i.updateAlarm(a.id, { type: 'netsplit', enabled: true }); // an updated alarm too
-    i.raiseEvent('netsplit');
+    const a = i.alarms.create({ type: 'netsplit' });
+    i.alarms.update(a.id, { type: 'netsplit', enabled: true }); // an updated alarm too
+    i.monitor.raise('netsplit');
     expect(bodies()).toStrictEqual([
       {
         event: 'alarm',
@@ -531,7 +536,7 @@ describe('event alarms', () => {
 
 describe('state', () => {
   it('survives toJSON and fromJSON', () => {
-    i.setMetrics({ cpu: 95 });
+    i.monitor.setMetrics({ cpu: 95 });
     s.clock.advance(5 * MINUTE);
     const state = i.toJSON();
     const copy = (i.constructor as typeof import('../../src/resources/instances/instance.js').InstanceStore).fromJSON(
@@ -539,8 +544,8 @@ describe('state', () => {
       { accountId: i.accountId, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
       s.ctx,
     );
-    expect(copy.metrics).toEqual(i.metrics);
-    expect(copy.alarmStatus()).toEqual(i.alarmStatus());
+    expect(copy.monitor.metrics).toEqual(i.monitor.metrics);
+    expect(copy.monitor.status()).toEqual(i.monitor.status());
     expect(copy.toJSON().monitor).toEqual(state.monitor);
     s.clock.advance(5 * MINUTE);
     expect(copy.evaluateAlarms()).toBe(1);
@@ -548,10 +553,10 @@ describe('state', () => {
 
   it('lists the started maintenance by id', () => {
     const j = s.instance({ id: 9001 }); // an odd id: two maintenance items
-    const ids = j.listMaintenance().map((m) => m.id);
+    const ids = j.maintenance.list().map((m) => m.id);
     expect(ids).toEqual([1, 2]);
-    j.runMaintenance(2);
-    j.runMaintenance(1);
+    j.maintenance.run(2);
+    j.maintenance.run(1);
     expect(j.toJSON().monitor!.maintenance_started).toEqual([1, 2]);
   });
 });

@@ -107,12 +107,12 @@ export function refused(fn: () => unknown, status: number, field?: string, rule?
 /** Everything the instance interface shows of an instance (a refused request must leave it as it was). */
 export function snapshot(i: InstanceStore) {
   return {
-    recipients: i.listRecipients(),
-    alarms: i.listAlarms(),
-    logs: i.listIntegrations('logs'),
-    metrics: i.listIntegrations('metrics'),
-    backups: i.listBackups(),
-    maintenance: i.listMaintenance(),
+    recipients: i.recipients.list(),
+    alarms: i.alarms.list(),
+    logs: i.integrations['logs'].list(),
+    metrics: i.integrations['metrics'].list(),
+    backups: i.backups.list(),
+    maintenance: i.maintenance.list(),
   };
 }
 

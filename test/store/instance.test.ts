@@ -11,13 +11,13 @@ beforeEach(async () => {
 
 describe('a new instance', () => {
   it('has the default recipient: name Default, type email, the team e-mail, options null', () => {
-    expect(s.instance().listRecipients()).toEqual([
+    expect(s.instance().recipients.list()).toEqual([
       { id: 1, type: 'email', value: TEAM_EMAIL, name: 'Default', options: null },
     ]);
   });
 
   it('has the four default alarms, all enabled and without recipients', () => {
-    expect(s.instance().listAlarms()).toEqual([
+    expect(s.instance().alarms.list()).toEqual([
       { id: 1, type: 'cpu', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
       { id: 2, type: 'memory', enabled: true, value_threshold: 90, time_threshold: 600, recipients: [] },
       {
@@ -35,46 +35,46 @@ describe('a new instance', () => {
 
   it('has the same default recipient and alarms on a shared plan', () => {
     const shared = s.instance({ planName: 'turtle' });
-    expect(shared.listRecipients().map((r) => r.name)).toEqual(['Default']);
-    expect(shared.listAlarms().map((a) => a.type)).toEqual(['cpu', 'memory', 'disk', 'notice']);
+    expect(shared.recipients.list().map((r) => r.name)).toEqual(['Default']);
+    expect(shared.alarms.list().map((a) => a.type)).toEqual(['cpu', 'memory', 'disk', 'notice']);
   });
 
   it('has no integrations', () => {
     const i = s.instance();
-    expect(i.listIntegrations('logs')).toEqual([]);
-    expect(i.listIntegrations('metrics')).toEqual([]);
+    expect(i.integrations['logs'].list()).toEqual([]);
+    expect(i.integrations['metrics'].list()).toEqual([]);
   });
 
   it('has daily backups of two databases for the whole 30-day window', () => {
     const i = s.instance({ id: 7 });
-    expect(i.databases).toEqual(['db7', 'analytics']);
-    const backups = i.listBackups();
+    expect(i.databaseNames).toEqual(['db7', 'analytics']);
+    const backups = i.backups.list();
     expect(new Set(backups.map((b) => b.database_name))).toEqual(new Set(['db7', 'analytics']));
     // One per day per database: 30 days back from now, both databases.
     expect(backups).toHaveLength(60);
-    expect(i.listBackups('db7')).toHaveLength(30);
-    expect(i.listBackups('analytics')).toHaveLength(30);
+    expect(i.backups.list('db7')).toHaveLength(30);
+    expect(i.backups.list('analytics')).toHaveLength(30);
   });
 
   it('keeps backups older than 30 days, which are not listed and cannot be restored', () => {
     const i = s.instance();
-    const listed = new Set(i.listBackups().map((b) => b.id));
+    const listed = new Set(i.backups.list().map((b) => b.id));
     // Ids run oldest first; id 1 is the oldest seeded backup (40 days back).
     expect(listed.has(1)).toBe(false);
-    expect(() => i.restoreBackup({ backup_id: 1 })).toThrow(/backup_id: no backup of this instance/);
+    expect(() => i.backups.restore({ backup_id: 1 })).toThrow(/backup_id: no backup of this instance/);
   });
 
   it('starts with the same state for the same id and time (no randomness in the per-instance state)', () => {
     const init = { id: 12, providerid: '11111111-2222-4333-8444-555555555555' };
     const a = s.instance(init);
     const b = s.instance(init);
-    expect(b.listBackups()).toEqual(a.listBackups());
-    expect(b.listMaintenance()).toEqual(a.listMaintenance());
+    expect(b.backups.list()).toEqual(a.backups.list());
+    expect(b.maintenance.list()).toEqual(a.maintenance.list());
   });
 
   it('has one or two upcoming maintenance items, scheduled a few days ahead', () => {
     for (const id of [1, 2, 3, 4]) {
-      const items = s.instance({ id }).listMaintenance();
+      const items = s.instance({ id }).maintenance.list();
       expect(items.length).toBeGreaterThanOrEqual(1);
       expect(items.length).toBeLessThanOrEqual(2);
       for (const m of items) {
@@ -103,7 +103,7 @@ describe('a new instance', () => {
 
   it('gives every integration record the account id of its owner', () => {
     const i = s.instance();
-    expect(i.createIntegration('logs', 'logs_e', { token: 't' }).account_id).toBe(ACCOUNT_ID);
+    expect(i.integrations['logs'].create('logs_e', { token: 't' }).account_id).toBe(ACCOUNT_ID);
   });
 });
 
@@ -132,7 +132,7 @@ describe('the broker kind', () => {
 describe('alarm evaluation on the clock', () => {
   it('a tick after one that found nothing due still notices a maintenance start once the clock reaches it', () => {
     const i = s.instance();
-    const upcoming = i.listMaintenance().length;
+    const upcoming = i.maintenance.list().length;
     expect(i.evaluateAlarms()).toBe(0);
     expect(i.evaluateAlarms()).toBe(0);
     s.clock.advance(30 * DAY);
@@ -155,10 +155,10 @@ describe('the instance interface state, built on first use', () => {
       password: 'p'.repeat(24),
     });
     const ticksBefore: boolean[] = [];
-    if (firstUse === 'at creation') i.listAlarms();
+    if (firstUse === 'at creation') i.alarms.list();
     for (let h = 6; h <= 12 * 24; h += 6) {
       t.clock.advance(6 * 60 * 60 * 1000);
-      if (firstUse === 'two days later' && h === 48) i.listRecipients();
+      if (firstUse === 'two days later' && h === 48) i.recipients.list();
       t.registry.tick();
       i.evaluateAlarms();
       ticksBefore.push(isBuilt(i));
@@ -194,7 +194,7 @@ describe('the instance interface state, built on first use', () => {
 
   it('keeps the state given to fromJSON, built at once', () => {
     const i = s.instance();
-    i.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/a', name: 'hook' });
+    i.recipients.create({ type: 'webhook', value: 'https://hooks.example.com/a', name: 'hook' });
     const copy = InstanceStore.fromJSON(
       i.toJSON(),
       { accountId: ACCOUNT_ID, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
@@ -256,11 +256,11 @@ describe('rotation of the instance key and password', () => {
 
   it('rotating the password changes the connection url and nothing else of the instance interface', () => {
     const i = s.instance();
-    const before = { url: i.url, alarms: i.listAlarms(), recipients: i.listRecipients() };
+    const before = { url: i.url, alarms: i.alarms.list(), recipients: i.recipients.list() };
     i.rotatePassword();
     expect(i.url).not.toBe(before.url);
     expect(i.url.replace(/:[^:@/]+@/, ':@')).toBe(before.url.replace(/:[^:@/]+@/, ':@'));
-    expect({ alarms: i.listAlarms(), recipients: i.listRecipients() }).toEqual({
+    expect({ alarms: i.alarms.list(), recipients: i.recipients.list() }).toEqual({
       alarms: before.alarms,
       recipients: before.recipients,
     });

@@ -146,12 +146,12 @@ describe('Registry: ticks', () => {
     const notifications = () => registry.outbox.list().filter((e) => e.kind === 'notification');
     const a = account.instanceStore(account.instances.create(DEDICATED, key).id)!;
     const b = account.instanceStore(account.instances.create(DEDICATED, key).id)!;
-    a.setMetrics({ cpu: 95 });
-    b.setMetrics({ memory: 95 });
+    a.monitor.setMetrics({ cpu: 95 });
+    b.monitor.setMetrics({ memory: 95 });
     clock.advance(600_000);
     registry.tick();
     expect(notifications().map((e) => e.event)).toEqual(['alarm.cpu', 'alarm.memory']);
-    b.setMetrics({ cpu: 95 });
+    b.monitor.setMetrics({ cpu: 95 });
     clock.advance(600_000);
     expect(registry.evaluateAlarms()).toBe(1);
     expect(notifications()).toHaveLength(3);
@@ -164,12 +164,12 @@ describe('Registry: restore', () => {
   let xi: number;
   beforeEach(() => {
     const inst = registry.authenticateInstance(instanceKey(1))!.instance;
-    const r = inst.createRecipient({ type: 'email', value: 'ops@example.com', name: 'ops' });
-    inst.createRecipient({ type: 'email', value: 'spare@example.com', name: 'spare' }); // no alarm names it
-    inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
-    inst.createIntegration('logs', 'logs_e', { token: 'a' });
-    inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
-    inst.createBackup();
+    const r = inst.recipients.create({ type: 'email', value: 'ops@example.com', name: 'ops' });
+    inst.recipients.create({ type: 'email', value: 'spare@example.com', name: 'spare' }); // no alarm names it
+    inst.alarms.create({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
+    inst.integrations['logs'].create('logs_e', { token: 'a' });
+    inst.integrations['metrics'].create('metrics_c_v3', { api_key: 'k', region: 'eu' });
+    inst.backups.create();
     const { account, key } = seeded();
     account.team.invite({ email: 'keyless@example.com' }, key); // a member no key acts for
     registry.addAccount(freshAccount().fixture);

@@ -31,11 +31,11 @@ beforeEach(() => {
   clock.pin(Date.UTC(2026, 10, 21, 13, 30, 0));
   registry = new Registry({ seed: 1, adminKey: 'tusk-admin-key', clock, rules });
   const inst = registry.authenticateInstance(instanceKey(1))!.instance;
-  const r = inst.createRecipient({ type: 'email', value: 'ops@example.com', name: 'ops' });
-  inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
-  inst.createIntegration('logs', 'logs_e', { token: 'a' });
-  inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
-  inst.createBackup();
+  const r = inst.recipients.create({ type: 'email', value: 'ops@example.com', name: 'ops' });
+  inst.alarms.create({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
+  inst.integrations['logs'].create('logs_e', { token: 'a' });
+  inst.integrations['metrics'].create('metrics_c_v3', { api_key: 'k', region: 'eu' });
+  inst.backups.create();
   registry.addAccount(freshAccount().fixture);
   good = JSON.parse(JSON.stringify(registry.dump())) as RegistryState;
   xi = good.accounts[0]!.instances.findIndex((x) => x.id === 1);

@@ -2,7 +2,8 @@
 // client adds. Bodies arrive validated against their type's branch of the document (fields per type,
 // ranges, disk percentage <= 100 when the body says percentage); this module applies the defaults
 // and keeps the rules that need state: the plan's alarm types, recipients of this instance, the
-// fixed type of an alarm and the merged disk rule of an update.
+// fixed type of an alarm and the merged disk rule of an update. What fires alarms (monitor.ts) is
+// told of every change through `AlarmWatch` (wired by the instance, resources/instances/).
 import { invalid, notFound, limitReached } from '../../core/errors.js';
 import { LIST_CAPS } from '../../core/limits.js';
 import { IdSequence } from '../../domain/ids.js';
@@ -54,6 +55,18 @@ export interface AlarmRules {
   recipientExists(id: number): boolean;
 }
 
+/** What watches the alarms (the monitor): told of each change, and before an update. */
+export interface AlarmWatch {
+  /** An alarm was created (the stored alarm, not a copy). */
+  created(alarm: Readonly<Alarm>): void;
+  /** An update is about to be made (evaluate what held before it). */
+  updating(): void;
+  /** An alarm was updated or deleted. */
+  changed(): void;
+}
+
+const UNWATCHED: AlarmWatch = { created: () => {}, updating: () => {}, changed: () => {} };
+
 export class Alarms {
   private readonly items = new Map<number, Alarm>();
   private readonly ids: IdSequence;
@@ -62,6 +75,7 @@ export class Alarms {
   constructor(
     private readonly rules: AlarmRules,
     state?: AlarmsState,
+    private readonly watch: AlarmWatch = UNWATCHED,
   ) {
     if (state) {
       this.ids = IdSequence.fromJSON(state.last_id);
@@ -117,11 +131,14 @@ export class Alarms {
         `an instance has at most ${LIST_CAPS.alarmsPerInstance} alarms (the default ones included); delete one to create another`,
       );
     }
-    return record(this.insert(body));
+    const a = this.insert(body);
+    this.watch.created(a);
+    return record(a);
   }
 
   /** A merge update: `type` must equal the stored type; given fields replace stored ones. */
   update(id: number, body: UpdateAlarmBody): Alarm {
+    this.watch.updating();
     const a = this.find(id);
     if (body.type !== a.type)
       throw invalid(
@@ -149,12 +166,14 @@ export class Alarms {
       );
     }
     this.items.set(id, merged);
+    this.watch.changed();
     return record(merged);
   }
 
   delete(id: number): void {
     this.find(id);
     this.items.delete(id);
+    this.watch.changed();
   }
 
   /** Drops a deleted recipient from every alarm. */

@@ -13,31 +13,31 @@ export function alarmsApp(route: Route) {
   app.get(
     '/',
     ...op('listAlarms', (c) => {
-      return c.get('principal').instance.listAlarms();
+      return c.get('principal').instance.alarms.list();
     }),
   );
   app.post(
     '/',
     ...op('createAlarm', (c, { body }) => {
-      return c.get('principal').instance.createAlarm(body);
+      return c.get('principal').instance.alarms.create(body);
     }),
   );
   app.get(
     '/:id',
     ...op('getAlarm', (c, { params }) => {
-      return c.get('principal').instance.getAlarm(params.id);
+      return c.get('principal').instance.alarms.get(params.id);
     }),
   );
   app.put(
     '/:id',
     ...op('updateAlarm', (c, { params, body }) => {
-      return c.get('principal').instance.updateAlarm(params.id, body);
+      return c.get('principal').instance.alarms.update(params.id, body);
     }),
   );
   app.delete(
     '/:id',
     ...op('deleteAlarm', (c, { params }) => {
-      c.get('principal').instance.deleteAlarm(params.id);
+      c.get('principal').instance.alarms.delete(params.id);
       return NO_CONTENT;
     }),
   );

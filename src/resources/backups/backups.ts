@@ -3,10 +3,10 @@
 // once its ready time has passed, only backups of the last 30 days are listed, and the daily
 // backups keep coming as the clock moves (each is added, with the next id, when it is first seen
 // after its time). Callbacks are queued in the outbox with the time they are due; the server's
-// ticker sends them. The list as the bytes of its answer is instance-backups-view.ts. With a database engine, what a backup, restore or recovery announces is real
-// work done in the background: the backup is listed, and each callback queued, only once that work
-// is done (`work` below), and never before its delay on the clock, which stays the minimum.
-import { createHmac, hash } from 'node:crypto';
+// ticker sends them. The list as the bytes of its answer is view.ts, a backup's record records.ts.
+// With a database engine, what a backup, restore or recovery of the default database announces is
+// real work done in the background (database.ts): the backup is listed, and each callback queued,
+// only once that work is done, and never before its delay on the clock, which stays the minimum.
 import { invalid, limitReached } from '../../core/errors.js';
 import { LIST_CAPS } from '../../core/limits.js';
 import { IdSequence } from '../../domain/ids.js';
@@ -14,7 +14,6 @@ import {
   DAY,
   HOUR,
   MINUTE,
-  fileStamp,
   floorToMinute,
   formatBackupDate,
   parsePitMinute,
@@ -31,6 +30,10 @@ import type {
   StoreContext,
 } from '../../domain/types.js';
 import type { BackupsState } from '../../domain/state.js';
+import { BackupRecords, URL_LIFETIME_MS, type BackupItem } from './records.js';
+import type { BackupDatabase } from './database.js';
+
+export { BACKUP_HOST, URL_LIFETIME_MS } from './records.js';
 
 /** Backups are listed, restorable and point-in-time recovery reaches back this far. */
 export const RETENTION_MS = 30 * DAY;
@@ -44,9 +47,6 @@ export const SEEDED_BACKUP_DAYS = 40;
 export const BACKUP_DELAY_MS = 5_000;
 /** A restore or point-in-time recovery sends its callback this long after it was asked for, at least (as BACKUP_DELAY_MS). */
 export const RESTORE_DELAY_MS = 5_000;
-/** How long a download link stays valid. */
-export const URL_LIFETIME_MS = HOUR;
-export const BACKUP_HOST = 'https://backups.tusk.example';
 
 export interface BackupIdentity {
   instanceId: number;
@@ -58,56 +58,34 @@ export interface BackupIdentity {
   databases: readonly string[];
 }
 
-export interface BackupState {
-  id: number;
-  databaseName: string;
-  takenAt: number;
+export interface BackupState extends BackupItem {
   readyAt: number;
-  /** Bytes; made from `salt` when first read (sizeOfBackup): most seeded backups are never listed. */
-  size: number | undefined;
-  salt: number;
   /** Its snapshot is being made (not listed until it is). */
   pending?: boolean;
 }
 
-/**
- * Database work an operation announces: it calls `done` once the work is done (never, when it
- * fails for good: then nothing is announced).
- */
-export type DatabaseWork<T> = (what: T, done: () => void) => void;
-
-/** A 32-bit number from a text (deterministic sizes and offsets): the first bytes of its SHA-256. */
-const hash32 = (text: string) => hash('sha256', text, 'buffer').readUInt32BE(0);
-
-/** A UUID-form identifier derived from a text (the same text, the same id). */
-function uuidOf(text: string): string {
-  const h = hash('sha256', text, 'hex');
-  const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-const MiB = 1024 * 1024;
-
 export class Backups {
   private readonly items: BackupState[] = [];
   private readonly ids: IdSequence;
-  /** The key the download URLs are signed with: made from the providerid when a URL is first signed. */
-  private signingKeyHex: string | undefined;
   /** Per database: the day (00:00 UTC) of its next daily backup not yet added. */
   private readonly nextDaily: number[];
   /** The construction time whose seeded history is not made yet (see seed()). */
   private seedOrigin: number | undefined;
+  private readonly records: BackupRecords;
 
   /**
    * @param origin the time the seeded history runs back from (the instance's construction).
    * @param state a state written by toJSON() to take over instead of the seeded history.
+   * @param database the work on the default database, with a database engine (database.ts).
    */
   constructor(
     private readonly who: BackupIdentity,
     private readonly ctx: StoreContext,
     origin: number,
     state?: BackupsState,
+    private readonly database?: BackupDatabase,
   ) {
+    this.records = new BackupRecords(who);
     if (state) {
       this.ids = IdSequence.fromJSON(state.last_id);
       this.nextDaily = [...state.next_daily];
@@ -148,7 +126,7 @@ export class Backups {
         database_name: b.databaseName,
         taken_at: b.takenAt,
         ready_at: b.readyAt,
-        size: this.sizeOfBackup(b),
+        size: this.records.sizeOf(b),
       })),
     };
   }
@@ -232,10 +210,10 @@ export class Backups {
   }
 
   /**
-   * Starts a backup of `db` (default: the instance's database); it is listed once ready (and its
-   * `work`, the snapshot, done), and then the callback is due.
+   * Starts a backup of `db` (default: the instance's database); it is listed once ready (and, of the
+   * default database with an engine, once its snapshot is made), and then the callback is due.
    */
-  create(body: CreateBackupBody, work?: DatabaseWork<number>): { id: number; readyAt: number } {
+  create(body: CreateBackupBody = {}): { id: number; readyAt: number } {
     const db = body.db ?? this.who.databases[0]!;
     if (!this.who.databases.includes(db)) {
       throw invalid(
@@ -254,6 +232,7 @@ export class Backups {
     }
     const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
+    const real = this.database && db === this.who.databases[0] ? this.database : undefined;
     const item: BackupState = {
       id,
       databaseName: db,
@@ -261,7 +240,7 @@ export class Backups {
       readyAt,
       size: undefined,
       salt: -id,
-      pending: work !== undefined,
+      pending: real !== undefined,
     };
     this.items.push(item);
     this.changes++;
@@ -279,13 +258,20 @@ export class Backups {
       };
       this.ctx.outbox.schedule({ event: 'backup', target: callback, body: payload, dueAt: readyAt });
     };
-    if (work) work(id, announce);
-    else announce();
+    if (!real) announce();
+    else
+      real.snapshot(id, now, (bytes) => {
+        this.setSize(id, bytes);
+        announce();
+      });
     return { id, readyAt };
   }
 
-  /** Restores a backup that listBackups shows; the callback is due after the restore delay, once `work` is done. */
-  restore(body: RestoreBackupBody, work?: DatabaseWork<{ id: number; databaseName: string }>): void {
+  /**
+   * Restores a backup that listBackups shows; the callback is due after the restore delay (and, of
+   * the default database with an engine, once its snapshot replaced the database).
+   */
+  restore(body: RestoreBackupBody): void {
     const now = this.ctx.clock.now();
     const backup = this.visible(now).find((b) => b.id === body.backup_id);
     if (!backup) {
@@ -310,12 +296,16 @@ export class Backups {
         dueAt: now + this.ctx.restoreDelayMs,
       });
     };
-    if (work) work({ id: backup.id, databaseName: backup.databaseName }, announce);
+    if (this.database && backup.databaseName === this.who.databases[0]) this.database.restore(backup.id, announce);
     else announce();
   }
 
-  /** Recovers to `pit` (UTC minute): not in the future, not before the 30-day window; the callback once `work` is done. */
-  recover(body: RecoverToPointInTimeBody, work?: DatabaseWork<number>): void {
+  /**
+   * Recovers to `pit` (UTC minute): not in the future, not before the 30-day window; with an engine,
+   * the default database becomes the newest snapshot taken within that minute or before, and the
+   * callback is due once it has.
+   */
+  recover(body: RecoverToPointInTimeBody): void {
     const pit = parsePitMinute(body.pit);
     if (pit === undefined) throw invalid('pit', 'format', `${body.pit} is not a real time (yyyy-mm-dd hh:mm, UTC)`);
     const now = this.ctx.clock.now();
@@ -340,7 +330,7 @@ export class Backups {
         dueAt: now + this.ctx.restoreDelayMs,
       });
     };
-    if (work) work(pit, announce);
+    if (this.database) this.database.recover(pit + MINUTE - 1, announce);
     else announce();
   }
 
@@ -365,47 +355,9 @@ export class Backups {
     return this.items.filter((b) => b.readyAt <= now && !b.pending && b.takenAt >= now - RETENTION_MS);
   }
 
-  /** A backup's size: the real one once set, else a deterministic one from its database and salt (made once, when first read). */
-  private sizeOfBackup(b: BackupState): number {
-    return (b.size ??= 16 * MiB + (hash32(`${this.who.providerid}/${b.databaseName}/${b.salt}`) % (96 * MiB)));
-  }
-
+  /** A backup as the document's record, at `now` (its URL signed for the second of its expiry). */
   record(b: BackupState, now: number): Backup {
-    // What never changes for a backup is made once; the signed URL once per second of expiry (else
-    // every list would sign each URL and format each date again).
-    const cache = (this.made ??= new WeakMap());
-    let made = cache.get(b);
-    if (!made) {
-      const [, regionName = 'local'] = this.who.region.split('::');
-      const fileName = `backups/${this.who.providerid.slice(0, 8)}/${b.databaseName}/${fileStamp(b.takenAt)}-${b.id}.tar.gz`;
-      made = {
-        fileName,
-        bucket: `tusk-backups-${regionName}`,
-        databaseId: uuidOf(`${this.who.providerid}:${b.databaseName}`),
-        backupDate: formatBackupDate(b.takenAt),
-        expires: NaN,
-        url: '',
-      };
-      cache.set(b, made);
-    }
-    const expires = Math.floor((now + URL_LIFETIME_MS) / 1000);
-    if (made.expires !== expires) {
-      this.signingKeyHex ??= hash('sha256', `tusk-backup-signing:${this.who.providerid}`, 'hex');
-      const signature = createHmac('sha256', this.signingKeyHex).update(`/${made.fileName}\n${expires}`).digest('hex');
-      made.expires = expires;
-      made.url = `${BACKUP_HOST}/${made.fileName}?expires=${expires}&signature=${signature}`;
-    }
-    return {
-      id: b.id,
-      database_id: made.databaseId,
-      backup_date: made.backupDate,
-      size: this.sizeOfBackup(b),
-      bucket: made.bucket,
-      file_name: made.fileName,
-      region: this.who.region,
-      database_name: b.databaseName,
-      url: made.url,
-    };
+    return this.records.record(b, now);
   }
 
   /** Changes whenever a backup is added or removed, becomes ready or a size is set. */
@@ -414,15 +366,4 @@ export class Backups {
   get version(): number {
     return this.changes;
   }
-
-  /**
-   * Per backup: the parts of its record that never change, and its URL signed for one second of
-   * expiry. Made when a backup is first listed (most instances never list theirs).
-   */
-  private made:
-    | WeakMap<
-        BackupState,
-        { fileName: string; bucket: string; databaseId: string; backupDate: string; expires: number; url: string }
-      >
-    | undefined;
 }

@@ -14,27 +14,27 @@ export function backupsApp(route: Route) {
     '/',
     ...op('listBackups', (c, { query }) => {
       // The bytes of the list as the store keeps them (instance-backups-view.ts: the same JSON as listBackups()).
-      return bytesAnswer(c, c.get('principal').instance.listBackupsJson(query.db));
+      return bytesAnswer(c, c.get('principal').instance.backupsView.list(query.db));
     }),
   );
   app.post(
     '/',
     ...op('createBackup', (c, { body }) => {
-      c.get('principal').instance.createBackup(body ?? {});
+      c.get('principal').instance.backups.create(body ?? {});
       return NO_CONTENT;
     }),
   );
   app.post(
     '/restore',
     ...op('restoreBackup', (c, { body }) => {
-      c.get('principal').instance.restoreBackup(body);
+      c.get('principal').instance.backups.restore(body);
       return NO_CONTENT;
     }),
   );
   app.post(
     '/pitr',
     ...op('recoverToPointInTime', (c, { body }) => {
-      c.get('principal').instance.recoverToPointInTime(body);
+      c.get('principal').instance.backups.recover(body);
       return NO_CONTENT;
     }),
   );

@@ -1,8 +1,13 @@
-// The instance interface's state of one instance: its recipients, alarms, log and metrics
-// integrations, backups, maintenance and the monitor that fires its alarms. InstanceStore builds it
-// the first time anything reads or changes it, dated from the instance's creation: most instances a
-// test creates are never opened through the instance interface, and those never hold this state.
+// The instance interface's resources of one instance: its recipients, alarms, log and metrics
+// integrations, backups, maintenance and the monitor that fires its alarms, and what spans them,
+// wired here: a deleted recipient leaves every alarm, the monitor is told of every alarm change and
+// of maintenance rescheduled or started, a maintenance run ends the database's sessions, and the
+// backups of the default database are real work on it (backups/database.ts). InstanceStore builds
+// them the first time anything reads or changes them, dated from the instance's creation: most
+// instances a test creates are never opened through the instance interface, and never hold these.
 import type { Alarm, BrokerKind, Plan, Recipient, StoreContext } from '../../domain/types.js';
+import type { DatabaseRef } from '../../databases/instance-databases.js';
+import { backupDatabase } from '../backups/database.js';
 import { IdSequence } from '../../domain/ids.js';
 import { Recipients } from '../recipients/recipients.js';
 import { Alarms } from '../alarms/alarms.js';
@@ -16,8 +21,10 @@ import type { InstanceState } from '../../domain/state.js';
 /** The second database every instance has (backups cover each database). */
 export const SECOND_DATABASE = 'analytics';
 
-/** What the instance-API state reads of its instance (InstanceStore), when it needs it. */
+/** What the resources read of their instance (InstanceStore), when they need it. */
 export interface InstanceFacts {
+  /** The instance's real database, with a database engine. */
+  readonly db?: DatabaseRef | undefined;
   readonly id: number;
   readonly name: string;
   readonly accountId: string;
@@ -28,8 +35,8 @@ export interface InstanceFacts {
   readonly brokerKind: BrokerKind;
 }
 
-/** The per-instance state a state dump carries (InstanceStore.toJSON). */
-export type InstanceApiStateDump = Pick<
+/** The resources' part of an instance's state dump (InstanceStore.toJSON). */
+export type InstanceResourcesDump = Pick<
   InstanceState,
   'recipients' | 'alarms' | 'integrations' | 'backups' | 'maintenance' | 'monitor'
 >;
@@ -90,7 +97,7 @@ class SideMonitorHost implements MonitorHost {
   }
 }
 
-export class InstanceApiState {
+export class InstanceResources {
   readonly recipients: Recipients;
   readonly alarms: Alarms;
   readonly integrationIds: IdSequence;
@@ -114,7 +121,7 @@ export class InstanceApiState {
     ctx: StoreContext,
     origin: number,
     databases: readonly string[],
-    state?: InstanceApiStateDump,
+    state?: InstanceResourcesDump,
   ) {
     this.alarms = new Alarms(
       {
@@ -125,6 +132,11 @@ export class InstanceApiState {
         recipientExists: (id) => this.recipients.has(id),
       },
       state?.alarms,
+      {
+        created: (alarm) => this.monitor.added(alarm),
+        updating: () => this.monitor.evaluate(),
+        changed: () => this.monitor.evaluate(),
+      },
     );
     this.recipients = new Recipients(owner.teamEmail, (id) => this.alarms.forgetRecipient(id), state?.recipients);
     this.integrationIds = state ? IdSequence.fromJSON(state.integrations.last_id) : new IdSequence();
@@ -148,12 +160,22 @@ export class InstanceApiState {
       ctx,
       origin,
       state?.backups,
+      owner.db && ctx.databases ? backupDatabase(ctx.databases, owner.db) : undefined,
     );
     this.backupsView = new BackupsView(this.backups, ctx.clock);
     this.maintenance = new MaintenanceSchedule(
       ctx.clock,
       state ? [] : seededMaintenance(owner.id, origin),
       state?.maintenance,
+      {
+        before: () => this.monitor.evaluate(),
+        rescheduled: (record) => this.monitor.maintenanceScheduled(record),
+        started: (id, record) => {
+          this.monitor.maintenanceRun(id, record);
+          // What a client sees of maintenance: its sessions end (a restart).
+          if (owner.db) ctx.databases?.terminate(owner.db);
+        },
+      },
     );
     this.monitor = new Monitor(
       new SideMonitorHost(owner, ctx, this.alarms, this.recipients, this.maintenance),
@@ -162,7 +184,7 @@ export class InstanceApiState {
     );
   }
 
-  toJSON(): InstanceApiStateDump {
+  toJSON(): InstanceResourcesDump {
     return {
       recipients: this.recipients.toJSON(),
       alarms: this.alarms.toJSON(),

@@ -1,31 +1,22 @@
-// One instance: its identity and connection (read and changed through the customer interface) and
-// its per-instance state (the instance interface: recipients, alarms, integrations, backups,
-// maintenance; see the sections below), which instance-api-state.ts holds and is built on first use.
+// One instance, the aggregate of the instance interface: its identity and connection (read and
+// changed through the customer interface: name, tags, plan, key and password, the url of its real
+// database) and the instance interface's resources of this instance (recipients, alarms,
+// integrations, backups, maintenance, the monitor that fires alarms), which instance-resources.ts
+// builds and wires on first use. Ending it (destroy) ends its key and its database.
 import { randomUUID } from 'node:crypto';
-import type {
-  Alarm,
-  Backend,
-  Backup,
-  BrokerKind,
-  CreateAlarmBody,
-  CreateBackupBody,
-  Integration,
-  Maintenance,
-  Plan,
-  Recipient,
-  RecipientBody,
-  RecoverToPointInTimeBody,
-  RestoreBackupBody,
-  StoreContext,
-  UpdateAlarmBody,
-} from '../../domain/types.js';
-import type { IntegrationKind, SystemBodyValidator } from '../integrations/integrations.js';
-import type { AlarmStatus, EventType, InstanceMetrics } from '../alarms/monitor.js';
+import type { Backend, BrokerKind, Plan, StoreContext } from '../../domain/types.js';
+import type { IntegrationKind, Integrations } from '../integrations/integrations.js';
+import type { Monitor } from '../alarms/monitor.js';
+import type { Alarms } from '../alarms/alarms.js';
+import type { Recipients } from '../recipients/recipients.js';
+import type { Backups } from '../backups/backups.js';
+import type { BackupsView } from '../backups/view.js';
+import type { MaintenanceSchedule } from '../maintenance/maintenance.js';
 import {
-  InstanceApiState,
+  InstanceResources,
   SECOND_DATABASE,
   firstDueOfInitialState,
-  type InstanceApiStateDump,
+  type InstanceResourcesDump,
 } from './instance-resources.js';
 import type { InstanceState } from '../../domain/state.js';
 import type { DatabaseRef } from '../../databases/instance-databases.js';
@@ -95,13 +86,13 @@ export class InstanceStore {
    */
   private readonly initialDue: number;
   /** The per-instance interface state (see the section at the end); built by `apiState` on first use. */
-  private built: InstanceApiState | undefined;
+  private built: InstanceResources | undefined;
 
   /** @param state the per-instance state to take over (InstanceStore.fromJSON) instead of the initial one */
   constructor(
     init: InstanceInit,
     readonly ctx: StoreContext,
-    state?: InstanceApiStateDump,
+    state?: InstanceResourcesDump,
   ) {
     this.id = init.id;
     this.accountId = init.accountId;
@@ -126,7 +117,6 @@ export class InstanceStore {
     // on the store's clock), built on first use.
     this.origin = ctx.clock.now();
     this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
-    if (state) this.built = new InstanceApiState(this, ctx, this.origin, this.databases, state);
     const copyOf = init.copyOf?.source.db
       ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) }
       : undefined;
@@ -136,19 +126,20 @@ export class InstanceStore {
       this.db = ctx.databases.provision(this.providerid, this.password, {
         ...(copyOf ? { from: copyOf } : {}),
         ...(connectionLimit !== undefined ? { connectionLimit } : {}),
-        onSize: (bytes) => this.apiState.monitor.observeDiskUsed(bytes / 1e9),
+        onSize: (bytes) => this.resources.monitor.observeDiskUsed(bytes / 1e9),
         backups: () => {
-          const { backups } = this.apiState;
+          const { backups } = this.resources;
           return backups.list(this.database).map((b) => ({ id: b.id, at: backups.takenAt(b.id) }));
         },
       });
     }
+    if (state) this.built = new InstanceResources(this, ctx, this.origin, this.databaseNames, state);
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
   }
 
-  /** The per-instance interface state, built the first time it is needed. */
-  private get apiState(): InstanceApiState {
-    return (this.built ??= new InstanceApiState(this, this.ctx, this.origin, this.databases));
+  /** The instance interface's resources of this instance, built the first time they are needed. */
+  private get resources(): InstanceResources {
+    return (this.built ??= new InstanceResources(this, this.ctx, this.origin, this.databaseNames));
   }
 
   /** Rebuilds an instance from toJSON(); its key is registered with the context's key index. */
@@ -193,7 +184,7 @@ export class InstanceStore {
       providerid: this.providerid,
       apikey: this.key,
       password: this.password,
-      ...this.apiState.toJSON(),
+      ...this.resources.toJSON(),
     };
   }
 
@@ -278,180 +269,42 @@ export class InstanceStore {
     if (this.db) this.ctx.databases!.drop(this.db);
   }
 
-  // ---- per-instance interface state: recipients, alarms, integrations, backups, maintenance ----
-  // One method per operation of the instance document; a refused request throws an ApiError
-  // before anything changes.
+  // ---- the instance interface's resources of this instance (instance-resources.ts), built on first use ----
 
   /** The databases of the instance; the first is the default one (the database of `url`). */
-  get databases(): readonly string[] {
+  get databaseNames(): readonly string[] {
     return [this.database, SECOND_DATABASE];
   }
 
-  // backups
-  listBackups(db?: string): Backup[] {
-    return this.apiState.backups.list(db);
+  get recipients(): Recipients {
+    return this.resources.recipients;
   }
 
-  /** listBackups(db) as the JSON bytes of the answer (instance-backups-view.ts). */
-  listBackupsJson(db?: string): Uint8Array {
-    return this.apiState.backupsView.list(db);
+  get alarms(): Alarms {
+    return this.resources.alarms;
   }
 
-  // The real database is the instance's default one (the second is a record only): its backups are
-  // snapshots made by the server, and restores and recoveries replace it; each is announced (listed,
-  // called back) once done.
-  createBackup(body: CreateBackupBody = {}): { id: number; readyAt: number } {
-    const { db } = this;
-    const real = db && (body.db ?? this.database) === this.database;
-    const at = this.ctx.clock.now();
-    return this.apiState.backups.create(
-      body,
-      real
-        ? (id, done) =>
-            this.ctx.databases!.snapshot(db, id, at, (bytes) => {
-              this.apiState.backups.setSize(id, bytes);
-              done();
-            })
-        : undefined,
-    );
+  /** The log and metrics integrations. */
+  get integrations(): Record<IntegrationKind, Integrations> {
+    return this.resources.integrations;
   }
 
-  restoreBackup(body: RestoreBackupBody): void {
-    const { db } = this;
-    this.apiState.backups.restore(
-      body,
-      db
-        ? (backup, done) =>
-            backup.databaseName === this.database ? this.ctx.databases!.restore(db, backup.id, done) : done()
-        : undefined,
-    );
+  get backups(): Backups {
+    return this.resources.backups;
   }
 
-  recoverToPointInTime(body: RecoverToPointInTimeBody): void {
-    const { db } = this;
-    // The whole minute of pit: the newest snapshot taken within it or before.
-    this.apiState.backups.recover(
-      body,
-      db ? (pit, done) => this.ctx.databases!.recover(db, pit + 59_999, done) : undefined,
-    );
+  /** The backup list as the bytes of its answer. */
+  get backupsView(): BackupsView {
+    return this.resources.backupsView;
   }
 
-  // recipients
-  listRecipients(): Recipient[] {
-    return this.apiState.recipients.list();
+  get maintenance(): MaintenanceSchedule {
+    return this.resources.maintenance;
   }
 
-  getRecipient(id: number): Recipient {
-    return this.apiState.recipients.get(id);
-  }
-
-  createRecipient(body: RecipientBody): Recipient {
-    return this.apiState.recipients.create(body);
-  }
-
-  updateRecipient(id: number, body: RecipientBody): Recipient {
-    return this.apiState.recipients.update(id, body);
-  }
-
-  /** Also removes the recipient from every alarm; the default recipient cannot be deleted. */
-  deleteRecipient(id: number): void {
-    this.apiState.recipients.delete(id);
-  }
-
-  // alarms
-  listAlarms(): Alarm[] {
-    return this.apiState.alarms.list();
-  }
-
-  getAlarm(id: number): Alarm {
-    return this.apiState.alarms.get(id);
-  }
-
-  createAlarm(body: CreateAlarmBody): Alarm {
-    const a = this.apiState.alarms.create(body);
-    this.apiState.monitor.added(this.apiState.alarms.stored(a.id));
-    return a;
-  }
-
-  updateAlarm(id: number, body: UpdateAlarmBody): Alarm {
-    this.apiState.monitor.evaluate();
-    const a = this.apiState.alarms.update(id, body);
-    this.apiState.monitor.evaluate();
-    return a;
-  }
-
-  deleteAlarm(id: number): void {
-    this.apiState.alarms.delete(id);
-    this.apiState.monitor.evaluate();
-  }
-
-  // log and metrics integrations
-  listIntegrations(kind: IntegrationKind): Integration[] {
-    return this.apiState.integrations[kind].list();
-  }
-
-  getIntegration(kind: IntegrationKind, id: number): Integration {
-    return this.apiState.integrations[kind].get(id);
-  }
-
-  /** `config` is the body, validated against the system's schema. Metrics: the broker kind must offer the system. */
-  createIntegration(kind: IntegrationKind, system: string, config: Record<string, unknown>): Integration {
-    return this.apiState.integrations[kind].create(system, config);
-  }
-
-  /** Replaces the config; `validate` checks the body against the stored system's schema. With `system`, another type is a 404. */
-  updateIntegration(
-    kind: IntegrationKind,
-    id: number,
-    body: unknown,
-    validate: SystemBodyValidator,
-    system?: string,
-  ): Integration {
-    return this.apiState.integrations[kind].update(id, body, validate, system);
-  }
-
-  deleteIntegration(kind: IntegrationKind, id: number): void {
-    this.apiState.integrations[kind].delete(id);
-  }
-
-  // maintenance
-  listMaintenance(): Maintenance[] {
-    return this.apiState.maintenance.list();
-  }
-
-  /** Notice alarms fire (the maintenance is scheduled anew). */
-  rescheduleMaintenance(id: number, scheduledBy: string): Maintenance {
-    this.apiState.monitor.evaluate();
-    const m = this.apiState.maintenance.reschedule(id, scheduledBy);
-    this.apiState.monitor.maintenanceScheduled(m);
-    return m;
-  }
-
-  /** Notice alarms fire (the maintenance starts). */
-  runMaintenance(id: number): Maintenance {
-    this.apiState.monitor.evaluate();
-    const m = this.apiState.maintenance.run(id);
-    this.apiState.monitor.maintenanceRun(id, m);
-    // What a client sees of maintenance: its sessions end (a restart).
-    if (this.db) this.ctx.databases!.terminate(this.db);
-    return m;
-  }
-
-  // ---- simulation (control API, outside the contract): metrics, events, alarm evaluation ----
-
-  /** The simulated metrics. */
-  get metrics(): InstanceMetrics {
-    return this.apiState.monitor.metrics;
-  }
-
-  /** Merges metrics (a 400 ApiError naming a bad field) and evaluates the alarms. */
-  setMetrics(patch: unknown): InstanceMetrics {
-    return this.apiState.monitor.setMetrics(patch);
-  }
-
-  /** Raises an event (server_unreachable, netsplit, notice); returns the number of notifications. */
-  raiseEvent(type: EventType, message?: string): number {
-    return this.apiState.monitor.raise(type, message);
+  /** Simulated metrics and the alarms that fire (outside the contract; the control API sets them). */
+  get monitor(): Monitor {
+    return this.resources.monitor;
   }
 
   /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
@@ -460,11 +313,6 @@ export class InstanceStore {
     const built = this.built;
     if (built) return built.monitor.tick(now);
     if ((now ?? this.ctx.clock.now()) < this.initialDue) return 0;
-    return this.apiState.monitor.tick(now);
-  }
-
-  /** Every alarm with its state against the metrics. */
-  alarmStatus(): AlarmStatus[] {
-    return this.apiState.monitor.status();
+    return this.resources.monitor.tick(now);
   }
 }

@@ -52,13 +52,13 @@ export function integrationsApp(
   app.get(
     '/',
     ...op(ops.list, (c) => {
-      return c.get('principal').instance.listIntegrations(kind);
+      return c.get('principal').instance.integrations[kind].list();
     }),
   );
   app.get(
     '/:system_or_int_id',
     ...op(ops.get, (c, { params }) => {
-      return c.get('principal').instance.getIntegration(kind, params.system_or_int_id);
+      return c.get('principal').instance.integrations[kind].get(params.system_or_int_id);
     }),
   );
   app.post(
@@ -66,26 +66,26 @@ export function integrationsApp(
     ...op(ops.create, (c, { params, body }) => {
       return c
         .get('principal')
-        .instance.createIntegration(kind, params.system_or_int_id, body as Record<string, unknown>);
+        .instance.integrations[kind].create(params.system_or_int_id, body as Record<string, unknown>);
     }),
   );
   app.put(
     '/:system_or_int_id',
     ...op(ops.update, (c, { params, body }) => {
-      return c.get('principal').instance.updateIntegration(kind, params.system_or_int_id, body, validate(c));
+      return c.get('principal').instance.integrations[kind].update(params.system_or_int_id, body, validate(c));
     }),
   );
   app.delete(
     '/:system_or_int_id',
     ...op(ops.delete, (c, { params }) => {
-      c.get('principal').instance.deleteIntegration(kind, params.system_or_int_id);
+      c.get('principal').instance.integrations[kind].delete(params.system_or_int_id);
       return NO_CONTENT;
     }),
   );
   app.put(
     '/:system/:int_id',
     ...op(ops.updateWithSystem, (c, { params, body }) => {
-      return c.get('principal').instance.updateIntegration(kind, params.int_id, body, validate(c), params.system);
+      return c.get('principal').instance.integrations[kind].update(params.int_id, body, validate(c), params.system);
     }),
   );
   return app;

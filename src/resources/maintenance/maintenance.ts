@@ -1,7 +1,8 @@
 // The maintenance of one instance. Life cycle (the document's choice): scheduled -> in_progress
 // (on runMaintenance, or when scheduled_by arrives) -> completed once its duration has passed, and
 // completed items leave the list. The status is derived from timestamps against the store's clock
-// whenever it is read; nothing runs in the background.
+// whenever it is read; nothing runs in the background. What a reschedule or a run sets off beyond
+// the schedule (notice alarms, the database's sessions ended) is told through `MaintenanceHooks`.
 import { invalid, notFound } from '../../core/errors.js';
 import { IdSequence } from '../../domain/ids.js';
 import {
@@ -48,6 +49,16 @@ export function seededMaintenance(instanceId: number, origin: number): Omit<Main
   return items;
 }
 
+/** What is told of a reschedule or a run (the monitor's notice alarms, the instance's database). */
+export interface MaintenanceHooks {
+  /** Before either is tried (the alarms evaluate what held until now). */
+  before(): void;
+  rescheduled(record: Maintenance): void;
+  started(id: number, record: Maintenance): void;
+}
+
+const NO_HOOKS: MaintenanceHooks = { before: () => {}, rescheduled: () => {}, started: () => {} };
+
 export class MaintenanceSchedule {
   private readonly items = new Map<number, MaintenanceState>();
   private readonly ids: IdSequence;
@@ -57,6 +68,7 @@ export class MaintenanceSchedule {
     private readonly clock: Clock,
     seed: Omit<MaintenanceState, 'id'>[],
     state?: MaintenanceSnapshot,
+    private readonly hooks: MaintenanceHooks = NO_HOOKS,
   ) {
     if (state) {
       this.ids = IdSequence.fromJSON(state.last_id);
@@ -105,6 +117,7 @@ export class MaintenanceSchedule {
 
   /** Moves a scheduled item: not into the past, not after its required_by. */
   reschedule(id: number, scheduledBy: string): Maintenance {
+    this.hooks.before();
     const now = this.clock.now();
     const m = this.upcoming(id, now);
     const status = this.status(m, now);
@@ -128,18 +141,23 @@ export class MaintenanceSchedule {
       );
     }
     m.scheduledBy = at;
-    return this.record(m, now);
+    const done = this.record(m, now);
+    this.hooks.rescheduled(done);
+    return done;
   }
 
   /** Starts a scheduled item now; it completes after its duration. */
   run(id: number): Maintenance {
+    this.hooks.before();
     const now = this.clock.now();
     const m = this.upcoming(id, now);
     const status = this.status(m, now);
     if (status !== 'scheduled')
       throw invalid('id', 'status', `maintenance ${id} is ${status}; only scheduled maintenance can be run`);
     m.startedAt = now;
-    return this.record(m, now);
+    const done = this.record(m, now);
+    this.hooks.started(id, done);
+    return done;
   }
 
   /**

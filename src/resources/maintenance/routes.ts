@@ -12,19 +12,19 @@ export function maintenanceApp(route: Route) {
   app.get(
     '/',
     ...op('listMaintenance', (c) => {
-      return c.get('principal').instance.listMaintenance();
+      return c.get('principal').instance.maintenance.list();
     }),
   );
   app.put(
     '/:id',
     ...op('rescheduleMaintenance', (c, { params, body }) => {
-      return c.get('principal').instance.rescheduleMaintenance(params.id, body.scheduled_by);
+      return c.get('principal').instance.maintenance.reschedule(params.id, body.scheduled_by);
     }),
   );
   app.post(
     '/:id',
     ...op('runMaintenance', (c, { params }) => {
-      return c.get('principal').instance.runMaintenance(params.id);
+      return c.get('principal').instance.maintenance.run(params.id);
     }),
   );
   return app;

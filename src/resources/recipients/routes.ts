@@ -12,31 +12,31 @@ export function recipientsApp(route: Route) {
   app.get(
     '/',
     ...op('listRecipients', (c) => {
-      return c.get('principal').instance.listRecipients();
+      return c.get('principal').instance.recipients.list();
     }),
   );
   app.post(
     '/',
     ...op('createRecipient', (c, { body }) => {
-      return c.get('principal').instance.createRecipient(body);
+      return c.get('principal').instance.recipients.create(body);
     }),
   );
   app.get(
     '/:id',
     ...op('getRecipient', (c, { params }) => {
-      return c.get('principal').instance.getRecipient(params.id);
+      return c.get('principal').instance.recipients.get(params.id);
     }),
   );
   app.put(
     '/:id',
     ...op('updateRecipient', (c, { params, body }) => {
-      return c.get('principal').instance.updateRecipient(params.id, body);
+      return c.get('principal').instance.recipients.update(params.id, body);
     }),
   );
   app.delete(
     '/:id',
     ...op('deleteRecipient', (c, { params }) => {
-      c.get('principal').instance.deleteRecipient(params.id);
+      c.get('principal').instance.recipients.delete(params.id);
       return NO_CONTENT;
     }),
   );
