@@ -3,7 +3,7 @@
 // through the control API, move the virtual clock past time_threshold, receive the notification.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openReceiver, type Receiver } from '../../contract-tests/harness/receiver.js';
-import type { NotificationBody } from '../../src/resources/alarms/monitor.js';
+import type { NotificationBody } from '../../src/resources/alarms/notifications.js';
 import { ControlDocument } from '../../src/control/document.js';
 import { basic, start, type Api } from './client.js';
 

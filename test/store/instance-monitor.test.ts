@@ -2,14 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/domain/clock.js';
 import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import {
-  conditionHolds,
-  DEFAULT_METRICS,
-  mergeMetrics,
-  Monitor,
-  watchedValue,
-  type NotificationBody,
-} from '../../src/resources/alarms/monitor.js';
+import { Monitor } from '../../src/resources/alarms/monitor.js';
+import { conditionHolds, DEFAULT_METRICS, mergeMetrics, watchedValue } from '../../src/resources/alarms/conditions.js';
+import type { NotificationBody } from '../../src/resources/alarms/notifications.js';
 import { Outbox, type OutboxEntry } from '../../src/domain/outbox.js';
 import type { Alarm, Recipient } from '../../src/domain/types.js';
 import { DAY, MINUTE, NOW, refused, setup, TEAM_EMAIL, type Setup } from './instance-setup.js';

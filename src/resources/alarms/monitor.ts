@@ -19,46 +19,24 @@
 // Evaluation runs on every registry.tick() (the server's interval and every clock move), when
 // metrics are set and after every change to the alarms; the times it uses are those of the events,
 // not of the evaluation, so the outcome does not depend on how often it runs.
-import { invalid } from '../../core/errors.js';
 import type { Clock } from '../../domain/clock.js';
-import { isoTime as iso } from '../../domain/dates.js';
-import type { OutboxWriter } from '../../domain/outbox.js';
-import type { Alarm, AlarmType, Maintenance, Recipient, RecipientType } from '../../domain/types.js';
-import type { components } from '../../generated/control.js';
-
-/** The simulated metrics of an instance: cpu and memory in percent (0 to 100), disk in GB (used within total > 0). */
-export type InstanceMetrics = Required<components['schemas']['Metrics']>;
-
-/** What every instance starts with: below every default alarm. */
-export const DEFAULT_METRICS: Readonly<InstanceMetrics> = { cpu: 10, memory: 30, disk_used_gb: 10, disk_total_gb: 100 };
-
-/** Events raised through the control API (the control document's EventRequest). */
-export type EventType = components['schemas']['EventRequest']['type'];
-
-/** Why an alarm triggered. */
-export type TriggerReason = 'threshold' | EventType | 'maintenance_scheduled' | 'maintenance_started';
-
-/** Recipient types reached by an HTTP POST; the others are only recorded. */
-export const HTTP_RECIPIENT_TYPES: readonly RecipientType[] = ['webhook', 'chat_a', 'chat_b'];
-
-/** The JSON body of a notification (POSTed to webhook and chat recipients, recorded for the others). */
-export interface NotificationBody {
-  event: 'alarm';
-  reason: TriggerReason;
-  /** A sentence saying what happened. */
-  message: string;
-  alarm: Pick<Alarm, 'id' | 'type' | 'value_threshold' | 'value_calculation' | 'time_threshold'>;
-  instance: { id: number; name: string };
-  /** Level alarms: the watched value at the trigger (percent; for disk fixed the free gigabytes). */
-  value?: number;
-  /** Level alarms: every metric at the trigger. */
-  metrics?: InstanceMetrics;
-  /** Notice alarms triggered by maintenance: the item. */
-  maintenance?: Maintenance;
-  /** ISO 8601 time on the store's clock. */
-  triggered_at: string;
-  recipient: { id: number; type: RecipientType; name: string };
-}
+import type { Alarm, Maintenance } from '../../domain/types.js';
+import type { MonitorState } from '../../domain/state.js';
+import {
+  DEFAULT_METRICS,
+  EVENT_MESSAGES,
+  armedKey,
+  conditionHolds,
+  describeLevel,
+  isLevel,
+  mergeMetrics,
+  watchedValue,
+  alarmStatus,
+  type AlarmStatus,
+  type EventType,
+  type InstanceMetrics,
+} from './conditions.js';
+import { notify, type NotificationTargets } from './notifications.js';
 
 /** A maintenance item that has started, and when. */
 export interface MaintenanceStart {
@@ -68,75 +46,13 @@ export interface MaintenanceStart {
 }
 
 /** What the monitor reads of its instance. */
-export interface MonitorHost {
+export interface MonitorHost extends NotificationTargets {
   clock: Clock;
-  outbox: OutboxWriter;
-  instance(): { id: number; name: string };
   alarms(): Alarm[];
-  recipients(): Recipient[];
-  defaultRecipientId(): number;
   /** Every maintenance item whose start is at or before `now` (completed ones included), but those in `except`. */
   maintenanceStarts(now: number, except?: ReadonlySet<number>): MaintenanceStart[];
   /** The earliest start after `now` of a maintenance item not started yet (undefined: none). Without it, tick() always evaluates. */
   nextMaintenanceStart?(now: number): number | undefined;
-}
-
-import type { MonitorState } from '../../domain/state.js';
-
-export type { MonitorState };
-
-/** The state of one alarm as GET /__tusk/instances/{id}/metrics shows it (the control document's AlarmStatus). */
-export type AlarmStatus = components['schemas']['AlarmStatus'];
-
-const LEVEL_TYPES: readonly AlarmType[] = ['cpu', 'memory', 'disk'];
-const isLevel = (a: Alarm) => LEVEL_TYPES.includes(a.type);
-const round = (n: number) => Math.round(n * 100) / 100;
-
-/** The value a level alarm watches: percent, or for disk fixed the free gigabytes. */
-export function watchedValue(a: Alarm, m: InstanceMetrics): number {
-  if (a.type === 'cpu') return m.cpu;
-  if (a.type === 'memory') return m.memory;
-  if ((a.value_calculation ?? 'fixed') === 'fixed') return round(m.disk_total_gb - m.disk_used_gb);
-  return round((100 * m.disk_used_gb) / m.disk_total_gb);
-}
-
-/** Whether a level alarm's condition holds for these metrics. */
-export function conditionHolds(a: Alarm, m: InstanceMetrics): boolean {
-  const threshold = a.value_threshold ?? 0;
-  const v = watchedValue(a, m);
-  return a.type === 'disk' && (a.value_calculation ?? 'fixed') === 'fixed' ? v <= threshold : v >= threshold;
-}
-
-/** The part of an alarm that re-arms it when changed. */
-const armedKey = (a: Alarm) =>
-  JSON.stringify([a.enabled, a.value_threshold, a.value_calculation ?? null, a.time_threshold]);
-
-const METRIC_FIELDS = ['cpu', 'memory', 'disk_used_gb', 'disk_total_gb'] as const;
-
-/** Checks a metrics patch (unknown fields, types, ranges) and merges it; throws a 400 naming the field. */
-export function mergeMetrics(current: InstanceMetrics, patch: unknown): InstanceMetrics {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
-    throw invalid('body', 'type', 'must be a JSON object of metrics');
-  const unknown = Object.keys(patch).filter((k) => !(METRIC_FIELDS as readonly string[]).includes(k));
-  if (unknown.length)
-    throw invalid(unknown[0]!, 'additionalProperties', `is not a metric; the metrics are ${METRIC_FIELDS.join(', ')}`);
-  const next = { ...current };
-  for (const [k, v] of Object.entries(patch) as [keyof InstanceMetrics, unknown][]) {
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(k, 'type', 'must be a number');
-    if (v < 0) throw invalid(k, 'minimum', 'must be at least 0');
-    if ((k === 'cpu' || k === 'memory') && v > 100) throw invalid(k, 'maximum', 'is a percentage, at most 100');
-    next[k] = v;
-  }
-  if (next.disk_total_gb <= 0) throw invalid('disk_total_gb', 'exclusiveMinimum', 'must be more than 0');
-  if (next.disk_used_gb > next.disk_total_gb) {
-    const field = 'disk_used_gb' in patch ? 'disk_used_gb' : 'disk_total_gb';
-    throw invalid(
-      field,
-      'disk',
-      `disk_used_gb (${next.disk_used_gb}) cannot exceed disk_total_gb (${next.disk_total_gb})`,
-    );
-  }
-  return next;
 }
 
 interface LevelState {
@@ -281,7 +197,7 @@ export class Monitor {
       if (due > now) continue;
       s.fired = true;
       const value = watchedValue(a, this.metricsNow);
-      sent += this.notify(a, 'threshold', due, {
+      sent += notify(this.host, a, 'threshold', due, {
         message: `${describeLevel(a, value)} for ${a.time_threshold} s`,
         value,
         metrics: { ...this.metricsNow },
@@ -319,7 +235,7 @@ export class Monitor {
     const text = message ?? EVENT_MESSAGES[type];
     let sent = 0;
     for (const a of this.host.alarms())
-      if (a.enabled && a.type === type) sent += this.notify(a, type, now, { message: text });
+      if (a.enabled && a.type === type) sent += notify(this.host, a, type, now, { message: text });
     return sent;
   }
 
@@ -341,21 +257,10 @@ export class Monitor {
 
   /** Every alarm with its state against the current metrics. */
   status(): AlarmStatus[] {
-    const now = this.host.clock.now();
-    this.sync(now);
+    this.sync(this.host.clock.now());
     return this.host.alarms().map((a) => {
-      const base: AlarmStatus = { id: a.id, type: a.type, enabled: a.enabled };
-      if (!isLevel(a)) return base;
       const s = this.level.get(a.id);
-      const since = a.enabled ? s?.since : undefined;
-      return {
-        ...base,
-        value: watchedValue(a, this.metricsNow),
-        holding: conditionHolds(a, this.metricsNow),
-        holding_since: since === undefined ? null : iso(since),
-        triggers_at: since === undefined ? null : iso(since + (a.time_threshold ?? 0) * 1000),
-        triggered: a.enabled && (s?.fired ?? false),
-      };
+      return alarmStatus(a, this.metricsNow, a.enabled ? s?.since : undefined, a.enabled && (s?.fired ?? false));
     });
   }
 
@@ -389,57 +294,7 @@ export class Monitor {
         : `Maintenance ${m.id} (${m.description}) has started; it takes ${m.duration}`;
     let sent = 0;
     for (const a of this.host.alarms())
-      if (a.enabled && a.type === 'notice') sent += this.notify(a, reason, at, { message, maintenance: m });
+      if (a.enabled && a.type === 'notice') sent += notify(this.host, a, reason, at, { message, maintenance: m });
     return sent;
   }
-
-  /** Notifies every recipient of the alarm (the default recipient when it has none). */
-  private notify(
-    a: Alarm,
-    reason: TriggerReason,
-    at: number,
-    extra: Pick<NotificationBody, 'message' | 'value' | 'metrics' | 'maintenance'>,
-  ): number {
-    const all = this.host.recipients();
-    const wanted = a.recipients.length ? a.recipients : [this.host.defaultRecipientId()];
-    const targets = wanted.map((id) => all.find((r) => r.id === id)).filter((r): r is Recipient => r !== undefined);
-    const instance = this.host.instance();
-    for (const r of targets) {
-      const body: NotificationBody = {
-        event: 'alarm',
-        reason,
-        message: extra.message,
-        alarm: {
-          id: a.id,
-          type: a.type,
-          ...(a.value_threshold !== undefined ? { value_threshold: a.value_threshold } : {}),
-          ...(a.value_calculation !== undefined ? { value_calculation: a.value_calculation } : {}),
-          ...(a.time_threshold !== undefined ? { time_threshold: a.time_threshold } : {}),
-        },
-        instance: { id: instance.id, name: instance.name },
-        ...(extra.value !== undefined ? { value: extra.value } : {}),
-        ...(extra.metrics ? { metrics: extra.metrics } : {}),
-        ...(extra.maintenance ? { maintenance: extra.maintenance } : {}),
-        triggered_at: iso(at),
-        recipient: { id: r.id, type: r.type, name: r.name ?? '' },
-      };
-      const entry = { kind: 'notification' as const, event: `alarm.${a.type}`, target: r.value, body };
-      if (HTTP_RECIPIENT_TYPES.includes(r.type)) this.host.outbox.schedule(entry);
-      else this.host.outbox.record(entry);
-    }
-    return targets.length;
-  }
-}
-
-const EVENT_MESSAGES: Record<EventType, string> = {
-  server_unreachable: 'The server of the instance is unreachable',
-  netsplit: 'A network split separates the nodes of the instance',
-  notice: 'Notice about the instance',
-};
-
-function describeLevel(a: Alarm, value: number): string {
-  if (a.type === 'disk' && (a.value_calculation ?? 'fixed') === 'fixed')
-    return `disk has ${value} GB free (threshold ${a.value_threshold} GB or less)`;
-  if (a.type === 'disk') return `disk is ${value}% used (threshold ${a.value_threshold}%)`;
-  return `${a.type} at ${value}% (threshold ${a.value_threshold}%)`;
 }
