@@ -1,24 +1,14 @@
 // The backups of one instance, restores and point-in-time recoveries. Time-driven state is derived
 // from timestamps against the store's clock when it is read (no timers): a created backup is listed
 // once its ready time has passed, only backups of the last 30 days are listed, and the daily
-// backups keep coming as the clock moves (each is added, with the next id, when it is first seen
-// after its time). Callbacks are queued in the outbox with the time they are due; the server's
-// ticker sends them. The list as the bytes of its answer is view.ts, a backup's record records.ts.
+// backups keep coming as the clock moves (history.ts). Callbacks are queued in the outbox with the
+// time they are due; the server's ticker sends them. The list as the bytes of its answer is view.ts, a backup's record records.ts.
 // With a database engine, what a backup, restore or recovery of the default database announces is
 // real work done in the background (database.ts): the backup is listed, and each callback queued,
 // only once that work is done, and never before its delay on the clock, which stays the minimum.
 import { invalid, limitReached } from '../../core/errors.js';
 import { LIST_CAPS } from '../../core/limits.js';
-import { IdSequence } from '../../domain/ids.js';
-import {
-  DAY,
-  HOUR,
-  MINUTE,
-  floorToMinute,
-  formatBackupDate,
-  parsePitMinute,
-  startOfUtcDay,
-} from '../../domain/dates.js';
+import { MINUTE, floorToMinute, formatBackupDate, parsePitMinute } from '../../domain/dates.js';
 import type {
   Backup,
   BackupReadyCallback,
@@ -30,15 +20,13 @@ import type {
   StoreContext,
 } from '../../domain/types.js';
 import type { BackupsState } from '../../domain/state.js';
-import { BackupRecords, URL_LIFETIME_MS, type BackupItem } from './records.js';
+import { BackupRecords, URL_LIFETIME_MS } from './records.js';
+import { BackupHistory, RETENTION_MS, type BackupState } from './history.js';
 import type { BackupDatabase } from './database.js';
 
 export { BACKUP_HOST, URL_LIFETIME_MS } from './records.js';
+export { RETENTION_MS, SEEDED_BACKUP_DAYS, type BackupState } from './history.js';
 
-/** Backups are listed, restorable and point-in-time recovery reaches back this far. */
-export const RETENTION_MS = 30 * DAY;
-/** Days of daily backups an instance starts with, today's included once taken (more than the window, so the window shows). */
-export const SEEDED_BACKUP_DAYS = 40;
 /**
  * A created backup is listed as complete, and its callback sent, this long after it was asked for,
  * on the account's clock (the registry's `backupDelayMs` option sets another). With a database
@@ -58,19 +46,8 @@ export interface BackupIdentity {
   databases: readonly string[];
 }
 
-export interface BackupState extends BackupItem {
-  readyAt: number;
-  /** Its snapshot is being made (not listed until it is). */
-  pending?: boolean;
-}
-
 export class Backups {
-  private readonly items: BackupState[] = [];
-  private readonly ids: IdSequence;
-  /** Per database: the day (00:00 UTC) of its next daily backup not yet added. */
-  private readonly nextDaily: number[];
-  /** The construction time whose seeded history is not made yet (see seed()). */
-  private seedOrigin: number | undefined;
+  private readonly history: BackupHistory;
   private readonly records: BackupRecords;
 
   /**
@@ -85,97 +62,12 @@ export class Backups {
     state?: BackupsState,
     private readonly database?: BackupDatabase,
   ) {
+    this.history = new BackupHistory(who, origin, state);
     this.records = new BackupRecords(who);
-    if (state) {
-      this.ids = IdSequence.fromJSON(state.last_id);
-      this.nextDaily = [...state.next_daily];
-      for (const b of state.items)
-        this.items.push({
-          id: b.id,
-          databaseName: b.database_name,
-          takenAt: b.taken_at,
-          readyAt: b.ready_at,
-          size: b.size,
-          salt: 0,
-        });
-      return;
-    }
-    // Daily backups of every database, oldest first, at a fixed minute of 03:xx UTC per instance:
-    // made when first needed (seed()), exactly as they would have been made here (most instances
-    // a test creates never read their backups).
-    this.ids = new IdSequence();
-    this.nextDaily = who.databases.map(() => startOfUtcDay(origin) - SEEDED_BACKUP_DAYS * DAY);
-    this.seedOrigin = origin;
-  }
-
-  /** Makes the seeded history (catchUp to the construction time) the first time anything reads or changes the backups. */
-  private seed(): void {
-    if (this.seedOrigin === undefined) return;
-    const origin = this.seedOrigin;
-    this.seedOrigin = undefined;
-    this.catchUp(origin);
   }
 
   toJSON(): BackupsState {
-    this.seed();
-    return {
-      last_id: this.ids.toJSON(),
-      next_daily: [...this.nextDaily],
-      items: this.items.map((b) => ({
-        id: b.id,
-        database_name: b.databaseName,
-        taken_at: b.takenAt,
-        ready_at: b.readyAt,
-        size: this.records.sizeOf(b),
-      })),
-    };
-  }
-
-  /** When the daily backup of database `i` on `day` is taken: a fixed minute of 03:xx UTC per instance and database. */
-  private dailyTime(day: number, i: number): number {
-    return day + 3 * HOUR + ((this.who.instanceId * 7 + i * 20) % 60) * MINUTE;
-  }
-
-  /**
-   * Adds the daily backups whose time has come, day by day and database by database (ids follow the
-   * days; within a day, the databases' order, whatever their minutes), and forgets backups that have
-   * left the 30-day window for good.
-   */
-  private catchUp(now: number): void {
-    this.seed();
-    // After a long jump of the clock, days that could never be listed are skipped.
-    const first = startOfUtcDay(now) - SEEDED_BACKUP_DAYS * DAY;
-    this.nextDaily.forEach((day, i) => {
-      if (day < first) this.nextDaily[i] = first;
-    });
-    for (;;) {
-      const day = Math.min(...this.nextDaily);
-      let added = false;
-      this.who.databases.forEach((db, i) => {
-        if (this.nextDaily[i] !== day) return;
-        const takenAt = this.dailyTime(day, i);
-        if (takenAt > now) return;
-        this.items.push({
-          id: this.ids.next(),
-          databaseName: db,
-          takenAt,
-          readyAt: takenAt,
-          size: undefined,
-          salt: day / DAY,
-        });
-        this.changes++;
-        this.nextDaily[i] = day + DAY;
-        added = true;
-      });
-      if (!added) break;
-    }
-    const horizon = now - RETENTION_MS - SEEDED_BACKUP_DAYS * DAY;
-    if (this.items.length && this.items[0]!.takenAt < horizon) {
-      const keep = this.items.filter((b) => b.takenAt >= horizon);
-      this.items.length = 0;
-      this.items.push(...keep);
-      this.changes++;
-    }
+    return this.history.toJSON((b) => this.records.sizeOf(b));
   }
 
   get databases(): readonly string[] {
@@ -201,12 +93,11 @@ export class Backups {
    */
   listUntil(now: number, expires: number): number {
     let until = (expires + 1) * 1000 - URL_LIFETIME_MS;
-    for (const b of this.items) {
+    for (const b of this.history.at(now)) {
       if (b.readyAt > now) until = Math.min(until, b.readyAt);
       else if (b.takenAt >= now - RETENTION_MS) until = Math.min(until, b.takenAt + RETENTION_MS + 1);
     }
-    this.nextDaily.forEach((day, i) => (until = Math.min(until, this.dailyTime(day, i))));
-    return until;
+    return Math.min(until, this.history.nextDailyTime());
   }
 
   /**
@@ -223,31 +114,20 @@ export class Backups {
       );
     }
     const now = this.ctx.clock.now();
-    this.catchUp(now);
-    if (this.items.filter((b) => b.takenAt >= now - RETENTION_MS).length >= LIST_CAPS.backupsPerInstance) {
+    if (this.history.at(now).filter((b) => b.takenAt >= now - RETENTION_MS).length >= LIST_CAPS.backupsPerInstance) {
       throw limitReached(
         'backups',
         `an instance keeps at most ${LIST_CAPS.backupsPerInstance} backups taken in the last 30 days (the daily ones included); try again later`,
       );
     }
-    const id = this.ids.next();
     const readyAt = now + this.ctx.backupDelayMs;
     const real = this.database && db === this.who.databases[0] ? this.database : undefined;
-    const item: BackupState = {
-      id,
-      databaseName: db,
-      takenAt: now,
-      readyAt,
-      size: undefined,
-      salt: -id,
-      pending: real !== undefined,
-    };
-    this.items.push(item);
-    this.changes++;
+    const item = this.history.add({ databaseName: db, takenAt: now, readyAt, pending: real !== undefined });
+    const { id } = item;
     const { callback } = body;
     const announce = () => {
       item.pending = false;
-      this.changes++;
+      this.history.changed();
       if (!callback) return;
       const payload: BackupReadyCallback = {
         action: 'backup',
@@ -336,23 +216,20 @@ export class Backups {
 
   /** When backup `id` was taken (ms on the clock); NaN for an unknown id. */
   takenAt(id: number): number {
-    this.seed();
-    return this.items.find((x) => x.id === id)?.takenAt ?? Number.NaN;
+    return this.history.find(id)?.takenAt ?? Number.NaN;
   }
 
   /** Sets the size of backup `id` (bytes): the real size of its snapshot, once the database engine made it. */
   setSize(id: number, bytes: number): void {
-    this.seed();
-    const b = this.items.find((x) => x.id === id);
+    const b = this.history.find(id);
     if (b && Number.isSafeInteger(bytes) && bytes >= 0) {
       b.size = bytes;
-      this.changes++;
+      this.history.changed();
     }
   }
 
   private visible(now: number): BackupState[] {
-    this.catchUp(now);
-    return this.items.filter((b) => b.readyAt <= now && !b.pending && b.takenAt >= now - RETENTION_MS);
+    return this.history.at(now).filter((b) => b.readyAt <= now && !b.pending && b.takenAt >= now - RETENTION_MS);
   }
 
   /** A backup as the document's record, at `now` (its URL signed for the second of its expiry). */
@@ -361,9 +238,7 @@ export class Backups {
   }
 
   /** Changes whenever a backup is added or removed, becomes ready or a size is set. */
-  private changes = 0;
-
   get version(): number {
-    return this.changes;
+    return this.history.version;
   }
 }
