@@ -14,13 +14,14 @@ import type { AccountFixture, Catalogue } from '../../fixtures/index.js';
 import { AccountStore } from '../resources/account.js';
 import { AccountClock, type VirtualClock } from '../domain/clock.js';
 import type { Faults } from '../domain/fault-rules.js';
-import type { InstanceStore } from '../resources/instances/instance.js';
+
 import type { JournalEntry, RequestJournal } from '../domain/journal.js';
 import type { Outbox, OutboxEntry } from '../domain/outbox.js';
 import type { CoverageRecorder, CoverageReport } from '../openapi/coverage-recorder.js';
 import { STATE_VERSION, type AccountDump, type AccountState } from '../domain/state.js';
 import type { StoreContext } from '../domain/types.js';
-import type { DatabaseRef } from '../databases/instance-databases.js';
+import type { DatabaseRef, InstanceDatabases } from '../databases/instance-databases.js';
+import { databaseKeyOf, type InstanceStore } from '../resources/instances/instance.js';
 
 /** What every home of one registry shares: the server's parts an account has its share of. */
 export interface HomeShared {
@@ -76,7 +77,7 @@ export class AccountHome {
   }
 
   /** The references to the databases of the account's instances (those that have one). */
-  databases(): DatabaseRef[] {
+  databaseRefs(): DatabaseRef[] {
     return [...this.instances()].flatMap((i) => (i.db ? [i.db] : []));
   }
 
@@ -85,7 +86,7 @@ export class AccountHome {
    * index is the registry's to clean). The clock, faults, journal and coverage are kept.
    */
   reset(fixture: AccountFixture, catalogue: Catalogue): void {
-    for (const db of this.databases()) this.context.databases?.drop(db);
+    for (const db of this.databaseRefs()) this.context.databases?.drop(db);
     this.shared.outbox.clear(this.id);
     this.current = new AccountStore(fixture, catalogue, this.context);
   }
@@ -153,5 +154,24 @@ export class AccountHome {
 
   clearCoverage(): void {
     this.shared.coverage.clear(this.id);
+  }
+}
+
+/**
+ * Drops the databases of the instances of `replaced` accounts whose providerid no instance of
+ * `kept` names (a load left them out). The engine keeps every database it was told of until it is
+ * told to drop it: left there, with its data and its role, a later load of another account naming
+ * that providerid would be handed them.
+ */
+export function dropReplaced(
+  databases: InstanceDatabases | undefined,
+  replaced: Iterable<AccountStore>,
+  kept: readonly AccountState[],
+): void {
+  if (!databases) return;
+  const keep = new Set(kept.flatMap((a) => a.instances.map((x) => databaseKeyOf(x.providerid))));
+  for (const account of replaced) {
+    for (const instance of account.instanceStores())
+      if (instance.db && !keep.has(databaseKeyOf(instance.providerid))) databases.drop(instance.db);
   }
 }

@@ -3,58 +3,25 @@
 // the homes they open, and what the server keeps beside them (its clock, outbox, fault rules,
 // request journal and API coverage). There is no module-level state: a server owns one registry,
 // and reset() builds new homes from the same fixtures. dump() / load() write and take over
-// the whole state (see snapshot.ts); the key index is rebuilt from the records.
-import { hash, timingSafeEqual } from 'node:crypto';
-import { buildFixtures, type AccountFixture, type Fixtures, type FixtureOptions } from '../../fixtures/index.js';
-import type { AccountStore } from '../resources/account.js';
+// the whole state (see domain/state.ts); the key index is rebuilt from the records.
+import { buildFixtures, type AccountFixture, type Fixtures } from '../../fixtures/index.js';
 import { VirtualClock } from '../domain/clock.js';
-import { Outbox, type OutboxOptions } from '../domain/outbox.js';
-import type { KeyIndex, StoreContext } from '../domain/types.js';
+import type { Outbox } from '../domain/outbox.js';
+import type { StoreContext } from '../domain/types.js';
 import type { CustomerPrincipal, InstancePrincipal } from '../resources/env.js';
 
 export type { CustomerPrincipal, InstancePrincipal };
-import type { ContractRules } from '../openapi/rules.js';
-import type { OperationInfo } from '../openapi/operations.js';
-import { CoverageRecorder } from '../openapi/coverage-recorder.js';
-import { STATE_VERSION, StateError, type AccountDump, type AccountState, type RegistryState } from '../domain/state.js';
-import { databaseKeyOf } from '../resources/instances/instance.js';
-import { BACKUP_DELAY_MS, RESTORE_DELAY_MS } from '../resources/backups/backups.js';
-import { Memo } from '../core/memo.js';
-import { keyOfHeader } from '../core/basic-auth.js';
-import { SecretSource } from '../domain/secrets.js';
-import { AccountHome, type HomeShared } from './home.js';
-import { Faults, type FaultRule } from '../domain/fault-rules.js';
-import { RequestJournal } from '../domain/journal.js';
-import type { InstanceDatabases } from '../databases/instance-databases.js';
+import type { CoverageRecorder } from '../openapi/coverage-recorder.js';
+import { STATE_VERSION, StateError, type AccountDump, type RegistryState } from '../domain/state.js';
+import { ApiKeyIndex } from './keys.js';
+import { AccountHome, dropReplaced, type HomeShared } from './home.js';
+import type { Faults } from '../domain/fault-rules.js';
+import type { RequestJournal } from '../domain/journal.js';
+import { serverParts, type RegistryOptions } from './server-parts.js';
 
-export interface RegistryOptions extends FixtureOptions {
-  /** Rules read from the instance document (readContractRules). */
-  rules: ContractRules;
-  /** ms from create-instance until ready (default 0; `tusk serve --provision-delay`, 1000 by default). */
-  provisionDelayMs?: number;
-  /** Default BACKUP_DELAY_MS (resources/backups/backups.ts, with the rule). */
-  backupDelayMs?: number;
-  /** Default RESTORE_DELAY_MS (resources/backups/backups.ts, with the rule). */
-  restoreDelayMs?: number;
-  clock?: VirtualClock;
-  outbox?: Omit<OutboxOptions, 'clock'>;
-  /** The real databases behind the instances (src/databases/); absent: records only. */
-  databases?: InstanceDatabases;
-  /** Every operation of both interfaces: what fault rules may name and coverage counts (absent: none). */
-  operations?: OperationInfo[];
-  /** The server's fault rules in force from the start (objects, or the flag form). */
-  faults?: (FaultRule | string)[];
-  /** Requests the journal keeps (default 1000). */
-  journalSize?: number;
-}
+export type { RegistryOptions } from './server-parts.js';
 
-type KeyTarget =
-  { kind: 'customer'; accountId: string; keyId: string } | { kind: 'instance'; accountId: string; instanceId: number };
-
-/** Keys are indexed by their SHA-256, and the stored key is compared in constant time. */
-const digest = (key: string) => hash('sha256', key, 'base64');
-
-export class Registry implements KeyIndex {
+export class Registry {
   readonly clock: VirtualClock;
   readonly outbox: Outbox;
   readonly context: StoreContext;
@@ -67,11 +34,8 @@ export class Registry implements KeyIndex {
   private readonly shared: HomeShared;
   private fixtures!: Fixtures;
   private homes = new Map<string, AccountHome>();
-  private keys = new Map<string, { key: Buffer; target: KeyTarget }>();
-  /** The digests of the keys clients sent lately (a digest never changes; revoking removes the key from `keys`). */
-  private readonly digests = new Memo<string>({ size: 10_000 });
-  /** The key of each Authorization header sent lately. */
-  private readonly headers = new Memo<string>({ size: 10_000 });
+  /** Every key the stores handed out, and what it opens. */
+  private readonly keys = new ApiKeyIndex();
   private readonly tickListeners: (() => void)[] = [];
   /** The fixtures of the accounts added since the last reset (resetAccount() builds them anew). */
   private added = new Map<string, AccountFixture>();
@@ -83,34 +47,12 @@ export class Registry implements KeyIndex {
   constructor(options: RegistryOptions) {
     this.options = { ...options };
     this.clock = options.clock ?? new VirtualClock();
-    this.outbox = new Outbox({ clock: this.clock, clockOf: (id) => this.homes.get(id)?.clock, ...options.outbox });
-    this.context = {
-      clock: this.clock,
-      keys: this,
-      outbox: this.outbox,
-      provisionDelayMs: options.provisionDelayMs ?? 0,
-      backupDelayMs: options.backupDelayMs ?? BACKUP_DELAY_MS,
-      restoreDelayMs: options.restoreDelayMs ?? RESTORE_DELAY_MS,
-      rules: options.rules,
-      secrets: new SecretSource(),
-      ...(options.databases ? { databases: options.databases } : {}),
-    };
-    const operations = options.operations ?? [];
-    this.faults = new Faults(operations, options.seed, options.faults ?? []);
-    this.journal = new RequestJournal(options.journalSize ?? 1000);
-    this.coverage = new CoverageRecorder(operations);
-    this.shared = {
-      context: this.context,
-      serverClock: this.clock,
-      outbox: this.outbox,
-      journal: this.journal,
-      coverage: this.coverage,
-      makeFaults: () => {
-        const faults = new Faults(operations, options.seed);
-        this.accountFaults.add(faults);
-        return faults;
-      },
-    };
+    const parts = serverParts(this.options, this.clock, this.keys, {
+      clockOf: (id) => this.homes.get(id)?.clock,
+      madeFaults: (faults) => this.accountFaults.add(faults),
+    });
+    ({ outbox: this.outbox, context: this.context, faults: this.faults } = parts);
+    ({ journal: this.journal, coverage: this.coverage, shared: this.shared } = parts);
     this.reset({ initial: true });
     // Alarms that fire: every tick triggers what the clock has made due (instance-monitor.ts).
     this.onTick(() => this.evaluateAlarms());
@@ -140,7 +82,7 @@ export class Registry implements KeyIndex {
     else this.context.databases?.dropAll();
     this.homes = new Map();
     this.added = new Map();
-    this.keys = new Map();
+    this.keys.clear();
     this.accountFaults = new Set();
     for (const account of this.fixtures.accounts)
       this.homes.set(account.id, AccountHome.fromFixture(account, this.fixtures.catalogue, this.shared));
@@ -173,7 +115,7 @@ export class Registry implements KeyIndex {
   addAccount(fixture: AccountFixture): AccountHome {
     if (this.homes.has(fixture.id)) throw new Error(`an account with id ${fixture.id} exists`);
     const taken = [...fixture.keys.map((k) => k.key), ...fixture.instances.map((x) => x.apikey)].filter((k) =>
-      this.keys.has(digest(k)),
+      this.keys.has(k),
     );
     if (taken.length) throw new Error('the new account reuses API keys of another account');
     this.options.validate?.({ catalogue: this.fixtures.catalogue, accounts: [fixture] });
@@ -201,13 +143,9 @@ export class Registry implements KeyIndex {
       throw new StateError([
         `account ${id} came with a loaded state: it has no seeded or created form to reset to (reset the whole server instead)`,
       ]);
-    this.forgetKeysOf(id);
+    this.keys.forgetAccount(id);
     home.reset(fixture, this.fixtures.catalogue);
     return home;
-  }
-
-  private forgetKeysOf(id: string): void {
-    for (const [d, entry] of this.keys) if (entry.target.accountId === id) this.keys.delete(d);
   }
 
   /** The whole state as plain JSON: the seed, the clock, the outbox and every account. */
@@ -229,35 +167,19 @@ export class Registry implements KeyIndex {
   loadAccount(id: string, dump: AccountDump): AccountHome {
     const home = this.homes.get(id);
     if (!home) throw new StateError([`no account has id ${id}`]);
-    const keys = new Map(this.keys);
-    this.forgetKeysOf(id);
+    const keys = this.keys.save();
+    this.keys.forgetAccount(id);
     const old = home.records;
     try {
       home.load(dump, this.fixtures.catalogue);
     } catch (err) {
-      this.keys = keys;
+      this.keys.putBack(keys);
       throw new StateError([{ field: 'account', rule: 'state', message: (err as Error).message }]);
     }
     this.added.delete(id); // no seeded or created form to reset it to any more
-    this.dropReplaced([old], [dump.account]);
+    dropReplaced(this.context.databases, [old], [dump.account]);
     this.context.databases?.dropUnused();
     return home;
-  }
-
-  /**
-   * Drops the databases of the instances of `replaced` accounts whose providerid no instance of
-   * `kept` names (a load left them out). The engine keeps every database it was told of until it is
-   * told to drop it: left there, with its data and its role, a later load of another account naming
-   * that providerid would be handed them.
-   */
-  private dropReplaced(replaced: Iterable<AccountStore>, kept: readonly AccountState[]): void {
-    const databases = this.context.databases;
-    if (!databases) return;
-    const keep = new Set(kept.flatMap((a) => a.instances.map((x) => databaseKeyOf(x.providerid))));
-    for (const account of replaced) {
-      for (const instance of account.instanceStores())
-        if (instance.db && !keep.has(databaseKeyOf(instance.providerid))) databases.drop(instance.db);
-    }
   }
 
   /**
@@ -266,15 +188,15 @@ export class Registry implements KeyIndex {
    * outbox. Throws a StateError, and changes nothing, only when the records cannot be built.
    */
   load(state: RegistryState): void {
-    const previous = { homes: this.homes, keys: this.keys };
+    const previous = { homes: this.homes, keys: this.keys.save() };
     this.homes = new Map();
-    this.keys = new Map();
+    this.keys.clear();
     try {
       for (const a of state.accounts)
         this.homes.set(a.id, AccountHome.fromState(a, this.fixtures.catalogue, this.shared));
     } catch (err) {
       this.homes = previous.homes;
-      this.keys = previous.keys;
+      this.keys.putBack(previous.keys);
       throw new StateError([{ field: 'accounts', rule: 'state', message: (err as Error).message }]);
     }
     this.accountFaults = new Set(); // the old homes' rules went with them
@@ -284,7 +206,8 @@ export class Registry implements KeyIndex {
     this.outbox.load(state.outbox);
     // The databases of instances the state keeps are kept (a database is named after its
     // instance's providerid); the others go.
-    this.dropReplaced(
+    dropReplaced(
+      this.context.databases,
       [...previous.homes.values()].map((h) => h.records),
       state.accounts,
     );
@@ -328,46 +251,16 @@ export class Registry implements KeyIndex {
     return this.homes.values();
   }
 
-  /** The records of account `id` (its home's). */
-  account(id: string): AccountStore | undefined {
-    return this.homes.get(id)?.records;
-  }
-
-  /** Every account's records. */
-  *allAccounts(): IterableIterator<AccountStore> {
-    for (const home of this.homes.values()) yield home.records;
-  }
-
-  // ---- KeyIndex: stores register and revoke the keys they hand out ----
-  addCustomerKey(key: string, accountId: string, keyId: string): void {
-    this.keys.set(digest(key), { key: Buffer.from(key), target: { kind: 'customer', accountId, keyId } });
-  }
-
-  addInstanceKey(key: string, accountId: string, instanceId: number): void {
-    this.keys.set(digest(key), { key: Buffer.from(key), target: { kind: 'instance', accountId, instanceId } });
-  }
-
-  revoke(key: string): void {
-    this.keys.delete(digest(key));
-  }
-
-  private lookup(key: string): KeyTarget | undefined {
-    const entry = this.keys.get(this.digests.get(key, digest));
-    if (!entry) return undefined;
-    const given = Buffer.from(key);
-    return entry.key.length === given.length && timingSafeEqual(entry.key, given) ? entry.target : undefined;
-  }
-
   /** The home of the account a key (customer or instance) belongs to; undefined for a wrong or revoked key. */
   homeOfKey(key: string): AccountHome | undefined {
-    const t = this.lookup(key);
+    const t = this.keys.lookup(key);
     return t && this.homes.get(t.accountId);
   }
 
   /** The home of the account whose key an Authorization header (HTTP Basic or Bearer) carries, if any. */
   homeOfHeader(header: string | null | undefined): AccountHome | undefined {
     if (!header) return undefined;
-    const key = this.headers.get(header, (h) => keyOfHeader(h));
+    const key = this.keys.keyOfHeader(header);
     return key ? this.homeOfKey(key) : undefined;
   }
 
@@ -379,7 +272,7 @@ export class Registry implements KeyIndex {
 
   /** The home and key record a customer key opens; undefined for a wrong, revoked or instance key. */
   authenticateCustomer(key: string): CustomerPrincipal | undefined {
-    const t = this.lookup(key);
+    const t = this.keys.lookup(key);
     if (t?.kind !== 'customer') return undefined;
     const home = this.homes.get(t.accountId);
     const record = home?.records.apiKey(t.keyId);
@@ -388,7 +281,7 @@ export class Registry implements KeyIndex {
 
   /** The home and instance an instance key opens; undefined for a wrong, revoked or customer key. */
   authenticateInstance(key: string): InstancePrincipal | undefined {
-    const t = this.lookup(key);
+    const t = this.keys.lookup(key);
     if (t?.kind !== 'instance') return undefined;
     const home = this.homes.get(t.accountId);
     const instance = home?.records.instanceStore(t.instanceId);

@@ -30,7 +30,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
   const id = Number(raw);
   const accountId = c.req.query('account');
   if (accountId !== undefined) {
-    const account = registry.account(accountId);
+    const account = registry.home(accountId)?.records;
     if (!account) throw new ApiError(404, `Not found: no account with id ${accountId}`);
     const instance = account.instanceStore(id);
     if (!instance) throw new ApiError(404, `Not found: account ${accountId} has no instance with id ${id}`);
@@ -56,7 +56,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
     );
   }
   const found: { account: AccountStore; instance: InstanceStore }[] = [];
-  for (const account of registry.allAccounts()) {
+  for (const { records: account } of registry.allHomes()) {
     const instance = account.instanceStore(id);
     if (instance) found.push({ account, instance });
   }

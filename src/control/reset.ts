@@ -12,7 +12,7 @@ import { scopeOf, type Scope } from './scope.js';
 
 /** The seed, the time and the accounts of the server, or of the one account a scope names. */
 export function resetResult(registry: Registry, scope: Scope = { kind: 'server' }) {
-  const accounts = scope.kind === 'account' ? [scope.home.records] : [...registry.allAccounts()];
+  const accounts = scope.kind === 'account' ? [scope.home.records] : [...registry.allHomes()].map((h) => h.records);
   const clock = scope.kind === 'account' ? scope.home.clock : registry.clock;
   return {
     seed: registry.seed,

@@ -57,7 +57,7 @@ describe('a cpu alarm with a webhook recipient', () => {
 
     const view = await setMetrics(
       { cpu: 95, memory: 40, disk_used_gb: 12, disk_total_gb: 100 },
-      `?account=${[...api.tusk.registry.allAccounts()][0]!.id}`,
+      `?account=${[...api.tusk.registry.allHomes()].map((h) => h.records)[0]!.id}`,
     );
     expect(view).toMatchObject({
       instance: { id: instance.id },

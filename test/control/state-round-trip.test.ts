@@ -137,7 +137,7 @@ describe('the registry state round trip', () => {
     loadStateParts(loaded, dump);
     expect(loaded.seed).toBe(7);
     loaded.reset();
-    expect([...loaded.allAccounts()][0]!.id).toBe(dump.accounts[0]!.id);
+    expect([...loaded.allHomes()].map((h) => h.records)[0]!.id).toBe(dump.accounts[0]!.id);
   });
 });
 

@@ -483,7 +483,7 @@ export class World {
   }
 
   get account() {
-    return [...this.tusk.registry.allAccounts()][0]!;
+    return [...this.tusk.registry.allHomes()].map((h) => h.records)[0]!;
   }
 
   /** The current admin key; a fresh world when the fuzz removed every admin. */

@@ -13,7 +13,7 @@ const contract = await Contract.load();
 const basic = (key: string) => `Basic ${Buffer.from(`:${key}`).toString('base64')}`;
 
 function firstInstance(tusk: Tusk) {
-  const account = [...tusk.registry.allAccounts()][0]!;
+  const account = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
   const id = account.instances.list()[0]!.id;
   return { account, id, store: account.instanceStore(id)!, key: account.instanceStore(id)!.apikey };
 }
@@ -324,7 +324,7 @@ describe('long lists stay bounded', () => {
   });
 
   it('instances and team members of an account; the audit log keeps the latest events', async () => {
-    const account = [...tusk.registry.allAccounts()][0]!;
+    const account = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
     const actor = account.apiKeys.list().find((k) => k.role === 'admin')!;
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const region = tusk.registry.catalogue.regions[0]!;

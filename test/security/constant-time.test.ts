@@ -61,7 +61,7 @@ describe('the comparison path of a key', () => {
       adminKey: KEY,
       rules: readContractRules((await loadDocuments()).instance),
     });
-    const account = [...registry.allAccounts()][0]!;
+    const account = [...registry.allHomes()].map((h) => h.records)[0]!;
     const instanceKey = account.instanceStore(account.instances.list()[0]!.id)!.apikey;
     vi.mocked(crypto.timingSafeEqual).mockClear();
     expect(registry.authenticateInstance(KEY)).toBeUndefined();

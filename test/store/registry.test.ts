@@ -45,10 +45,10 @@ describe('Registry: keys', () => {
 
   it('opens nothing with a key whose account, key record or instance does not exist', () => {
     const { account } = seeded();
-    registry.addCustomerKey('stray-record', account.id, 'key-999');
-    registry.addCustomerKey('stray-account', 'no-such-account', 'key-1');
-    registry.addInstanceKey('stray-instance', account.id, 999);
-    registry.addInstanceKey('stray-instance-account', 'no-such-account', 1);
+    registry.context.keys.addCustomerKey('stray-record', account.id, 'key-999');
+    registry.context.keys.addCustomerKey('stray-account', 'no-such-account', 'key-1');
+    registry.context.keys.addInstanceKey('stray-instance', account.id, 999);
+    registry.context.keys.addInstanceKey('stray-instance-account', 'no-such-account', 1);
     expect(registry.authenticateCustomer('stray-record')).toBeUndefined();
     expect(registry.authenticateCustomer('stray-account')).toBeUndefined();
     expect(registry.authenticateInstance('stray-instance')).toBeUndefined();
@@ -100,7 +100,7 @@ describe('Registry: addAccount', () => {
     expect(validated.at(-1)!.accounts).toStrictEqual([fixture]);
     expect(validated.at(-1)!.catalogue).toBe(registry.catalogue);
     expect(registry.home(fixture.id)).toBe(added);
-    expect(registry.account(fixture.id)).toBe(added.records);
+    expect(registry.home(fixture.id)?.records).toBe(added.records);
     expect(registry.authenticateCustomer(keys.admin)?.account).toBe(added.records);
     expect(registry.authenticateCustomer(keys.admin)?.account).toBe(added.records);
     expect(registry.authenticateInstance('added-instance-key')?.account).toBe(added.records);
@@ -121,7 +121,7 @@ describe('Registry: addAccount', () => {
     expect(() => registry.addAccount({ ...fixture, instances: [account.fixture.instances[0]!] })).toThrow(
       'the new account reuses API keys of another account',
     );
-    expect([...registry.allAccounts()]).toEqual([account]);
+    expect([...registry.allHomes()].map((h) => h.records)).toEqual([account]);
     expect(registry.authenticateCustomer(ADMIN_KEY)?.account).toBe(account);
     expect(registry.authenticateCustomer(keys.admin)).toBeUndefined();
     // without a validate option, the account is added as it is
