@@ -98,11 +98,11 @@ describe('listing backups', () => {
 describe('the list as bytes', () => {
   it("listBackupsJson() is always the JSON of listBackups(): as time moves the window and the URLs' expiry, after a backup, a size, per database", () => {
     const same = (db?: string) =>
-      expect(Buffer.from(i.backupsView.list(db)).toString()).toBe(JSON.stringify(i.backups.list(db)));
+      expect(Buffer.from(i.backups.listJson(db)).toString()).toBe(JSON.stringify(i.backups.list(db)));
     same();
     same('analytics');
     same();
-    expect(i.backupsView.list()).toBe(i.backupsView.list()); // the same second, the same bytes
+    expect(i.backups.listJson()).toBe(i.backups.listJson()); // the same second, the same bytes
     s.clock.advance(1000);
     same();
     const { id } = i.backups.create({ db: 'analytics' });
@@ -118,7 +118,7 @@ describe('the list as bytes', () => {
 
   it('is the JSON of listBackups() at the very millisecond each thing changes, and when the clock is set back', () => {
     const same = (db?: string) =>
-      expect(Buffer.from(i.backupsView.list(db)).toString()).toBe(JSON.stringify(i.backups.list(db)));
+      expect(Buffer.from(i.backups.listJson(db)).toString()).toBe(JSON.stringify(i.backups.list(db)));
     same();
     // A backup becomes ready.
     i.backups.create({});
@@ -390,7 +390,7 @@ describe('the list as bytes is never stale', () => {
   const TODAY = Date.UTC(2026, 10, 21); // the day of NOW, 00:00 UTC
   /** 2026-11-22 03:35:00.000: the daily backup of db5 is taken, and the one of 2026-10-23 is exactly 30 days old. */
   const DAILY = TODAY + DAY + 3 * HOUR + 35 * MINUTE;
-  const json = (db?: string) => Buffer.from(i.backupsView.list(db)).toString();
+  const json = (db?: string) => Buffer.from(i.backups.listJson(db)).toString();
   const same = (db?: string) => expect(json(db)).toBe(JSON.stringify(i.backups.list(db)));
   const ids = (db?: string) => (JSON.parse(json(db)) as { id: number }[]).map((b) => b.id);
   const backups = () => i.backups;
@@ -463,10 +463,10 @@ describe('the list as bytes is never stale', () => {
 
   it('with no backup delay, lists a created backup at once, though the list was read the same millisecond', () => {
     const quick = s.instance({ name: 'quick' }, { ...s.ctx, backupDelayMs: 0 });
-    quick.backupsView.list();
-    const before = Buffer.from(quick.backupsView.list()).toString(); // read again: the list as kept after the seeded history was made
+    quick.backups.listJson();
+    const before = Buffer.from(quick.backups.listJson()).toString(); // read again: the list as kept after the seeded history was made
     const { id } = quick.backups.create({});
-    const after = Buffer.from(quick.backupsView.list()).toString();
+    const after = Buffer.from(quick.backups.listJson()).toString();
     expect(after).not.toBe(before);
     expect((JSON.parse(after) as { id: number }[])[0]!.id).toBe(id);
     expect(after).toBe(JSON.stringify(quick.backups.list()));

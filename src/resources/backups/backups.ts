@@ -23,6 +23,7 @@ import type { BackupsState } from '../../domain/state.js';
 import { BackupRecords, URL_LIFETIME_MS } from './records.js';
 import { BackupHistory, RETENTION_MS, type BackupState } from './history.js';
 import type { BackupDatabase } from './database.js';
+import { BackupsView } from './view.js';
 
 export { BACKUP_HOST, URL_LIFETIME_MS } from './records.js';
 export { RETENTION_MS, SEEDED_BACKUP_DAYS, type BackupState } from './history.js';
@@ -49,6 +50,7 @@ export interface BackupIdentity {
 export class Backups {
   private readonly history: BackupHistory;
   private readonly records: BackupRecords;
+  private readonly view: BackupsView;
 
   /**
    * @param origin the time the seeded history runs back from (the instance's construction).
@@ -64,6 +66,7 @@ export class Backups {
   ) {
     this.history = new BackupHistory(who, origin, state);
     this.records = new BackupRecords(who);
+    this.view = new BackupsView(this, ctx.clock);
   }
 
   toJSON(): BackupsState {
@@ -78,6 +81,11 @@ export class Backups {
   list(db?: string): Backup[] {
     const now = this.ctx.clock.now();
     return this.listed(now, db).map((b) => this.record(b, now));
+  }
+
+  /** list(db) as the JSON bytes of its answer (view.ts). */
+  listJson(db?: string): Uint8Array {
+    return this.view.list(db);
   }
 
   /** The backups list(db) shows at `now`, most recent first, as kept (the view's input). */

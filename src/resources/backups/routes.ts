@@ -14,7 +14,7 @@ export function backupsApp(route: Route) {
     '/',
     ...op('listBackups', (c, { query }) => {
       // The bytes of the list as the store keeps them (instance-backups-view.ts: the same JSON as listBackups()).
-      return bytesAnswer(c, c.get('principal').instance.backupsView.list(query.db));
+      return bytesAnswer(c, c.get('principal').instance.backups.listJson(query.db));
     }),
   );
   app.post(

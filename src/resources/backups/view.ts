@@ -1,9 +1,11 @@
 // An instance's backup list as the bytes of its answer (listBackups), next to the rules in
-// instance-backups.ts that decide what it shows: the window and the daily backups are worked out on
+// backups.ts that decide what it shows: the window and the daily backups are worked out on
 // every call, as for the list itself; the bytes are made again only when the backups listed, their
 // sizes or the second of the URLs' expiry differ from the last call. Tested to equal JSON.stringify
 // of the list after every kind of change (test/store/instance-backups.test.ts).
-import { URL_LIFETIME_MS, type BackupState, type Backups } from './backups.js';
+import { URL_LIFETIME_MS } from './records.js';
+import type { BackupState } from './history.js';
+import type { Backup } from '../../domain/types.js';
 import type { Clock } from '../../domain/clock.js';
 
 interface LastList {
@@ -17,11 +19,19 @@ interface LastList {
   until: number;
 }
 
+/** What the view is made from (Backups). */
+export interface BackupLists {
+  readonly version: number;
+  listed(now: number, db?: string): BackupState[];
+  listUntil(now: number, expires: number): number;
+  record(b: BackupState, now: number): Backup;
+}
+
 export class BackupsView {
   private last: LastList | undefined;
 
   constructor(
-    private readonly backups: Backups,
+    private readonly backups: BackupLists,
     private readonly clock: Clock,
   ) {}
 

@@ -13,7 +13,6 @@ import { Recipients } from '../recipients/recipients.js';
 import { Alarms } from '../alarms/alarms.js';
 import { Integrations, type IntegrationKind } from '../integrations/integrations.js';
 import { Backups } from '../backups/backups.js';
-import { BackupsView } from '../backups/view.js';
 import { MaintenanceSchedule, seededMaintenance } from '../maintenance/maintenance.js';
 import { Monitor, type MaintenanceStart, type MonitorHost } from '../alarms/monitor.js';
 import type { InstanceState } from '../../domain/state.js';
@@ -103,8 +102,6 @@ export class InstanceResources {
   readonly integrationIds: IdSequence;
   readonly integrations: Record<IntegrationKind, Integrations>;
   readonly backups: Backups;
-  /** The backup list as the bytes of its answer. */
-  readonly backupsView: BackupsView;
   readonly maintenance: MaintenanceSchedule;
   /** Simulated metrics and the alarms that fire (outside the contract; see instance-monitor.ts). */
   readonly monitor: Monitor;
@@ -162,7 +159,6 @@ export class InstanceResources {
       state?.backups,
       owner.db && ctx.databases ? backupDatabase(ctx.databases, owner.db) : undefined,
     );
-    this.backupsView = new BackupsView(this.backups, ctx.clock);
     this.maintenance = new MaintenanceSchedule(
       ctx.clock,
       state ? [] : seededMaintenance(owner.id, origin),

@@ -10,7 +10,6 @@ import type { Monitor } from '../alarms/monitor.js';
 import type { Alarms } from '../alarms/alarms.js';
 import type { Recipients } from '../recipients/recipients.js';
 import type { Backups } from '../backups/backups.js';
-import type { BackupsView } from '../backups/view.js';
 import type { MaintenanceSchedule } from '../maintenance/maintenance.js';
 import {
   InstanceResources,
@@ -21,6 +20,7 @@ import {
 import type { InstanceState } from '../../domain/state.js';
 import type { DatabaseRef } from '../../databases/instance-databases.js';
 import { connectionLimitOf } from '../../../fixtures/index.js';
+import { provisionDatabase } from './database.js';
 
 export type { IntegrationKind, SystemBodyValidator } from '../integrations/integrations.js';
 
@@ -68,13 +68,11 @@ export class InstanceStore {
   private _tags: string[];
   /**
    * Changes whenever a field of the instance's summary changes (name, tags, plan, the password in
-   * its url): AccountViews.instances() keeps each summary's JSON until then.
+   * its url): the instance list's view (view.ts) keeps each summary's JSON until then.
    */
   private _revision = 0;
   private key: string;
   private password: string;
-  private readonly user: string;
-  private readonly host: string;
   private readonly database: string;
   /** The instance's real database, when the server has a database engine (src/databases/). */
   readonly db?: DatabaseRef;
@@ -85,7 +83,7 @@ export class InstanceStore {
    * (evaluateAlarms builds it then).
    */
   private readonly initialDue: number;
-  /** The per-instance interface state (see the section at the end); built by `apiState` on first use. */
+  /** The instance interface's resources (see the section at the end), built on first use. */
   private built: InstanceResources | undefined;
 
   /** @param state the per-instance state to take over (InstanceStore.fromJSON) instead of the initial one */
@@ -108,31 +106,14 @@ export class InstanceStore {
     this.providerid = init.providerid ?? randomUUID();
     this.key = init.apikey ?? ctx.secrets.secret(36);
     this.password = init.password ?? ctx.secrets.secret(24);
-    this.user = `u${this.providerid.slice(0, 8)}`;
-    const [, region = 'local'] = init.region.split('::');
-    this.host = `pg-${this.providerid.slice(0, 8)}.${region}.db.tusk.example`;
     this.database = `db${init.id}`;
     // The per-instance state: taken over from `state`, or the initial one (the default recipient,
     // the four default alarms, a history of daily backups and upcoming maintenance, dated from now
     // on the store's clock), built on first use.
     this.origin = ctx.clock.now();
     this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
-    const copyOf = init.copyOf?.source.db
-      ? { ref: init.copyOf.source.db, ...(init.copyOf.at !== undefined ? { at: init.copyOf.at } : {}) }
-      : undefined;
-    // Its real size becomes disk_used_gb (sizes arrive later, in the background).
-    if (ctx.databases) {
-      const connectionLimit = connectionLimitOf(init.plan.name);
-      this.db = ctx.databases.provision(this.providerid, this.password, {
-        ...(copyOf ? { from: copyOf } : {}),
-        ...(connectionLimit !== undefined ? { connectionLimit } : {}),
-        onSize: (bytes) => this.resources.monitor.observeDiskUsed(bytes / 1e9),
-        backups: () => {
-          const { backups } = this.resources;
-          return backups.list(this.database).map((b) => ({ id: b.id, at: backups.takenAt(b.id) }));
-        },
-      });
-    }
+    // Its real database, a copy of its source's for a fork or a point-in-time copy (database.ts).
+    if (ctx.databases) this.db = provisionDatabase(ctx.databases, this, init, this.password);
     if (state) this.built = new InstanceResources(this, ctx, this.origin, this.databaseNames, state);
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
   }
@@ -170,7 +151,7 @@ export class InstanceStore {
     );
   }
 
-  /** The whole instance as plain JSON (see snapshot.ts). */
+  /** The whole instance as plain JSON (see domain/state.ts). */
   toJSON(): InstanceState {
     return {
       id: this.id,
@@ -202,7 +183,10 @@ export class InstanceStore {
     const dbs = this.ctx.databases;
     if (this.db && dbs)
       return `postgres://${this.db.role}:${this.password}@${dbs.host}:${dbs.port}/${this.db.database}`;
-    return `postgres://${this.user}:${this.password}@${this.host}:5432/${this.database}`;
+    // Without an engine, a url of the form production gives (nothing listens there).
+    const [, region = 'local'] = this.region.split('::');
+    const short = this.providerid.slice(0, 8);
+    return `postgres://u${short}:${this.password}@pg-${short}.${region}.db.tusk.example:5432/${this.database}`;
   }
 
   /** The broker kind of the spec's metrics availability table, from the backend and its version. */
@@ -291,11 +275,6 @@ export class InstanceStore {
 
   get backups(): Backups {
     return this.resources.backups;
-  }
-
-  /** The backup list as the bytes of its answer. */
-  get backupsView(): BackupsView {
-    return this.resources.backupsView;
   }
 
   get maintenance(): MaintenanceSchedule {
