@@ -29,6 +29,7 @@ import {
   type StateProblem,
 } from '../domain/state.js';
 import { SECOND_DATABASE, databaseKeyOf } from '../resources/instances/instance.js';
+import { keyNumber } from '../resources/apikeys/apikeys.js';
 import type { Registry } from '../accounts/registry.js';
 import type { AccountHome } from '../accounts/home.js';
 import type { ControlDocument } from './document.js';
@@ -188,24 +189,23 @@ export function stateProblems(
   const problems: StateProblem[] = [];
   const push = (field: string, rule: string, message: string) => problems.push({ field, rule, message });
   const placeOf = (ai: number) => (ai === options.scoped ? 'account' : `accounts.${ai}`);
-  const unique = <T>(values: T[], field: (i: number) => string, what: string) => {
-    const seen = new Map<T, number>();
-    values.forEach((v, i) => {
+  /** Each value once: `entry` gives an item's value and its field. */
+  const unique = <T>(what: string, items: readonly T[], entry: (x: T, i: number) => [unknown, string]) => {
+    const seen = new Map<unknown, string>();
+    items.forEach((x, i) => {
+      const [v, field] = entry(x, i);
       const first = seen.get(v);
-      if (first !== undefined)
-        push(field(i), 'unique', `${what} ${JSON.stringify(v)} appears twice (also at ${field(first)})`);
-      else seen.set(v, i);
+      if (first !== undefined) push(field, 'unique', `${what} ${JSON.stringify(v)} appears twice (also at ${first})`);
+      else seen.set(v, field);
     });
   };
-  const ids = (items: { id: number }[], last: number, where: string) => {
-    unique(
-      items.map((x) => x.id),
-      (i) => `${where}.${i}.id`,
-      'id',
-    );
+  /** Ids each once, none above `last`; item `i` is at `${where}.${places[i] ?? i}`. */
+  const ids = (items: { id: number }[], last: number, where: string, places: string[] = []) => {
+    const field = (i: number) => `${where}.${places[i] ?? i}.id`;
+    unique('id', items, (x, i) => [x.id, field(i)]);
     items.forEach((x, i) => {
       if (x.id > last)
-        push(`${where}.${i}.id`, 'sequence', `id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
+        push(field(i), 'sequence', `id ${x.id} is above last_id ${last} (ids would be handed out twice)`);
     });
   };
 
@@ -215,11 +215,7 @@ export function stateProblems(
     for (const p of clockStateProblems(state.clock)) push(`clock.${p.field}`, 'range', p.message);
     ids(state.outbox.entries, state.outbox.last_id, 'outbox.entries');
   }
-  unique(
-    state.accounts.map((a) => a.id),
-    (ai) => `${placeOf(ai)}.id`,
-    'account id',
-  );
+  unique('account id', state.accounts, (a, ai) => [a.id, `${placeOf(ai)}.id`]);
 
   // Identifiers of the whole server: a key opens one account (or one instance), a providerid names
   // one database and its role. In an account's own load, one another account holds is refused
@@ -256,32 +252,16 @@ export function stateProblems(
   state.accounts.forEach((a: AccountState, ai) => {
     const at = placeOf(ai);
     if (a.clock) for (const p of clockStateProblems(a.clock)) push(`${at}.clock.${p.field}`, 'range', p.message);
-    unique(
-      a.keys.map((k) => k.id),
-      (i) => `${at}.keys.${i}.id`,
-      'key id',
-    );
+    unique('key id', a.keys, (k, i) => [k.id, `${at}.keys.${i}.id`]);
     a.keys.forEach((k, i) => {
-      const n = Number(/(\d+)$/.exec(k.id)?.[1] ?? 0);
-      if (n > a.last_key_id) push(`${at}.keys.${i}.id`, 'sequence', `id ${k.id} is above last_key_id ${a.last_key_id}`);
+      if (keyNumber(k.id) > a.last_key_id)
+        push(`${at}.keys.${i}.id`, 'sequence', `id ${k.id} is above last_key_id ${a.last_key_id}`);
       if (!a.team.some((m) => m.email.toLowerCase() === k.email.toLowerCase()))
         push(`${at}.keys.${i}.email`, 'exists', `${k.id} acts for ${k.email}, who is no team member`);
     });
-    unique(
-      a.team.map((m) => m.id),
-      (i) => `${at}.team.${i}.id`,
-      'id',
-    );
-    unique(
-      a.team.map((m) => m.email.toLowerCase()),
-      (i) => `${at}.team.${i}.email`,
-      'e-mail',
-    );
-    unique(
-      a.invoices.map((inv) => inv.id),
-      (i) => `${at}.invoices.${i}.id`,
-      'id',
-    );
+    unique('id', a.team, (m, i) => [m.id, `${at}.team.${i}.id`]);
+    unique('e-mail', a.team, (m, i) => [m.email.toLowerCase(), `${at}.team.${i}.email`]);
+    unique('id', a.invoices, (inv, i) => [inv.id, `${at}.invoices.${i}.id`]);
     ids(a.instances, a.last_instance_id, `${at}.instances`);
     a.instances.forEach((x, xi) => {
       const where = `${at}.instances.${xi}`;
@@ -294,41 +274,23 @@ export function stateProblems(
         push(`${where}.recipients.default_id`, 'exists', `the default recipient ${x.recipients.default_id} is missing`);
       ids(x.alarms.items, x.alarms.last_id, `${where}.alarms.items`);
       x.alarms.items.forEach((alarm, i) => {
+        const field = `${where}.alarms.items.${i}.recipients`;
         for (const r of alarm.recipients)
           if (!x.recipients.items.some((y) => y.id === r))
-            push(
-              `${where}.alarms.items.${i}.recipients`,
-              'exists',
-              `alarm ${alarm.id} names the unknown recipient ${r}`,
-            );
+            push(field, 'exists', `alarm ${alarm.id} names the unknown recipient ${r}`);
       });
-      const integrations = [
-        ...x.integrations.logs.map((r, i) => ({ id: r.id, at: `logs.${i}` })),
-        ...x.integrations.metrics.map((r, i) => ({ id: r.id, at: `metrics.${i}` })),
-      ];
-      unique(
-        integrations.map((r) => r.id),
-        (i) => `${where}.integrations.${integrations[i]!.at}.id`,
-        'id',
-      );
-      for (const r of integrations)
-        if (r.id > x.integrations.last_id)
-          push(
-            `${where}.integrations.${r.at}.id`,
-            'sequence',
-            `id ${r.id} is above last_id ${x.integrations.last_id} (ids would be handed out twice)`,
-          );
+      const { logs, metrics, last_id } = x.integrations;
+      const places = [...logs.map((_, i) => `logs.${i}`), ...metrics.map((_, i) => `metrics.${i}`)];
+      ids([...logs, ...metrics], last_id, `${where}.integrations`, places);
       const databases = [`db${x.id}`, SECOND_DATABASE];
       if (x.backups.next_daily.length !== databases.length)
         push(`${where}.backups.next_daily`, 'length', `one day per database (${databases.join(', ')})`);
       ids(x.backups.items, x.backups.last_id, `${where}.backups.items`);
+      const names = databases.join(', ');
       x.backups.items.forEach((b, i) => {
+        const field = `${where}.backups.items.${i}.database_name`;
         if (!databases.includes(b.database_name))
-          push(
-            `${where}.backups.items.${i}.database_name`,
-            'exists',
-            `backup ${b.id} is of ${b.database_name}, not a database of the instance (${databases.join(', ')})`,
-          );
+          push(field, 'exists', `backup ${b.id} is of ${b.database_name}, not a database of the instance (${names})`);
       });
       ids(x.maintenance.items, x.maintenance.last_id, `${where}.maintenance.items`);
     });
