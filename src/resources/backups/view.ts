@@ -2,7 +2,7 @@
 // backups.ts that decide what it shows: the window and the daily backups are worked out on
 // every call, as for the list itself; the bytes are made again only when the backups listed, their
 // sizes or the second of the URLs' expiry differ from the last call. Tested to equal JSON.stringify
-// of the list after every kind of change (test/store/instance-backups.test.ts).
+// of the list after every kind of change (test/resources/backups/backups.test.ts).
 import { URL_LIFETIME_MS } from './records.js';
 import type { BackupState } from './history.js';
 import type { Backup } from '../../domain/types.js';

@@ -1,13 +1,18 @@
 // InstanceStore: simulated metrics and the alarms that fire (src/resources/alarms/monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/domain/clock.js';
-import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import { Monitor } from '../../src/resources/alarms/monitor.js';
-import { conditionHolds, DEFAULT_METRICS, mergeMetrics, watchedValue } from '../../src/resources/alarms/conditions.js';
-import type { NotificationBody } from '../../src/resources/alarms/notifications.js';
-import { Outbox, type OutboxEntry } from '../../src/domain/outbox.js';
-import type { Alarm, Recipient } from '../../src/domain/types.js';
-import { DAY, MINUTE, NOW, refused, setup, TEAM_EMAIL, type Setup } from './instance-setup.js';
+import { VirtualClock } from '../../../src/domain/clock.js';
+import type { InstanceStore } from '../../../src/resources/instances/instance.js';
+import { Monitor } from '../../../src/resources/alarms/monitor.js';
+import {
+  conditionHolds,
+  DEFAULT_METRICS,
+  mergeMetrics,
+  watchedValue,
+} from '../../../src/resources/alarms/conditions.js';
+import type { NotificationBody } from '../../../src/resources/alarms/notifications.js';
+import { Outbox, type OutboxEntry } from '../../../src/domain/outbox.js';
+import type { Alarm, Recipient } from '../../../src/domain/types.js';
+import { DAY, MINUTE, NOW, refused, setup, TEAM_EMAIL, type Setup } from '../instance-setup.js';
 
 let s: Setup;
 let i: InstanceStore;
@@ -534,11 +539,9 @@ describe('state', () => {
     i.monitor.setMetrics({ cpu: 95 });
     s.clock.advance(5 * MINUTE);
     const state = i.toJSON();
-    const copy = (i.constructor as typeof import('../../src/resources/instances/instance.js').InstanceStore).fromJSON(
-      state,
-      { accountId: i.accountId, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend },
-      s.ctx,
-    );
+    const copy = (
+      i.constructor as typeof import('../../../src/resources/instances/instance.js').InstanceStore
+    ).fromJSON(state, { accountId: i.accountId, teamEmail: TEAM_EMAIL, plan: i.plan, backend: i.backend }, s.ctx);
     expect(copy.monitor.metrics).toEqual(i.monitor.metrics);
     expect(copy.monitor.status()).toEqual(i.monitor.status());
     expect(copy.toJSON().monitor).toEqual(state.monitor);

@@ -3,8 +3,8 @@
 // not name is ignored and named in Tusk-Ignored-Fields, or a 400 naming it under strict fields,
 // as for every other body.
 import { describe, expect, it } from 'vitest';
-import type { TuskOptions } from '../../src/server.js';
-import { tuskForTest } from '../support/in-process.js';
+import type { TuskOptions } from '../../../src/server.js';
+import { tuskForTest } from '../../support/in-process.js';
 
 const KEY = 'tusk-instance-1-key';
 

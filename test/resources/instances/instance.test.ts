@@ -1,8 +1,8 @@
 // InstanceStore: the state an instance is created with, and the account operations.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InstanceStore } from '../../src/resources/instances/instance.js';
-import type { Backend, KeyIndex } from '../../src/domain/types.js';
-import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, snapshot, type Setup } from './instance-setup.js';
+import { InstanceStore } from '../../../src/resources/instances/instance.js';
+import type { Backend, KeyIndex } from '../../../src/domain/types.js';
+import { ACCOUNT_ID, DAY, NOW, TEAM_EMAIL, setup, snapshot, type Setup } from '../instance-setup.js';
 
 let s: Setup;
 beforeEach(async () => {

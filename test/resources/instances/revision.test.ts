@@ -1,9 +1,9 @@
 // InstanceStore's revision, as the account's cached instance list (account-views.ts) sees it: every
 // change of a summary field shows in the next listing, also when one request changes two of them.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AccountStore } from '../../src/resources/account.js';
-import type { ApiKeyRecord } from '../../src/domain/types.js';
-import { setup, type Setup } from './instance-setup.js';
+import type { AccountStore } from '../../../src/resources/account.js';
+import type { ApiKeyRecord } from '../../../src/domain/types.js';
+import { setup, type Setup } from '../instance-setup.js';
 
 let s: Setup;
 let account: AccountStore;

@@ -1,8 +1,8 @@
 // InstanceStore: log and metrics integrations.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import { LIST_CAPS } from '../../src/core/limits.js';
-import { ACCOUNT_ID, refused, setup, snapshot, type Setup } from './instance-setup.js';
+import type { InstanceStore } from '../../../src/resources/instances/instance.js';
+import { LIST_CAPS } from '../../../src/core/limits.js';
+import { ACCOUNT_ID, refused, setup, snapshot, type Setup } from '../instance-setup.js';
 
 let s: Setup;
 let i: InstanceStore;

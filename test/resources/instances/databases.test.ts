@@ -4,9 +4,17 @@
 // engine here is a stand-in that holds each step until the test lets it finish (a unit test of the
 // store around it; the real engine is tested in test/databases/).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InstanceStore } from '../../src/resources/instances/instance.js';
-import type { DatabaseRef, InstanceDatabases } from '../../src/databases/instance-databases.js';
-import { ACCOUNT_ID, BACKUP_DELAY_MS, NOW, RESTORE_DELAY_MS, TEAM_EMAIL, setup, type Setup } from './instance-setup.js';
+import { InstanceStore } from '../../../src/resources/instances/instance.js';
+import type { DatabaseRef, InstanceDatabases } from '../../../src/databases/instance-databases.js';
+import {
+  ACCOUNT_ID,
+  BACKUP_DELAY_MS,
+  NOW,
+  RESTORE_DELAY_MS,
+  TEAM_EMAIL,
+  setup,
+  type Setup,
+} from '../instance-setup.js';
 
 /** An engine whose steps finish only when `finish()` is called; it records what it was asked. */
 class HeldDatabases implements InstanceDatabases {

@@ -2,14 +2,14 @@
 // database's measured size as disk_used_gb (and the control API's value winning over it), and an
 // alarm created between evaluations (src/resources/alarms/monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { VirtualClock } from '../../src/domain/clock.js';
-import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import { Monitor } from '../../src/resources/alarms/monitor.js';
-import { DEFAULT_METRICS } from '../../src/resources/alarms/conditions.js';
-import type { NotificationBody } from '../../src/resources/alarms/notifications.js';
-import { Outbox } from '../../src/domain/outbox.js';
-import type { Alarm, Recipient } from '../../src/domain/types.js';
-import { MINUTE, NOW, refused, setup, type Setup } from './instance-setup.js';
+import { VirtualClock } from '../../../src/domain/clock.js';
+import type { InstanceStore } from '../../../src/resources/instances/instance.js';
+import { Monitor } from '../../../src/resources/alarms/monitor.js';
+import { DEFAULT_METRICS } from '../../../src/resources/alarms/conditions.js';
+import type { NotificationBody } from '../../../src/resources/alarms/notifications.js';
+import { Outbox } from '../../../src/domain/outbox.js';
+import type { Alarm, Recipient } from '../../../src/domain/types.js';
+import { MINUTE, NOW, refused, setup, type Setup } from '../instance-setup.js';
 
 describe('metrics: the percentages', () => {
   let s: Setup;

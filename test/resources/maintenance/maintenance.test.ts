@@ -1,11 +1,11 @@
 // InstanceStore: upcoming maintenance, rescheduling and running it, driven by the registry's clock.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import { formatMaintenanceDate, parseMaintenanceDate } from '../../src/domain/dates.js';
-import { VirtualClock } from '../../src/domain/clock.js';
-import { MaintenanceSchedule } from '../../src/resources/maintenance/maintenance.js';
-import type { MaintenanceItemState } from '../../src/domain/state.js';
-import { DAY, HOUR, MINUTE, NOW, refused, setup, snapshot, type Setup } from './instance-setup.js';
+import type { InstanceStore } from '../../../src/resources/instances/instance.js';
+import { formatMaintenanceDate, parseMaintenanceDate } from '../../../src/domain/dates.js';
+import { VirtualClock } from '../../../src/domain/clock.js';
+import { MaintenanceSchedule } from '../../../src/resources/maintenance/maintenance.js';
+import type { MaintenanceItemState } from '../../../src/domain/state.js';
+import { DAY, HOUR, MINUTE, NOW, refused, setup, snapshot, type Setup } from '../instance-setup.js';
 
 let s: Setup;
 let i: InstanceStore;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../src/domain/clock.js';
 import { Outbox, type OutboxEntry, type OutboxOptions } from '../../src/domain/outbox.js';
-import { NOW } from './instance-setup.js';
+import { NOW } from '../resources/instance-setup.js';
 
 type Answer = { status: number; body: { cancel(): Promise<void> } | null };
 

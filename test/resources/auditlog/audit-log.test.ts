@@ -2,7 +2,7 @@
 // and scans for the latest time): the same rows, latest time and version after every push, with the
 // clock moving forward, pinned and set back, and past the batch in which dropped rows are removed.
 import { describe, expect, it } from 'vitest';
-import { AuditLog, type AuditEvent } from '../../src/resources/auditlog/audit-log.js';
+import { AuditLog, type AuditEvent } from '../../../src/resources/auditlog/audit-log.js';
 
 const row = (at: number, n: number): AuditEvent => ({
   at,

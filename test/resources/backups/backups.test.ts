@@ -1,8 +1,8 @@
 // InstanceStore: backups, restore and point-in-time recovery, driven by the registry's clock.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import { formatBackupDate } from '../../src/domain/dates.js';
-import { SEEDED_BACKUP_DAYS } from '../../src/resources/backups/backups.js';
+import type { InstanceStore } from '../../../src/resources/instances/instance.js';
+import { formatBackupDate } from '../../../src/domain/dates.js';
+import { SEEDED_BACKUP_DAYS } from '../../../src/resources/backups/backups.js';
 import {
   ACCOUNT_ID,
   BACKUP_DELAY_MS,
@@ -15,7 +15,7 @@ import {
   setup,
   snapshot,
   type Setup,
-} from './instance-setup.js';
+} from '../instance-setup.js';
 
 let s: Setup;
 let i: InstanceStore;

@@ -1,10 +1,10 @@
 // InstanceStore: recipients and alarms.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InstanceStore } from '../../src/resources/instances/instance.js';
-import { capitalise } from '../../src/resources/recipients/recipients.js';
-import { LIST_CAPS } from '../../src/core/limits.js';
-import { Alarms } from '../../src/resources/alarms/alarms.js';
-import { refused, setup, snapshot, TEAM_EMAIL, type Setup } from './instance-setup.js';
+import type { InstanceStore } from '../../../src/resources/instances/instance.js';
+import { capitalise } from '../../../src/resources/recipients/recipients.js';
+import { LIST_CAPS } from '../../../src/core/limits.js';
+import { Alarms } from '../../../src/resources/alarms/alarms.js';
+import { refused, setup, snapshot, TEAM_EMAIL, type Setup } from '../instance-setup.js';
 
 let s: Setup;
 let i: InstanceStore;
