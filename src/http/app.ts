@@ -27,6 +27,7 @@ import type { Faults } from '../domain/fault-rules.js';
 import { preferStep } from './prefer.js';
 import { successCodes, type AnswerOptions, type SuccessCodes } from './answers.js';
 import { MemoRouter } from './router.js';
+import { methodGuard } from './method-guard.js';
 import type { Input } from './types.js';
 import { moveFused, observeResponses, type Finish, type ResponseInfo } from './fast-path.js';
 
@@ -164,10 +165,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
     { successCodes: (operationId: string) => codes.get(operationId) },
   );
 
-  // The method guard: a method the path does not support is a 405 with Allow. The most specific
-  // template decides, so a literal path (/api/alarms/recipients) is never taken by a sibling
-  // template (/api/alarms/{id}) for a method only the template has. It runs first in every
-  // operation's route (only where a more specific template could match) and in the not-found handler.
+  // The method guard (405 with Allow, method-guard.ts): first in the routes it concerns, and in the not-found handler.
   const guard = methodGuard(ops);
 
   // Extensions and resources are mounted on a staging app, then moved to the app with each
@@ -248,69 +246,5 @@ function finisher(date: ((c: Context, res: Response) => void) | undefined): Fini
     if (ignored) res.headers.set('Tusk-Ignored-Fields', ignoredFieldsHeader(ignored));
     date?.(c, res);
     return res;
-  };
-}
-
-interface Template {
-  path: string;
-  regex: RegExp;
-  params: number;
-  header: string;
-  methods: Set<string>;
-}
-
-/** For a request path, the methods of the most specific matching path of the document. */
-function methodGuard(ops: OperationInfo[]) {
-  const byPath = new Map<string, Set<string>>();
-  for (const o of ops) {
-    if (!byPath.has(o.path)) byPath.set(o.path, new Set());
-    byPath.get(o.path)!.add(o.method.toUpperCase());
-  }
-  const templates: Template[] = [...byPath]
-    .map(([path, methods]) => ({
-      path,
-      regex: new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+') + '$'),
-      params: (path.match(/\{/g) ?? []).length,
-      header: [...methods].sort().join(', '),
-      methods: new Set(methods.has('GET') ? [...methods, 'HEAD'] : methods),
-    }))
-    .sort((a, b) => a.params - b.params);
-  const refuse = (c: Context, t: Template | undefined) => {
-    if (t && !t.methods.has(c.req.method)) {
-      throw new ApiError(
-        405,
-        `Method ${c.req.method} is not allowed for ${c.req.path}; allowed: ${t.header}`,
-        {},
-        { Allow: t.header },
-      );
-    }
-  };
-  const segments = (path: string) => path.split('/').length;
-  return {
-    /** Throws the 405 when the most specific template of the path lacks the method. */
-    check(c: Context): void {
-      const path = c.req.path;
-      refuse(
-        c,
-        templates.find((t) => t.regex.test(path)),
-      );
-    },
-    /**
-     * The check for a request routed to `op`: its own template matches and allows the method, so
-     * only the templates before it in specificity, of as many segments, can decide otherwise.
-     * Undefined when there are none (most routes): no check at all.
-     */
-    forRoute(op: OperationInfo): ((c: Context) => void) | undefined {
-      const own = templates.findIndex((t) => t.path === op.path);
-      const before = templates.slice(0, own).filter((t) => segments(t.path) === segments(op.path));
-      if (!before.length) return undefined;
-      return (c) => {
-        const path = c.req.path;
-        refuse(
-          c,
-          before.find((t) => t.regex.test(path)),
-        );
-      };
-    },
   };
 }
