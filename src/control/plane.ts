@@ -8,7 +8,8 @@
 // (health.ts). Errors are the shared JSON Error body (ApiError through the apps' one error handler).
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { SchemaSet } from '../openapi/ajv.js';
-import { errorResponse, type ResponseInfo } from '../http/app.js';
+import type { ResponseInfo } from '../http/app.js';
+import { errorResponse } from '../http/finish.js';
 import type { InterfaceName } from '../openapi/documents.js';
 import type { Registry } from '../accounts/registry.js';
 import { ApiError, unauthorized } from '../core/errors.js';

@@ -2,7 +2,6 @@
 // through the request pipeline to a handler of a resource sub-app, and app.onError / app.notFound
 // are the one place errors become the documented JSON Error body (never Hono's plain text).
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { readOperations, type OperationInfo } from '../openapi/operations.js';
 import type { SchemaSet } from '../openapi/ajv.js';
@@ -22,20 +21,21 @@ import {
 } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../domain/clock.js';
-import { ConnectionReset, faultStep } from './fault-step.js';
+import { faultStep } from './fault-step.js';
 import type { Faults } from '../domain/fault-rules.js';
 import { preferStep } from './prefer.js';
-import { successCodes, type AnswerOptions, type SuccessCodes } from './answers.js';
+import type { AnswerOptions } from './answers.js';
 import { MemoRouter } from './router.js';
 import { methodGuard } from './method-guard.js';
-import type { Input } from './types.js';
-import { moveFused, observeResponses, type Finish, type ResponseInfo } from './fast-path.js';
+import { moveFused, observeResponses, type ResponseInfo } from './fast-path.js';
+import { finishing, type Finish } from './finish.js';
 
-/** route(id): the pipeline of one operation; route.successCodes(id): how its success status is chosen. */
+/** route(id): the pipeline of one operation; route.finish(id): what makes its answer (finish.ts). */
 export interface Route {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one route() serves both interfaces' envs
   (operationId: string): MiddlewareHandler<any>;
-  successCodes(operationId: string): SuccessCodes | undefined;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as route()
+  finish(operationId: string): Finish<any>;
 }
 
 export interface ApiAppOptions<P> {
@@ -81,25 +81,6 @@ export interface ApiAppOptions<P> {
 
 export type { ResponseInfo } from './fast-path.js';
 
-/** The validated input of the current request, typed by operation. */
-export function input<Ops, Id extends keyof Ops>(c: Context): Input<Ops, Id> {
-  return c.get('input') as Input<Ops, Id>;
-}
-
-export function errorResponse(c: Context, err: unknown): Response {
-  // An injected connection reset is no answer at all: it leaves the app (see fault-step.ts).
-  if (err instanceof ConnectionReset) throw err;
-  if (err instanceof ApiError) {
-    return c.json(err.body, err.status, err.headers);
-  }
-  if (err instanceof HTTPException) {
-    const status = err.status;
-    return c.json({ error: err.message || `HTTP ${status}` }, status);
-  }
-  console.error('tusk: unexpected error', err);
-  return c.json({ error: 'Internal server error, try again later' }, 500);
-}
-
 export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>> {
   const ops = readOperations(options.api, options.doc);
   const validators = new Map(ops.map((o) => [o.operationId, new OperationValidator(o, options.doc, options.schemas)]));
@@ -111,21 +92,9 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   // The pipeline middleware route() hands out, by the operation it serves (see fuse() below), and
   // what is done to its handler's answer.
   const pipelines = new WeakMap<object, OperationInfo>();
-  const finishers = new WeakMap<object, Finish>();
-
-  // The Date header of an answer to an account whose clock is not real time: the
-  // account's time, so that a client (and the conformance suite) reads the time the server keeps.
-  const clockOf = options.clockOf;
-  const date = clockOf
-    ? (c: Context, res: Response) => {
-        const principal = c.get('principal') as P | undefined;
-        if (principal === undefined) return;
-        const now = clockOf(principal).now();
-        if (Math.abs(now - Date.now()) >= 1000) res.headers.set('Date', new Date(now).toUTCString());
-      }
-    : undefined;
-
-  const codes = new Map<string, SuccessCodes | undefined>();
+  // What finishes each operation's answers, and the errors (finish.ts).
+  const finish = finishing<P>({ doc: options.doc, answers: options.answers, clockOf: options.clockOf });
+  const finishes = new Map<string, Finish<P>>();
   const route: Route = Object.assign(
     (operationId: string) => {
       const validator = validators.get(operationId);
@@ -158,11 +127,16 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
         }),
       );
       pipelines.set(pipeline, op);
-      finishers.set(pipeline, finisher(date));
-      codes.set(operationId, options.answers ? successCodes(options.doc, op, options.answers) : undefined);
+      finishes.set(operationId, finish.answer(op));
       return pipeline;
     },
-    { successCodes: (operationId: string) => codes.get(operationId) },
+    {
+      finish: (operationId: string) => {
+        const made = finishes.get(operationId);
+        if (!made) throw new Error(`route.finish(): ${operationId} is not routed (call route() first)`);
+        return made;
+      },
+    },
   );
 
   // The method guard (405 with Allow, method-guard.ts): first in the routes it concerns, and in the not-found handler.
@@ -180,7 +154,6 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       op && {
         operationId: op.operationId,
         guard: guard.forRoute(op),
-        finish: finishers.get(pipeline)!,
         answered: options.onAnswer,
       }
     );
@@ -198,53 +171,20 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
       `the ${options.api} app routes these operations elsewhere than the document says: ${misplaced.join(', ')}`,
     );
 
+  // The one place errors become answers; the not-found handler's 404 is made by it too.
+  const answerError = (err: unknown, c: Context<PipelineEnv<P>>) => {
+    const res = finish.error(c, err);
+    options.onAnswer?.(c, res);
+    return res;
+  };
   app.notFound((c) => {
     guard.check(c);
-    const res = errorResponse(
-      c,
-      new ApiError(404, `Not found: ${c.req.method} ${c.req.path} is not a resource of the ${options.api} interface`),
-    );
-    options.onAnswer?.(c, res);
-    return res;
+    const path = `${c.req.method} ${c.req.path}`;
+    return answerError(new ApiError(404, `Not found: ${path} is not a resource of the ${options.api} interface`), c);
   });
-  app.onError((err, c) => {
-    const res = errorResponse(c, err);
-    date?.(c, res);
-    options.onAnswer?.(c, res);
-    return res;
-  });
+  app.onError(answerError);
 
   // The request log and journal see every answer, errors and not-found included.
   if (options.onResponse) observeResponses(app, options.onResponse);
   return app;
-}
-
-/** At most this many field names in `Tusk-Ignored-Fields`; the rest are counted. */
-const MAX_IGNORED_NAMES = 20;
-
-/**
- * The value of `Tusk-Ignored-Fields`: the names, comma-separated; a name that is not printable
- * ASCII without a comma is percent-encoded (a header carries Latin-1 only), and past 20 names the
- * rest are counted (`... and 3 more`).
- */
-export function ignoredFieldsHeader(names: readonly string[]): string {
-  const shown = names
-    .slice(0, MAX_IGNORED_NAMES)
-    .map((n) => (/^[\x21-\x2b\x2d-\x7e]+$/.test(n) ? n : encodeURIComponent(n)));
-  return (
-    shown.join(', ') + (names.length > MAX_IGNORED_NAMES ? `, ... and ${names.length - MAX_IGNORED_NAMES} more` : '')
-  );
-}
-
-/**
- * What is added to an answer once made: the fields the request-body convention ignored are named
- * in `Tusk-Ignored-Fields`, and the Date header tells the account's time when it is not real time.
- */
-function finisher(date: ((c: Context, res: Response) => void) | undefined): Finish {
-  return (c, res) => {
-    const ignored = c.get('ignoredFields') as readonly string[] | undefined;
-    if (ignored) res.headers.set('Tusk-Ignored-Fields', ignoredFieldsHeader(ignored));
-    date?.(c, res);
-    return res;
-  };
 }

@@ -12,27 +12,27 @@
 //    of being a middleware, which would give every route a second handler and bring back compose().
 // The router (router.ts, MemoRouter) and the per-header-value memo of Basic credentials
 // (pipeline.ts, core/memo.ts) are the other two; their reasons are in their own first comments.
-import type { Context, Hono, MiddlewareHandler, Next } from 'hono';
+// Fusing changes no answer: the handler's answer is finished by the handler itself (finish.ts).
+import type { Context, Env, Hono, MiddlewareHandler, Next } from 'hono';
 
-/** What is done to a handler's answer after it returns (Tusk-Ignored-Fields, success code). */
-export type Finish = (c: Context, res: Response) => Response;
-
-/** What fusing needs of an operation's pipeline: the method guard of its route, and its finisher. */
-export interface Fusable {
+/** What fusing needs of an operation's pipeline: the method guard of its route, and who is told of its answers. */
+export interface Fusable<E extends Env> {
   /** The operation the pipeline serves. */
   operationId: string;
-  guard: ((c: Context) => void) | undefined;
-  finish: Finish;
+  guard: ((c: Context<E>) => void) | undefined;
   /** Told of every answer the route gives itself (a thrown error is told by app.onError instead). */
-  answered?: ((c: Context, res: Response) => void) | undefined;
+  answered?: ((c: Context<E>, res: Response) => void) | undefined;
 }
 
 /**
  * Moves every route of `from` to `to`, in order. A pipeline (recognised by `fusable`) followed by
  * the handler of the same method and path becomes one handler; everything else moves as it is.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- routes of any env
-export function moveFused(from: Hono<any>, to: Hono<any>, fusable: (handler: object) => Fusable | undefined): void {
+export function moveFused<E extends Env>(
+  from: Hono<E>,
+  to: Hono<E>,
+  fusable: (handler: object) => Fusable<E> | undefined,
+): void {
   const moved = from.routes;
   for (let i = 0; i < moved.length; i++) {
     const r = moved[i]!;
@@ -52,30 +52,28 @@ export function moveFused(from: Hono<any>, to: Hono<any>, fusable: (handler: obj
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the route's own env
 type AnyEnv = any;
 
-/** One handler: the method guard, the operation's pipeline, then its handler and what finishes its answer. */
-function fuse(
-  pipeline: MiddlewareHandler<AnyEnv>,
+/** One handler: the method guard, the operation's pipeline, then its handler. */
+function fuse<E extends Env>(
+  pipeline: MiddlewareHandler<E>,
   handler: object,
-  { guard, finish, answered }: Fusable,
-): MiddlewareHandler<AnyEnv> {
-  const h = handler as (c: Context, next: Next) => Response | Promise<Response | void> | void;
-  const done = (c: Context, res: Response | void): Response | void => (res instanceof Response ? finish(c, res) : res);
-  const run = (c: Context, next: Next) => {
+  { guard, answered }: Fusable<E>,
+): MiddlewareHandler<E> {
+  type Result = Response | Promise<Response | void> | void;
+  const h = handler as (c: Context<E>, next: Next) => Result;
+  const steps = pipeline as (c: Context<E>, next: () => Result) => Result;
+  const run = (c: Context<E>, next: Next) => {
     guard?.(c);
-    return pipeline(c, (() => {
-      const res = h(c, next);
-      return res instanceof Promise ? res.then((r) => done(c, r)) : done(c, res);
-    }) as Next);
+    return steps(c, () => h(c, next));
   };
-  if (!answered) return run as MiddlewareHandler;
-  const tell = (c: Context, res: Response | void) => {
+  if (!answered) return run as MiddlewareHandler<E>;
+  const tell = (c: Context<E>, res: Response | void) => {
     if (res instanceof Response) answered(c, res);
     return res;
   };
-  return ((c: Context, next: Next) => {
+  return ((c: Context<E>, next: Next) => {
     const res = run(c, next);
     return res instanceof Promise ? res.then((r) => tell(c, r)) : tell(c, res);
-  }) as MiddlewareHandler;
+  }) as MiddlewareHandler<E>;
 }
 
 /** The operation a fused handler serves (set by fuse()). */

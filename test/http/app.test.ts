@@ -5,13 +5,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import {
-  createApiApp,
-  errorResponse,
-  ignoredFieldsHeader,
-  type ApiAppOptions,
-  type ResponseInfo,
-} from '../../src/http/app.js';
+import { createApiApp, type ApiAppOptions, type ResponseInfo } from '../../src/http/app.js';
+import { errorResponse, ignoredFieldsHeader } from '../../src/http/finish.js';
+import { NO_CONTENT, operationsOf } from '../../src/http/operation.js';
 import { ApiError } from '../../src/core/errors.js';
 import { ConnectionReset } from '../../src/http/fault-step.js';
 import { Faults } from '../../src/domain/fault-rules.js';
@@ -97,15 +93,20 @@ const echo =
   (c: Context<PipelineEnv<string>>) =>
     c.json({ op, principal: c.get('principal'), input: c.get('input') }, status);
 
-/** Every operation of thingsDocument() at its place; the literal path before the template, as the apps do. */
+/**
+ * Every operation of thingsDocument() at its place, each handler finished by its operation's
+ * finishing step (operationsOf, as the resources route them); the literal path before the
+ * template, as the apps do.
+ */
 const mountThings: Mount = (app, route) => {
-  app.get('/api/things', route('listThings'), echo('listThings'));
-  app.post('/api/things', route('createThing'), echo('createThing', 201));
-  app.get('/api/things/special', route('getSpecial'), echo('getSpecial'));
-  app.get('/api/things/:id', route('getThing'), echo('getThing'));
-  app.put('/api/things/:id', route('updateThing'), echo('updateThing'));
-  app.delete('/api/things/:id', route('deleteThing'), (c) => c.body(null, 204));
-  app.get('/api/export.csv', route('exportThings'), (c) => c.text('id,name\n'));
+  const op = operationsOf<Record<string, object>, PipelineEnv<string>>(route);
+  app.get('/api/things', ...op('listThings', echo('listThings')));
+  app.post('/api/things', ...op('createThing', echo('createThing', 201)));
+  app.get('/api/things/special', ...op('getSpecial', echo('getSpecial')));
+  app.get('/api/things/:id', ...op('getThing', echo('getThing')));
+  app.put('/api/things/:id', ...op('updateThing', echo('updateThing')));
+  app.delete('/api/things/:id', ...op('deleteThing', () => NO_CONTENT));
+  app.get('/api/export.csv', ...op('exportThings', (c) => c.text('id,name\n')));
 };
 
 const GOOD_KEY = 'good-key';

@@ -18,7 +18,7 @@ import {
   type AuthenticateOptions,
   type PipelineEnv,
 } from '../../src/http/pipeline.js';
-import { errorResponse } from '../../src/http/app.js';
+import { errorResponse } from '../../src/http/finish.js';
 import { basicCredentials, keyOfHeader } from '../../src/core/basic-auth.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 import { MAX_BODY_BYTES } from '../../src/core/limits.js';
