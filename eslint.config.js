@@ -28,4 +28,21 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The request's variables are typed by the pipeline's env (PipelineVariables, src/http/pipeline.ts):
+    // one read with `as` would hide a variable whose type changed. (`input` is the exception: the
+    // pipeline validated it against the operation, which gives it the operation's generated type.)
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "TSAsExpression > CallExpression[callee.property.name='get'][arguments.0.value=/^(principal|operationId|credentialId|rawBody|ignoredFields|strictFields|answerMode)$/]",
+          message:
+            'A request variable is typed by the env of its Context (PipelineEnv): type the Context, not the value.',
+        },
+      ],
+    },
+  },
 );

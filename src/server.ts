@@ -12,6 +12,7 @@ import { SERVER_TIMEOUTS } from './core/limits.js';
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 import { createCustomerApp, createInstanceApp, type AppDependencies } from './compose.js';
 import type { ApiAppOptions, ResponseInfo } from './http/app.js';
+import type { PipelineEnv } from './http/pipeline.js';
 import { docsRoutes } from './docs/routes.js';
 import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
 import { validateFixtures } from '../fixtures/validate.js';
@@ -164,13 +165,15 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const extensions: NonNullable<ApiAppOptions<unknown>['extensions']> = [docsRoutes(documents), control.extension];
   const onResponse = (api: InterfaceName) => control.observer(api, requestLog ? requestLogger(logger, api) : undefined);
   // API coverage: every answer, by the operation that took the request (if any), its status and account.
-  const onAnswer = (api: InterfaceName) => (c: Context, res: Response) => {
-    const principal = c.get('principal') as { account: { id: string } } | undefined;
-    registry.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.account.id, {
-      method: c.req.method,
-      path: c.req.path,
-    });
-  };
+  const onAnswer =
+    (api: InterfaceName) =>
+    <P extends { account: { id: string } }>(c: Context<PipelineEnv<P>>, res: Response) => {
+      // Both are unset where no operation took the request, or before authentication.
+      const operationId: string | undefined = c.get('operationId');
+      const principal: P | undefined = c.get('principal');
+      const request = { method: c.req.method, path: c.req.path };
+      registry.coverage.record(api, operationId, res.status, principal?.account.id, request);
+    };
   return {
     logger,
     stopping: () => {

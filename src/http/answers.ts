@@ -7,7 +7,6 @@
 //               204 on integration updates and on every delete), as production answers;
 //   vary        every call of an operation answers the next of its documented success codes, so a
 //               client that depends on one exact code fails locally instead of in production.
-import type { Context } from 'hono';
 import type { OpenApiDocument } from '../openapi/documents.js';
 import type { OperationInfo } from '../openapi/operations.js';
 import { ApiError } from '../core/errors.js';
@@ -36,9 +35,10 @@ export interface AnswerOptions {
 export interface SuccessCodes {
   /**
    * The status to answer with, for a handler that answered `natural` (200 with a body, 204
-   * without): the implementation's own, production's, or the next documented one.
+   * without): the implementation's own, production's, or the next documented one, in the mode the
+   * request's `Tusk-Answers` header asked for (`requested`), else the server's.
    */
-  status(c: Context, natural: number): number;
+  status(requested: AnswerMode | undefined, natural: number): number;
   /** The documented example body of a status, for a handler that answered without a body. */
   example(status: number): string | undefined;
 }
@@ -66,9 +66,8 @@ export function successCodes(
   }
   let calls = 0;
   return {
-    status(c, natural) {
-      // The header was read (and a bad value refused) before the handler ran: see validateRequest.
-      const mode = (c.get('answerMode') as AnswerMode | undefined) ?? options.mode();
+    status(requested, natural) {
+      const mode = requested ?? options.mode();
       if (mode === 'production') return production ?? natural;
       if (mode === 'vary') return codes[(Math.max(0, codes.indexOf(natural)) + calls++) % codes.length]!;
       return natural;

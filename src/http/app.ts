@@ -72,7 +72,7 @@ export interface ApiAppOptions<P> {
    * with the request's context (its operationId, when an operation took it, and principal): API
    * coverage (src/openapi/coverage-recorder.ts).
    */
-  onAnswer?: (c: Context, res: Response) => void;
+  onAnswer?: (c: Context<PipelineEnv<P>>, res: Response) => void;
   /** Which success code to answer where the documents allow several (answers.ts); default: the implementation's own. */
   answers?: AnswerOptions;
   /** `--strict-fields`: refuse body fields the schema does not name instead of ignoring them. */

@@ -52,7 +52,8 @@ export function finishing<P>(options: FinishOptions<P>): Finishing<P> {
           // A handler that forgot its return (an object literal read as a block) is a bug, not a 200 with no body.
           if (answer === undefined) throw new Error(`the handler of ${op.operationId} returned nothing`);
           const natural = answer === NO_CONTENT ? 204 : 200;
-          const status = codes ? codes.status(c, natural) : natural;
+          // The Tusk-Answers header was read (and a bad value refused) before the handler ran: see validateRequest.
+          const status = codes ? codes.status(c.get('answerMode'), natural) : natural;
           if (status === 204) res = c.body(null, 204);
           else if (answer === NO_CONTENT)
             res = c.body(codes?.example(status) ?? '{}', status as 200, { 'Content-Type': 'application/json' });
