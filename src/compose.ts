@@ -106,8 +106,8 @@ export function createCustomerApp(deps: AppDependencies, extra: Extra<CustomerPr
       },
     },
     limiter: () => deps.limiter,
-    // Rate-limit windows run on the account's clock, so a test that moves it rolls them.
-    clockOf: (principal) => principal.account.ctx.clock,
+    // The account's clock: rate-limit windows run on it (a test that moves it rolls them), answers tell it.
+    principalClock: (principal) => principal.account.ctx.clock,
     mount: mountCustomerResources,
     ...extra,
   });
@@ -126,8 +126,8 @@ export function createInstanceApp(deps: AppDependencies, extra: Extra<InstancePr
       },
     },
     limiter: () => deps.limiter,
-    // Rate-limit windows run on the account's clock, so a test that moves it rolls them.
-    clockOf: (principal) => principal.account.ctx.clock,
+    // The account's clock: rate-limit windows run on it (a test that moves it rolls them), answers tell it.
+    principalClock: (principal) => principal.account.ctx.clock,
     mount: mountInstanceResources,
     ...extra,
   });

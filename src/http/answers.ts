@@ -31,8 +31,8 @@ export interface AnswerOptions {
   mode: () => AnswerMode;
 }
 
-/** The success status of one operation's answers, chosen where the answer is made (http/operation.ts). */
-export interface SuccessCodes {
+/** How the success status of one operation's answers is chosen, where the answer is made (http/finish.ts). */
+export interface SuccessStatus {
   /**
    * The status to answer with, for a handler that answered `natural` (200 with a body, 204
    * without): the implementation's own, production's, or the next documented one, in the mode the
@@ -44,11 +44,11 @@ export interface SuccessCodes {
 }
 
 /** How `op`'s success status is chosen; undefined when the operation documents one success code only. */
-export function successCodes(
+export function successStatusOf(
   doc: OpenApiDocument,
   op: OperationInfo,
   options: AnswerOptions,
-): SuccessCodes | undefined {
+): SuccessStatus | undefined {
   const codes = [...op.responses.keys()]
     .filter((k) => /^2\d\d$/.test(k))
     .map(Number)

@@ -63,10 +63,10 @@ export interface ApiAppOptions<P> {
     prefer?: boolean;
   };
   /**
-   * The clock of the principal's account (rate-limit windows follow the account's time);
-   * absent: the limiter's own clock.
+   * The clock of the principal's account: rate-limit windows follow the account's time, and the
+   * answers tell it (finish.ts); absent: the limiter's own clock, and no time told.
    */
-  clockOf?: (principal: P) => Clock;
+  principalClock?: (principal: P) => Clock;
   /**
    * Told of every answer of an operation's route, the not-found handler and the error handler,
    * with the request's context (its operationId, when an operation took it, and principal): API
@@ -86,14 +86,15 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const validators = new Map(ops.map((o) => [o.operationId, new OperationValidator(o, options.doc, options.schemas)]));
   const auth = authenticate<P>(options.authenticate);
   const authz = options.authorize ? authorize<P>(options.authorize) : undefined;
-  const limit = rateLimit<P>({ limiter: options.limiter, ...(options.clockOf ? { clockOf: options.clockOf } : {}) });
+  const { principalClock } = options;
+  const limit = rateLimit<P>({ limiter: options.limiter, principalClock });
   const routed = new Set<string>();
   const opsById = new Map(ops.map((o) => [o.operationId, o]));
   // The pipeline middleware route() hands out, by the operation it serves (see fuse() below), and
   // what is done to its handler's answer.
   const pipelines = new WeakMap<object, OperationInfo>();
   // What finishes each operation's answers, and the errors (finish.ts).
-  const finish = finishing<P>({ doc: options.doc, answers: options.answers, clockOf: options.clockOf });
+  const finish = finishing<P>({ doc: options.doc, answers: options.answers, principalClock });
   const finishes = new Map<string, Finish<P>>();
   const route: Route = Object.assign(
     (operationId: string) => {

@@ -15,7 +15,7 @@ import { ApiError } from '../core/errors.js';
 import type { Clock } from '../domain/clock.js';
 import type { OpenApiDocument } from '../openapi/documents.js';
 import type { OperationInfo } from '../openapi/operations.js';
-import { successCodes, type AnswerOptions } from './answers.js';
+import { successStatusOf, type AnswerOptions } from './answers.js';
 import { ConnectionReset } from './fault-step.js';
 import type { PipelineEnv } from './pipeline.js';
 
@@ -30,7 +30,7 @@ export interface FinishOptions<P> {
   /** Which success code to answer where the documents allow several; default: the implementation's own. */
   answers?: AnswerOptions | undefined;
   /** The clock of the principal's account, whose time the answers tell; absent: none told. */
-  clockOf?: ((principal: P) => Clock) | undefined;
+  principalClock?: ((principal: P) => Clock) | undefined;
 }
 
 export interface Finishing<P> {
@@ -41,10 +41,10 @@ export interface Finishing<P> {
 }
 
 export function finishing<P>(options: FinishOptions<P>): Finishing<P> {
-  const time = timeHeaders(options.clockOf);
+  const time = timeHeaders(options.principalClock);
   return {
     answer(op) {
-      const codes = options.answers ? successCodes(options.doc, op, options.answers) : undefined;
+      const success = options.answers ? successStatusOf(options.doc, op, options.answers) : undefined;
       return (c, answer) => {
         let res: Response;
         if (answer instanceof Response) res = answer;
@@ -53,10 +53,10 @@ export function finishing<P>(options: FinishOptions<P>): Finishing<P> {
           if (answer === undefined) throw new Error(`the handler of ${op.operationId} returned nothing`);
           const natural = answer === NO_CONTENT ? 204 : 200;
           // The Tusk-Answers header was read (and a bad value refused) before the handler ran: see validateRequest.
-          const status = codes ? codes.status(c.get('answerMode'), natural) : natural;
+          const status = success ? success.status(c.get('answerMode'), natural) : natural;
           if (status === 204) res = c.body(null, 204);
           else if (answer === NO_CONTENT)
-            res = c.body(codes?.example(status) ?? '{}', status as 200, { 'Content-Type': 'application/json' });
+            res = c.body(success?.example(status) ?? '{}', status as 200, { 'Content-Type': 'application/json' });
           else res = c.json(answer as object, status as 200);
         }
         const ignored = c.get('ignoredFields');
@@ -74,13 +74,13 @@ export function finishing<P>(options: FinishOptions<P>): Finishing<P> {
 }
 
 /** The Date header of an answer to an account whose clock is a second or more off real time. */
-function timeHeaders<P>(clockOf: ((principal: P) => Clock) | undefined) {
-  if (!clockOf) return undefined;
+function timeHeaders<P>(principalClock: ((principal: P) => Clock) | undefined) {
+  if (!principalClock) return undefined;
   return (c: Context<PipelineEnv<P>>, res: Response) => {
     // Undefined before authentication (a 401, an injected fault), though the variable's type says otherwise.
     const principal: P | undefined = c.get('principal');
     if (principal === undefined) return;
-    const now = clockOf(principal).now();
+    const now = principalClock(principal).now();
     if (Math.abs(now - Date.now()) < 1000) return;
     res.headers.set('Date', new Date(now).toUTCString());
   };

@@ -214,14 +214,14 @@ function queryOf(url: string): URLSearchParams {
 export interface RateLimitMiddlewareOptions<P> {
   limiter: () => RateLimiter;
   /** The clock whose time the principal's window is counted in (default: the limiter's). */
-  clockOf?: (principal: P) => Clock;
+  principalClock?: ((principal: P) => Clock) | undefined;
 }
 
 export function rateLimit<P>(options: RateLimitMiddlewareOptions<P>): MiddlewareHandler<PipelineEnv<P>> {
-  const clockOf = options.clockOf;
+  const principalClock = options.principalClock;
   return (c, next) => {
     const limiter = options.limiter();
-    const wait = limiter.hit(c.get('credentialId'), clockOf?.(c.get('principal')).now());
+    const wait = limiter.hit(c.get('credentialId'), principalClock?.(c.get('principal')).now());
     if (wait !== undefined) {
       throw new ApiError(
         429,

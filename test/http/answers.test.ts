@@ -2,7 +2,7 @@
 // "Success codes"): the Tusk-Answers header's modes, and per mode the status and the documented
 // example a bodiless answer carries, on the instance document's alarm operations.
 import { describe, expect, it } from 'vitest';
-import { answerModeOf, successCodes, type AnswerMode } from '../../src/http/answers.js';
+import { answerModeOf, successStatusOf, type AnswerMode } from '../../src/http/answers.js';
 import { ApiError } from '../../src/core/errors.js';
 import { loadDocument } from '../../src/openapi/documents.js';
 import { readOperations } from '../../src/openapi/operations.js';
@@ -38,27 +38,27 @@ describe('the Tusk-Answers header', () => {
 
 describe('the success status of an operation', () => {
   it('is not chosen for an operation with one documented success code', () => {
-    expect(successCodes(doc, operation('listAlarms'), { mode: () => 'vary' })).toBeUndefined();
+    expect(successStatusOf(doc, operation('listAlarms'), { mode: () => 'vary' })).toBeUndefined();
   });
 
   it("is the implementation's own by default, x-production-status in production, and the header's mode wins over the server's", () => {
-    const codes = successCodes(doc, operation('createAlarm'), { mode: () => 'default' })!;
+    const codes = successStatusOf(doc, operation('createAlarm'), { mode: () => 'default' })!;
     expect(codes.status(request(), 200)).toBe(200);
     expect(codes.status(request('production'), 200)).toBe(201);
-    const production = successCodes(doc, operation('deleteAlarm'), { mode: () => 'production' })!;
+    const production = successStatusOf(doc, operation('deleteAlarm'), { mode: () => 'production' })!;
     expect(production.status(request(), 204)).toBe(204);
     expect(production.status(request('default'), 204)).toBe(204);
   });
 
   it('takes each documented success code in turn under vary, from the natural one, in ascending order', () => {
-    const create = successCodes(doc, operation('createAlarm'), { mode: () => 'vary' })!;
+    const create = successStatusOf(doc, operation('createAlarm'), { mode: () => 'vary' })!;
     expect([1, 2, 3, 4].map(() => create.status(request(), 200))).toEqual([200, 201, 204, 200]);
-    const remove = successCodes(doc, operation('deleteAlarm'), { mode: () => 'vary' })!;
+    const remove = successStatusOf(doc, operation('deleteAlarm'), { mode: () => 'vary' })!;
     expect([1, 2, 3].map(() => remove.status(request(), 204))).toEqual([204, 200, 204]);
   });
 
   it('carries the documented JSON example of a status with a body, and none for a 204', () => {
-    const codes = successCodes(doc, operation('createAlarm'), { mode: () => 'vary' })!;
+    const codes = successStatusOf(doc, operation('createAlarm'), { mode: () => 'vary' })!;
     const documented = (
       doc.paths['/api/alarms']!.post as { responses: Record<string, { content: Record<string, { example: unknown }> }> }
     ).responses;
