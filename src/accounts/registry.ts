@@ -48,7 +48,7 @@ export class Registry {
     this.options = { ...options };
     this.clock = options.clock ?? new VirtualClock();
     const parts = serverParts(this.options, this.clock, this.keys, {
-      clockOf: (id) => this.homes.get(id)?.clock,
+      accountClock: (id) => this.homes.get(id)?.clock,
       madeFaults: (faults) => this.accountFaults.add(faults),
     });
     ({ outbox: this.outbox, context: this.context, faults: this.faults } = parts);

@@ -43,12 +43,12 @@ export function serverParts(
   keys: KeyIndex,
   homes: {
     /** The clock of account `id` (the outbox dates an account's entries on it). */
-    clockOf: (id: string) => AccountClock | undefined;
+    accountClock: (id: string) => AccountClock | undefined;
     /** Told of every home's fault rules, made when the account sets its first. */
     madeFaults: (faults: Faults) => void;
   },
 ) {
-  const outbox = new Outbox({ clock, clockOf: homes.clockOf, ...options.outbox });
+  const outbox = new Outbox({ clock, accountClock: homes.accountClock, ...options.outbox });
   const context: StoreContext = {
     clock,
     keys,

@@ -42,7 +42,7 @@ export interface OutboxWriter {
 export interface OutboxOptions {
   clock: Clock;
   /** The clock of an account's entries (default: `clock`): entries fall due on their account's time. */
-  clockOf?: (account: string) => Clock | undefined;
+  accountClock?: (account: string) => Clock | undefined;
   /** ms an attempt may take before it is abandoned. */
   timeoutMs?: number;
   /** attempts in all, the first included. */
@@ -88,8 +88,8 @@ export class Outbox implements OutboxWriter {
   private readonly entries: OutboxEntry[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private nextId = 1;
-  private readonly opts: Required<Omit<OutboxOptions, 'fetch' | 'clockOf'>> &
-    Pick<OutboxOptions, 'clockOf'> & { fetch: typeof fetch };
+  private readonly opts: Required<Omit<OutboxOptions, 'fetch' | 'accountClock'>> &
+    Pick<OutboxOptions, 'accountClock'> & { fetch: typeof fetch };
 
   constructor(options: OutboxOptions) {
     this.opts = {
@@ -105,7 +105,7 @@ export class Outbox implements OutboxWriter {
 
   /** The clock an entry's times are on. */
   private clockFor(account: string | undefined): Clock {
-    return (account !== undefined && this.opts.clockOf?.(account)) || this.opts.clock;
+    return (account !== undefined && this.opts.accountClock?.(account)) || this.opts.clock;
   }
 
   /** The outbox as the stores of account `id` write to it: entries marked with the account, on its clock. */
@@ -185,7 +185,7 @@ export class Outbox implements OutboxWriter {
     const server = this.opts.clock.now();
     const nows = new Map<string, number>(); // one reading per account and tick
     const nowOf = (account: string | undefined) => {
-      if (account === undefined || !this.opts.clockOf) return server;
+      if (account === undefined || !this.opts.accountClock) return server;
       let now = nows.get(account);
       if (now === undefined) nows.set(account, (now = this.clockFor(account).now()));
       return now;

@@ -262,7 +262,7 @@ describe('accounts', () => {
     own.pin(NOW + ahead);
     let reads = 0;
     const counted = { now: () => (reads++, own.now()) };
-    const h = harness({ clockOf: (id) => (id === 'a' ? counted : undefined), ...options });
+    const h = harness({ accountClock: (id) => (id === 'a' ? counted : undefined), ...options });
     return { ...h, own, reads: () => reads };
   }
 
