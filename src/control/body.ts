@@ -10,7 +10,7 @@ import type { ErrorObject } from 'ajv';
 import { ApiError, invalid } from '../core/errors.js';
 import { errorField, ruleOf } from '../openapi/ajv.js';
 import { CONTROL_BODY_BYTES } from '../core/limits.js';
-import { readLimitedBody } from '../http/pipeline.js';
+import { readLimitedBody } from '../http/body.js';
 import type { operations } from '../generated/control.js';
 import type { ControlDocument } from './document.js';
 

@@ -12,7 +12,7 @@ import { ApiError, unauthorized } from '../core/errors.js';
 import { rawBodyOf, type OperationValidator, type RawBody, type ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Clock } from '../domain/clock.js';
-import { MAX_BODY_BYTES } from '../core/limits.js';
+import { readLimitedBody } from './body.js';
 import { Memo } from '../core/memo.js';
 import { basicCredentials, keyOfHeader, type KeyField } from '../core/basic-auth.js';
 import { answerModeOf, type AnswerMode } from './answers.js';
@@ -55,7 +55,8 @@ export function authenticate<P>(options: AuthenticateOptions<P>): MiddlewareHand
       // The customer interface reads the password field only: say so to a client that put the key in the user field.
       if (options.keyField === 'password' && !creds.password && creds.user) {
         throw unauthorized(
-          'Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name (curl -u :KEY); this interface does not read the user field',
+          'Unauthorized: the API key goes in the password field of HTTP Basic, with an empty user name ' +
+            '(curl -u :KEY); this interface does not read the user field',
         );
       }
       throw unauthorized();
@@ -83,7 +84,7 @@ export interface ParseBodyOptions {
   acceptsBody: boolean;
 }
 
-/** JSON only with Content-Type application/json; anything else (or no Content-Type) is read as form data. */
+/** The body of an operation that takes none: what is sent is not read. */
 const NO_BODY: RawBody = Object.freeze({ kind: 'none' });
 
 export function parseBody<P>(options: ParseBodyOptions): MiddlewareHandler<PipelineEnv<P>> {
@@ -98,57 +99,6 @@ export function parseBody<P>(options: ParseBodyOptions): MiddlewareHandler<Pipel
     return next();
   };
 }
-
-/** A body over `limit` bytes (413): refused by its Content-Length, or as soon as that many bytes arrived. */
-export const payloadTooLarge = (limit = MAX_BODY_BYTES) =>
-  new ApiError(
-    413,
-    `Payload too large: a request body may have at most ${limit} bytes (${limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${limit / 1024} KiB`})`,
-    { field: 'body', rule: 'maxBytes' },
-  );
-
-/** The body's bytes, read no further than `limit` (the APIs' MAX_BODY_BYTES), before anything parses them. */
-export async function readLimitedBody(req: Request, limit = MAX_BODY_BYTES): Promise<Uint8Array> {
-  const length = req.headers.get('content-length');
-  const declared = Number(length ?? 0);
-  if (declared > limit) throw payloadTooLarge(limit);
-  if (length !== null && /^\d+$/.test(length)) {
-    // A declared length within the limit: the body is read whole, on @hono/node-server's direct
-    // path from the socket (req.body would build a web stream and a full Request for it).
-    const whole = new Uint8Array(
-      await req.arrayBuffer().catch(() => {
-        throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', {
-          field: 'body',
-          rule: 'aborted',
-        });
-      }),
-    );
-    if (whole.byteLength > limit) throw payloadTooLarge(limit);
-    return whole;
-  }
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      throw new ApiError(400, 'body: the request body could not be read (the client aborted it)', {
-        field: 'body',
-        rule: 'aborted',
-      });
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      void reader.cancel().catch(() => undefined);
-      throw payloadTooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-/** One decoder for every body: decode() without `stream` keeps nothing between calls. */
 
 async function readBody(c: Context): Promise<RawBody> {
   return rawBodyOf(await readLimitedBody(c.req.raw), c.req.header('content-type') ?? '');

@@ -10,14 +10,13 @@ import {
   composeSteps,
   operationSteps,
   parseBody,
-  payloadTooLarge,
   rateLimit,
-  readLimitedBody,
   strictFieldsOf,
   validateRequest,
   type AuthenticateOptions,
   type PipelineEnv,
 } from '../../src/http/pipeline.js';
+import { payloadTooLarge, readLimitedBody } from '../../src/http/body.js';
 import { errorResponse } from '../../src/http/finish.js';
 import { basicCredentials, keyOfHeader } from '../../src/core/basic-auth.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
