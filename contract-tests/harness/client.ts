@@ -96,7 +96,7 @@ export function formEncode(body: Record<string, unknown>): string {
 }
 
 export class Client {
-  /** How far the target's clock runs ahead of this machine's (ms), as its Date headers tell. */
+  /** How far the target's clock runs ahead of this machine's (ms), as its answers tell. */
   private clockOffsetMs = 0;
 
   constructor(
@@ -107,16 +107,27 @@ export class Client {
   /**
    * The target's time now. A test that picks a time relative to now (a point in time to recover
    * to, a maintenance date) takes it from here, not from this machine: a stand-in whose clock was
-   * moved (Tusk's virtual clock, one per account) tells its time in the Date header of its answers.
-   * When the two agree within 2 s (a real deployment), this machine's time is used as it is.
+   * moved (Tusk's virtual clock, one per account) tells its time in its answers, in `Tusk-Now` and
+   * in `Date`. When they agree with this machine within 2 s (a real deployment), its time is used
+   * as it is.
    */
   now(): number {
     return Date.now() + this.clockOffsetMs;
   }
 
-  /** Learns the target's time from the Date header of a successful answer (second precision). */
-  private observeDate(res: Response): void {
-    const date = res.status < 400 ? Date.parse(String(res.headers.date ?? '')) : NaN;
+  /**
+   * Learns the target's time from a successful answer: from `Tusk-Now` (Tusk's own header, ISO 8601
+   * with ms, which a reverse proxy passes on), else from `Date` (whole seconds; a proxy in front of
+   * the target may have written its own).
+   */
+  observeDate(res: Pick<Response, 'status' | 'headers'>): void {
+    if (res.status >= 400) return;
+    const told = Date.parse(String(res.headers['tusk-now'] ?? ''));
+    if (Number.isFinite(told)) {
+      this.clockOffsetMs = told - Date.now();
+      return;
+    }
+    const date = Date.parse(String(res.headers.date ?? ''));
     if (!Number.isFinite(date)) return;
     const diff = date + 500 - Date.now();
     this.clockOffsetMs = Math.abs(diff) < 2000 ? 0 : diff;

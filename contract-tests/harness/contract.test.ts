@@ -1,6 +1,8 @@
 // The harness's own tests: the response check must reject what the document does not allow.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Contract } from './contract.js';
+import { Client } from './client.js';
+import type { Target } from './target.js';
 import { mostWithin } from '../derived/support.js';
 
 let contract: Contract;
@@ -87,5 +89,43 @@ describe('the rate the 429 check reached (derived/support.ts mostWithin)', () =>
     expect(mostWithin(waves, 100)).toBe(100);
     expect(mostWithin(waves, 50)).toBe(0);
     expect(mostWithin([], 1_000)).toBe(0);
+  });
+});
+
+describe("the client's reading of the target's time (Client.now)", () => {
+  const HOUR = 3_600_000;
+  const target: Target = {
+    customerUrl: 'http://127.0.0.1:1',
+    instanceUrl: 'http://127.0.0.1:2',
+    apiKey: 'k',
+    inProcess: false,
+    roleKeys: {},
+    allowDestructive: false,
+    checkDatabases: false,
+    close: async () => undefined,
+  };
+  const answer = (headers: Record<string, string>, status = 200) => ({ status, headers });
+  const offset = (client: Client) => client.now() - Date.now();
+
+  it('prefers Tusk-Now to a Date header a proxy wrote with its own time, to the ms', () => {
+    const client = new Client(contract, target);
+    const ahead = new Date(Date.now() + HOUR + 250).toISOString();
+    client.observeDate(answer({ date: new Date().toUTCString(), 'tusk-now': ahead }));
+    expect(Math.abs(offset(client) - (HOUR + 250))).toBeLessThan(100);
+  });
+
+  it("falls back to Date without Tusk-Now, and takes a Date within 2 s as this machine's time", () => {
+    const client = new Client(contract, target);
+    client.observeDate(answer({ date: new Date(Date.now() + HOUR).toUTCString() }));
+    expect(Math.abs(offset(client) - HOUR)).toBeLessThan(1600);
+    client.observeDate(answer({ date: new Date().toUTCString() }));
+    expect(offset(client)).toBe(0);
+  });
+
+  it('learns nothing from an error answer, nor from one without a time', () => {
+    const client = new Client(contract, target);
+    client.observeDate(answer({ 'tusk-now': new Date(Date.now() + HOUR).toISOString() }, 404));
+    client.observeDate(answer({}));
+    expect(offset(client)).toBe(0);
   });
 });

@@ -151,6 +151,9 @@ export interface paths {
          *     (`ClockTime`): a move to a time beyond, or an advance past the end, is a 400 naming
          *     `advance`, `set` or `pin` with rule `range`, and the clock stays where it was. A running
          *     clock that reaches an end stands there.
+         *
+         *     Once the clock is a second or more off real time, the interfaces' answers to the accounts
+         *     on it tell their time in `Date` and in `Tusk-Now` (see the description of this document).
          */
         post: operations["moveClock"];
         delete?: never;

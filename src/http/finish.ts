@@ -7,7 +7,9 @@
 // - the body fields the request-body convention ignored are named in `Tusk-Ignored-Fields`;
 // - an error becomes the JSON Error body of the documents (`errorResponse`);
 // - every answer to an account whose clock is a second or more off real time, errors included,
-//   tells the account's time in `Date`.
+//   tells the account's time: in `Date`, and in `Tusk-Now` (ISO 8601 with ms), which reverse proxies
+//   pass on where they replace Date with their own (nginx does by default). Within a second of real
+//   time neither is set: Date is then right whoever wrote it, and the common answer costs no more.
 // The fast path (fast-path.ts) only fuses the route's steps; it adds nothing to an answer.
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -73,7 +75,10 @@ export function finishing<P>(options: FinishOptions<P>): Finishing<P> {
   };
 }
 
-/** The Date header of an answer to an account whose clock is a second or more off real time. */
+/** The header of Tusk's own that tells the account's time, with ms (Date has seconds, and proxies replace it). */
+export const NOW_HEADER = 'Tusk-Now';
+
+/** The Date and Tusk-Now headers of an answer to an account whose clock is a second or more off real time. */
 function timeHeaders<P>(principalClock: ((principal: P) => Clock) | undefined) {
   if (!principalClock) return undefined;
   return (c: Context<PipelineEnv<P>>, res: Response) => {
@@ -82,7 +87,9 @@ function timeHeaders<P>(principalClock: ((principal: P) => Clock) | undefined) {
     if (principal === undefined) return;
     const now = principalClock(principal).now();
     if (Math.abs(now - Date.now()) < 1000) return;
-    res.headers.set('Date', new Date(now).toUTCString());
+    const at = new Date(now);
+    res.headers.set('Date', at.toUTCString());
+    res.headers.set(NOW_HEADER, at.toISOString());
   };
 }
 

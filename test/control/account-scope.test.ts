@@ -105,22 +105,28 @@ describe('controls scoped to one account', () => {
       expect(Math.abs(Date.parse(back.body.now) - Date.parse((await control('/clock')).body.now))).toBeLessThan(1000);
     });
 
-    it("answers to an account whose clock runs ahead carry its time in the Date header; those following the server, the server's", async () => {
+    it("answers to an account whose clock runs ahead carry its time in Date and Tusk-Now; those following the server, the server's", async () => {
       expect((await control('/clock', { method: 'POST', key: a.admin_key, body: { advance: '1h' } })).status).toBe(200);
       const ahead = await call('customer', '/api/plans', { key: a.admin_key });
       const clock = (await control('/clock', { key: a.admin_key })).body;
       expect(clock.follows_server).toBe(false);
-      expect(Math.abs(Date.parse(ahead.headers.get('date')!) - Date.parse(clock.now))).toBeLessThan(2000);
-      const bad = await call('customer', '/api/instances/999999', { key: a.admin_key });
-      expect(bad.status).toBe(404);
-      expect(Math.abs(Date.parse(bad.headers.get('date')!) - Date.parse(clock.now))).toBeLessThan(2000);
+      const told = (res: { headers: Headers }) => ({
+        date: Date.parse(res.headers.get('date')!),
+        now: Date.parse(res.headers.get('tusk-now') ?? ''),
+      });
+      for (const res of [ahead, await call('customer', '/api/instances/999999', { key: a.admin_key })]) {
+        const { date, now } = told(res);
+        expect(Math.abs(date - Date.parse(clock.now))).toBeLessThan(2000);
+        // Tusk-Now: ISO 8601 with ms, the same time as Date (which has whole seconds).
+        expect(res.headers.get('tusk-now')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        expect(now - date).toBeGreaterThanOrEqual(0);
+        expect(now - date).toBeLessThan(1000);
+      }
       // b follows the server's clock (moved 2 minutes above): its answers tell the server's time.
       const server = Date.parse((await control('/clock')).body.now);
-      expect(
-        Math.abs(
-          Date.parse((await call('customer', '/api/plans', { key: b.admin_key })).headers.get('date')!) - server,
-        ),
-      ).toBeLessThan(2000);
+      const following = told(await call('customer', '/api/plans', { key: b.admin_key }));
+      expect(Math.abs(following.date - server)).toBeLessThan(2000);
+      expect(Math.abs(following.now - server)).toBeLessThan(2000);
     });
 
     it('follow_server without an account is a 400 naming the field', async () => {
