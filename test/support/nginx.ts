@@ -1,0 +1,90 @@
+// A real nginx in front of servers under test: the balancer users put before a stand-in (Debian's
+// nginx, `apt-get install nginx-light`; .ci/run installs it). Its configuration is written to a
+// temporary folder of the test: one loopback port per upstream, proxy_pass with nginx's defaults
+// (HTTP/1.0 to the upstream, the upstream's Date and Server replaced by nginx's own), `daemon off`,
+// logs on stderr. It runs in a process group of its own and is stopped when the test finishes,
+// whatever the outcome (./processes.ts).
+import { existsSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { freePort } from '../../src/core/net.js';
+import { start, type Started } from './processes.js';
+import { tempDir } from './temp.js';
+
+/** The nginx binary: on PATH, or Debian's /usr/sbin/nginx (not on a non-root user's PATH). */
+export function nginxBinary(): string {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/sbin'];
+  const found = dirs.map((d) => join(d, 'nginx')).find((p) => existsSync(p));
+  if (!found) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run installs it)');
+  return found;
+}
+
+export interface RunningNginx {
+  /** The URL nginx serves each upstream at, by the name it was given. */
+  urls: Record<string, string>;
+  process: Started;
+}
+
+/**
+ * Starts nginx proxying a loopback port of its own to each of `upstreams` (name -> base URL), and
+ * resolves once every port answers (at most `timeoutMs`). Call it inside a test. A port another
+ * process took between freePort() and nginx's start is tried again with other ports, twice.
+ */
+export async function startNginx(upstreams: Record<string, string>, timeoutMs = 15_000): Promise<RunningNginx> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tryNginx(upstreams, timeoutMs);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === 3) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function tryNginx(upstreams: Record<string, string>, timeoutMs: number): Promise<RunningNginx> {
+  const dir = tempDir('tusk-nginx-');
+  const ports = await Promise.all(Object.keys(upstreams).map(() => freePort()));
+  const servers = Object.values(upstreams).map(
+    (upstream, i) => `  server { listen 127.0.0.1:${ports[i]}; location / { proxy_pass ${upstream}; } }`,
+  );
+  // As root (CI), the workers run as root too: they use the test's temporary folder, which only its owner may enter.
+  const user = process.getuid?.() === 0 ? 'user root;\n' : '';
+  writeFileSync(
+    join(dir, 'nginx.conf'),
+    `${user}worker_processes 1;
+daemon off;
+pid ${join(dir, 'nginx.pid')};
+error_log stderr;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path ${join(dir, 'body')};
+  proxy_temp_path ${join(dir, 'proxy')};
+  fastcgi_temp_path ${join(dir, 'fastcgi')};
+  uwsgi_temp_path ${join(dir, 'uwsgi')};
+  scgi_temp_path ${join(dir, 'scgi')};
+${servers.join('\n')}
+}
+`,
+  );
+  const nginx = start(nginxBinary(), ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr']);
+  const urls = Object.fromEntries(Object.keys(upstreams).map((name, i) => [name, `http://127.0.0.1:${ports[i]}`]));
+  const until = Date.now() + timeoutMs;
+  for (const url of Object.values(urls)) {
+    for (;;) {
+      if (nginx.exited()) {
+        const message = `nginx exited before it listened:\n${nginx.output()}`;
+        throw /Address already in use/.test(nginx.output()) ? new PortTaken(message) : new Error(message);
+      }
+      const answered = await fetch(url).then(
+        () => true,
+        () => false,
+      );
+      if (answered) break;
+      if (Date.now() > until)
+        throw new Error(`nginx did not listen on ${url} within ${timeoutMs} ms:\n${nginx.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return { urls, process: nginx };
+}
