@@ -81,15 +81,24 @@ export const NOW_HEADER = 'Tusk-Now';
 /** The Date and Tusk-Now headers of an answer to an account whose clock is a second or more off real time. */
 function timeHeaders<P>(principalClock: ((principal: P) => Clock) | undefined) {
   if (!principalClock) return undefined;
+  // The two values of the last time told: answers made within the same ms (or on a pinned clock) reuse them.
+  let last = NaN;
+  let date = '';
+  let iso = '';
   return (c: Context<PipelineEnv<P>>, res: Response) => {
     // Undefined before authentication (a 401, an injected fault), though the variable's type says otherwise.
     const principal: P | undefined = c.get('principal');
     if (principal === undefined) return;
     const now = principalClock(principal).now();
     if (Math.abs(now - Date.now()) < 1000) return;
-    const at = new Date(now);
-    res.headers.set('Date', at.toUTCString());
-    res.headers.set(NOW_HEADER, at.toISOString());
+    if (now !== last) {
+      const at = new Date(now);
+      last = now;
+      date = at.toUTCString();
+      iso = at.toISOString();
+    }
+    res.headers.set('Date', date);
+    res.headers.set(NOW_HEADER, iso);
   };
 }
 
