@@ -109,6 +109,11 @@ describe("the finishing step: the account's time", () => {
       expect(res.headers.get('tusk-now'), `${method} ${path}`).toBe(at.toISOString());
       expect(res.headers.get('date'), `${method} ${path}`).toBe(at.toUTCString());
     }
+    // The clock moves on: so does the time told (the last one told is not kept beyond its ms).
+    const later = new Date(at.getTime() + 61_001);
+    clock.pin(later.getTime());
+    const res = await send(app, 'GET', '/api/notes');
+    expect([res.headers.get('tusk-now'), res.headers.get('date')]).toEqual([later.toISOString(), later.toUTCString()]);
   });
 
   it('is told behind the clock too, and beside Tusk-Ignored-Fields', async () => {
