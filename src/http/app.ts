@@ -90,8 +90,7 @@ export function createApiApp<P>(options: ApiAppOptions<P>): Hono<PipelineEnv<P>>
   const limit = rateLimit<P>({ limiter: options.limiter, principalClock });
   const routed = new Set<string>();
   const opsById = new Map(ops.map((o) => [o.operationId, o]));
-  // The pipeline middleware route() hands out, by the operation it serves (see fuse() below), and
-  // what is done to its handler's answer.
+  // The pipeline middleware route() hands out, by the operation it serves (moveFused() below fuses it).
   const pipelines = new WeakMap<object, OperationInfo>();
   // What finishes each operation's answers, and the errors (finish.ts).
   const finish = finishing<P>({ doc: options.doc, answers: options.answers, principalClock });

@@ -31,7 +31,11 @@ export function bytesAnswer(c: Context, body: Uint8Array, contentType = 'applica
   return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': contentType });
 }
 
-/** The routing of one interface's operations (`Ops`, the generated `operations`) in sub-apps of env `E`. */
+/**
+ * The routing of one interface's operations (`Ops`, the generated `operations`) in sub-apps of env
+ * `E`. `P`, its principal, is not for callers to give: it names the env's principal as a type
+ * parameter, on which the request's variables keep their types inside this function.
+ */
 export function operationsOf<Ops, E extends PipelineEnv<unknown>, P = PrincipalOf<E>>(route: Route) {
   return <Id extends keyof Ops & string>(
     operationId: Id,
