@@ -76,6 +76,14 @@ export class AccountHome {
     return this.current.instanceStores();
   }
 
+  /** Evaluates the alarms of every instance at one reading of the clock; returns the notifications queued or recorded. */
+  evaluateAlarms(): number {
+    const now = this.clock.now();
+    let sent = 0;
+    for (const instance of this.instances()) sent += instance.evaluateAlarms(now);
+    return sent;
+  }
+
   /** The references to the databases of the account's instances (those that have one). */
   databaseRefs(): DatabaseRef[] {
     return [...this.instances()].flatMap((i) => (i.db ? [i.db] : []));

@@ -34,13 +34,10 @@ export class Registry {
   private readonly shared: HomeShared;
   private fixtures!: Fixtures;
   private homes = new Map<string, AccountHome>();
-  /** Every key the stores handed out, and what it opens. */
-  private readonly keys = new ApiKeyIndex();
-  private readonly tickListeners: (() => void)[] = [];
+  private readonly keys = new ApiKeyIndex(); // every key the stores handed out, and what it opens
   /** The fixtures of the accounts added since the last reset (resetAccount() builds them anew). */
   private added = new Map<string, AccountFixture>();
-  /** The fault rules homes made for their accounts (so that requests need no lookup while none has any). */
-  private accountFaults = new Set<Faults>();
+  private accountFaults = new Set<Faults>(); // the homes' own rules (no lookup while none has any)
 
   readonly options: RegistryOptions;
 
@@ -54,18 +51,6 @@ export class Registry {
     ({ outbox: this.outbox, context: this.context, faults: this.faults } = parts);
     ({ journal: this.journal, coverage: this.coverage, shared: this.shared } = parts);
     this.reset({ initial: true });
-    // Alarms that fire: every tick triggers what the clock has made due (instance-monitor.ts).
-    this.onTick(() => this.evaluateAlarms());
-  }
-
-  /** Evaluates the alarms of every instance; returns the number of notifications queued or recorded. */
-  evaluateAlarms(): number {
-    let sent = 0;
-    for (const home of this.homes.values()) {
-      const now = home.clock.now(); // one reading per account (a tick visits every instance)
-      for (const instance of home.instances()) sent += instance.evaluateAlarms(now);
-    }
-    return sent;
   }
 
   /**
@@ -78,7 +63,7 @@ export class Registry {
     // The engine's databases go with the stores; the stores built next provision their own. At
     // start-up only what no instance has goes (a kept data directory holds the instances of the
     // state file loaded next; the set is read when the step runs).
-    if (options.initial) this.context.databases?.dropUnused();
+    if (options.initial) this.dropUnused();
     else this.context.databases?.dropAll();
     this.homes = new Map();
     this.added = new Map();
@@ -178,8 +163,41 @@ export class Registry {
     }
     this.added.delete(id); // no seeded or created form to reset it to any more
     dropReplaced(this.context.databases, [old], [dump.account]);
-    this.context.databases?.dropUnused();
+    this.dropUnused();
     return home;
+  }
+
+  /** A team's replica (src/team/) takes over an account as another wrote it: replaced, or made when new here. */
+  putAccount(dump: AccountDump): AccountHome {
+    const id = dump.account.id;
+    if (this.homes.has(id)) return this.loadAccount(id, dump);
+    const home = AccountHome.fromState(dump.account, this.fixtures.catalogue, this.shared);
+    this.homes.set(id, home);
+    this.outbox.adopt(id, dump.outbox.entries);
+    return home;
+  }
+
+  /** The fixture an account created through the control plane was made from (a reset builds it again). */
+  addedFixture(id: string): AccountFixture | undefined {
+    return this.added.get(id);
+  }
+
+  /** Remembers what account `id` was created from (a team's replica that loaded it). */
+  setAddedFixture(id: string, fixture: AccountFixture): void {
+    this.added.set(id, structuredClone(fixture));
+  }
+
+  /** The key an Authorization header carries (HTTP Basic or Bearer), if any. */
+  keyOfHeader(header: string): string | undefined {
+    return this.keys.keyOfHeader(header);
+  }
+
+  /**
+   * Drops the databases no instance has (what a kept data directory holds of instances gone), but in
+   * a team (options.shared): there the other replicas' instances are not all in this one's homes.
+   */
+  private dropUnused(): void {
+    if (!this.options.shared) this.context.databases?.dropUnused();
   }
 
   /**
@@ -211,25 +229,16 @@ export class Registry {
       [...previous.homes.values()].map((h) => h.records),
       state.accounts,
     );
-    this.context.databases?.dropUnused();
+    this.dropUnused();
   }
 
   /**
-   * Runs what the clock makes due: every listener registered with onTick() (e.g. alarm evaluation),
-   * then the outbox's due deliveries. Called every 100 ms by startTusk and after every clock move.
+   * Runs what the clock makes due: the alarms that fire (resources/alarms/monitor.ts), then the
+   * outbox's due deliveries. Called every 100 ms by startTusk and after every clock move.
    */
   tick(): void {
-    for (const listener of this.tickListeners) listener();
+    for (const home of this.homes.values()) home.evaluateAlarms();
     this.outbox.tick();
-  }
-
-  /** Registers a listener run on every tick(); returns a function that removes it. */
-  onTick(listener: () => void): () => void {
-    this.tickListeners.push(listener);
-    return () => {
-      const i = this.tickListeners.indexOf(listener);
-      if (i >= 0) this.tickListeners.splice(i, 1);
-    };
   }
 
   get catalogue(): Fixtures['catalogue'] {

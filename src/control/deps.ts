@@ -22,7 +22,7 @@ export interface ControlDeps {
   document: ControlDocument;
   /**
    * Call after anything moved the virtual clock: runs registry.tick() (due outbox deliveries and
-   * every listener registered with registry.onTick(), e.g. alarm evaluation).
+   * alarm evaluation).
    */
   clockMoved: () => void;
   /** The event-loop delay of this process (GET /__tusk/runtime). */

@@ -1,12 +1,11 @@
 // Everything the server sends out: callbacks of backups, restores and point-in-time recoveries, and
-// alarm notifications. An entry becomes due at a time on the store's clock; `tick()` sends
-// what is due as an HTTP POST of JSON with a timeout and a bounded number of attempts. Channels
-// without HTTP (e-mail, paging, incident tools) are only recorded (`record()`, status `recorded`). A slow,
-// failing or unreachable target never blocks a request: delivery runs apart from the API, a fixed
-// number at a time, and the kept history is bounded.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// alarm notifications. An entry becomes due at a time on the store's clock; `tick()` sends what is
+// due as an HTTP POST of JSON with a timeout and a bounded number of attempts (outbox-delivery.ts).
+// Channels without HTTP (e-mail, paging, incident tools) are only recorded (`record()`, status
+// `recorded`). A slow, failing or unreachable target never blocks a request: delivery runs apart
+// from the API, a fixed number at a time, and the kept history is bounded.
 import type { Clock } from './clock.js';
+import { attempt, postJson } from './outbox-delivery.js';
 
 export interface OutboxEntry {
   id: number;
@@ -43,46 +42,27 @@ export interface OutboxOptions {
   clock: Clock;
   /** The clock of an account's entries (default: `clock`): entries fall due on their account's time. */
   accountClock?: (account: string) => Clock | undefined;
-  /** ms an attempt may take before it is abandoned. */
+  /** ms an attempt may take before it is abandoned; attempts in all, the first included. */
   timeoutMs?: number;
-  /** attempts in all, the first included. */
   maxAttempts?: number;
   /** ms on the store's clock between attempts (times the attempt number). */
   retryDelayMs?: number;
-  /** entries kept at most; the oldest finished ones go first. */
+  /** entries kept at most (the oldest finished ones go first); deliveries in flight at most. */
   maxEntries?: number;
-  /** deliveries in flight at most. */
   concurrency?: number;
   fetch?: typeof fetch;
 }
 
 /**
- * The default sender: one POST over node:http(s), without keep-alive. fetch leaves the connection
- * of an aborted request open for seconds, so a hanging target piled up connections beyond the
- * deliveries in flight; here a timeout closes the connection at once, and so does dropping the
- * response body. Fetch-shaped (status, body.cancel) for deliver(); tests may pass a real fetch.
+ * One of a team's replicas (src/team/, Outbox.share): entries taken over keep their ids and an
+ * entry being sent stays so (the leader that sends it writes its outcome), ids come from `ids`, this
+ * replica sends only while `delivers()` (it leads), and a delivery's outcome is written by `commit`.
  */
-const postJson = ((url: string | URL, init: RequestInit = {}) =>
-  new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const signal = init.signal ?? undefined;
-    const req = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
-      target,
-      { method: init.method ?? 'POST', headers: init.headers as Record<string, string>, agent: false },
-      (res) => {
-        resolve({ status: res.statusCode ?? 0, body: { cancel: async () => void res.destroy() } });
-      },
-    );
-    const abort = () => {
-      req.destroy();
-      reject(signal!.reason);
-    };
-    if (signal?.aborted) return abort();
-    signal?.addEventListener('abort', abort, { once: true });
-    req.on('close', () => signal?.removeEventListener('abort', abort));
-    req.on('error', (err) => reject(Object.assign(new Error(err.message), { cause: err })));
-    req.end(typeof init.body === 'string' ? init.body : undefined);
-  })) as unknown as typeof fetch;
+export interface SharedOutbox {
+  ids: () => number;
+  delivers: () => boolean;
+  commit: (account: string | undefined, change: () => void) => void;
+}
 
 export class Outbox implements OutboxWriter {
   private readonly entries: OutboxEntry[] = [];
@@ -90,6 +70,7 @@ export class Outbox implements OutboxWriter {
   private nextId = 1;
   private readonly opts: Required<Omit<OutboxOptions, 'fetch' | 'accountClock'>> &
     Pick<OutboxOptions, 'accountClock'> & { fetch: typeof fetch };
+  private shared: SharedOutbox | undefined;
 
   constructor(options: OutboxOptions) {
     this.opts = {
@@ -101,6 +82,11 @@ export class Outbox implements OutboxWriter {
       fetch: postJson,
       ...options,
     };
+  }
+
+  /** Makes this the outbox of one of a team's replicas (see SharedOutbox). */
+  share(shared: SharedOutbox): void {
+    this.shared = shared;
   }
 
   /** The clock an entry's times are on. */
@@ -173,15 +159,20 @@ export class Outbox implements OutboxWriter {
     });
   }
 
+  private newId(): number {
+    return this.shared ? this.shared.ids() : this.nextId++;
+  }
+
   private add(fields: Omit<OutboxEntry, 'id' | 'attempts'>): OutboxEntry {
-    const e: OutboxEntry = { id: this.nextId++, ...fields, attempts: 0 };
+    const e: OutboxEntry = { id: this.newId(), ...fields, attempts: 0 };
     this.entries.push(e);
     this.trim();
     return e;
   }
 
-  /** Starts every due delivery (not awaited: see settle()). */
-  tick(): void {
+  /** Starts every due delivery, or those of one account (not awaited: see settle()). */
+  tick(only?: string): void {
+    if (this.shared && !this.shared.delivers()) return;
     const server = this.opts.clock.now();
     const nows = new Map<string, number>(); // one reading per account and tick
     const nowOf = (account: string | undefined) => {
@@ -192,8 +183,20 @@ export class Outbox implements OutboxWriter {
     };
     for (const e of this.entries) {
       if (this.inFlight.size >= this.opts.concurrency) break;
+      if (only !== undefined && e.account !== only) continue;
       if (e.status === 'pending' && e.dueAt <= nowOf(e.account)) this.deliver(e);
     }
+  }
+
+  /** Whether an entry of `account` is due to be sent (a team's leader asks before it writes the account). */
+  hasDue(account: string): boolean {
+    const now = this.clockFor(account).now();
+    return this.entries.some((e) => e.account === account && e.status === 'pending' && e.dueAt <= now);
+  }
+
+  /** Entries a replica that stopped leading was sending are pending again (sent once more, same id). */
+  resumeSending(): void {
+    for (const e of this.entries) if (e.status === 'sending') e.status = 'pending';
   }
 
   /** Waits until nothing is in flight (tests and shutdown). */
@@ -219,11 +222,12 @@ export class Outbox implements OutboxWriter {
   adopt(id: string, entries: readonly OutboxEntry[]): void {
     for (const e of entries) {
       const { id: _old, attempts, ...fields } = structuredClone(e);
+      const shared = this.shared !== undefined;
       this.entries.push({
         ...fields,
-        id: this.nextId++,
+        id: shared ? e.id : this.nextId++,
         attempts,
-        status: e.status === 'sending' ? 'pending' : e.status,
+        status: e.status === 'sending' && !shared ? 'pending' : e.status,
         account: id,
       });
     }
@@ -239,8 +243,9 @@ export class Outbox implements OutboxWriter {
   /** Takes over a state written by toJSON(); an entry that was being sent is pending again. */
   load(state: { last_id: number; entries: OutboxEntry[] }): void {
     this.entries.length = 0;
+    const keep = this.shared !== undefined;
     for (const e of state.entries)
-      this.entries.push({ ...structuredClone(e), status: e.status === 'sending' ? 'pending' : e.status });
+      this.entries.push({ ...structuredClone(e), status: e.status === 'sending' && !keep ? 'pending' : e.status });
     // A loop, not Math.max(...ids): a spread of many entries overflows the stack.
     this.nextId = state.entries.reduce((max, e) => Math.max(max, e.id), state.last_id) + 1;
     this.trim();
@@ -250,31 +255,23 @@ export class Outbox implements OutboxWriter {
     e.status = 'sending';
     e.attempts++;
     const p = (async () => {
-      try {
-        const res = await this.opts.fetch(e.target, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'user-agent': 'tusk-mock' },
-          body: JSON.stringify(e.body),
-          signal: AbortSignal.timeout(this.opts.timeoutMs),
-          redirect: 'manual',
-        });
-        await res.body?.cancel().catch(() => undefined);
-        e.result = `HTTP ${res.status}`;
-        if (res.status >= 200 && res.status < 300) {
-          e.status = 'delivered';
-          return;
+      const { result, delivered } = await attempt(this.opts.fetch, e, this.opts.timeoutMs);
+      const settle = (entry: OutboxEntry) => {
+        entry.result = result;
+        if (delivered) entry.status = 'delivered';
+        else if (entry.attempts >= this.opts.maxAttempts) entry.status = 'failed';
+        else {
+          entry.status = 'pending';
+          entry.dueAt = this.clockFor(entry.account).now() + this.opts.retryDelayMs * entry.attempts;
         }
-      } catch (err) {
-        e.result =
-          (err as Error).name === 'TimeoutError'
-            ? `timeout after ${this.opts.timeoutMs} ms`
-            : String((err as Error).cause ?? (err as Error).message);
-      }
-      if (e.attempts >= this.opts.maxAttempts) e.status = 'failed';
-      else {
-        e.status = 'pending';
-        e.dueAt = this.clockFor(e.account).now() + this.opts.retryDelayMs * e.attempts;
-      }
+      };
+      // In a team the entry is found again by its id: the account may have been loaded anew meanwhile.
+      if (!this.shared) settle(e);
+      else
+        this.shared.commit(e.account, () => {
+          const current = this.entries.find((x) => x.id === e.id);
+          if (current?.status === 'sending') settle(current);
+        });
     })();
     this.inFlight.add(p);
     void p.finally(() => this.inFlight.delete(p));

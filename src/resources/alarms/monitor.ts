@@ -114,10 +114,7 @@ export class Monitor {
     return { ...this.metricsNow };
   }
 
-  /**
-   * Whether the control API set disk_used_gb: from then on it wins over the real size of the
-   * instance's database (observeDiskUsed).
-   */
+  /** Whether the control API set disk_used_gb: from then on it wins over the database's real size. */
   private diskFromControl = false;
 
   /**
@@ -167,12 +164,14 @@ export class Monitor {
     return sent;
   }
 
-  /**
-   * The registry's tick: evaluate() when something can be due, else nothing (so a tick costs next
-   * to nothing per instance, however many instances there are).
-   */
+  /** The registry's tick: evaluate() when something can be due, else nothing (next to nothing per instance). */
   tick(now = this.host.clock.now()): number {
     return now < this.nextDue ? 0 : this.evaluate();
+  }
+
+  /** Whether tick(now) would evaluate (a team's leader asks first, and writes the account only then). */
+  isDue(now: number): boolean {
+    return now >= this.nextDue;
   }
 
   private computeNextDue(now: number, alarms: Alarm[]): number {

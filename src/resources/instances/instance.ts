@@ -78,10 +78,7 @@ export class InstanceStore {
   readonly db?: DatabaseRef;
   /** When the instance was built: its initial per-instance state is dated from it. */
   private readonly origin: number;
-  /**
-   * Until the instance-API state is built: the time from which the initial state has something to notify
-   * (evaluateAlarms builds it then).
-   */
+  /** Until the resources are built: when their initial state has something to notify (evaluateAlarms builds them then). */
   private readonly initialDue: number;
   /** The instance interface's resources (see the section at the end), built on first use. */
   private built: InstanceResources | undefined;
@@ -284,6 +281,11 @@ export class InstanceStore {
   /** Simulated metrics and the alarms that fire (outside the contract; the control API sets them). */
   get monitor(): Monitor {
     return this.resources.monitor;
+  }
+
+  /** Whether evaluateAlarms(now) could trigger anything (nothing changes; a team's leader asks first). */
+  alarmsDue(now: number): boolean {
+    return this.built ? this.built.monitor.isDue(now) : now >= this.initialDue;
   }
 
   /** Triggers what is due on the store's clock (`now`: the registry's one reading for a tick); returns the number of notifications. */
