@@ -9,7 +9,8 @@
 //   resources  one folder per resource of the two APIs (routes, rules, views, database work) and the
 //              two aggregates (resources/account.ts, resources/instances/instance.ts)
 //   accounts   the homes: one per account, the registry that finds them, the key index
-//   compose.ts, control, docs   the two interfaces' apps, the /__tusk/ plane, the API reference
+//   compose.ts, control, docs, team   the two interfaces' apps, the /__tusk/ plane, the API
+//              reference, a team's replicas on one Postgres
 //   server     builds and starts everything;  cli, conformance  the `tusk` command
 // proxy/ (the validating proxy) uses core and openapi only, and only cli uses it.
 // A module may import its own folder and the folders below it, never one above.
@@ -22,7 +23,7 @@ const ORDER = [
   'http/',
   'resources/',
   'accounts/',
-  '(compose\\.ts|control/|docs/)',
+  '(compose\\.ts|control/|docs/|team/)',
   'server\\.ts',
   '(cli\\.ts|cli/|conformance/)',
 ];
@@ -41,8 +42,8 @@ module.exports = {
       name: 'layer-compose-control-docs',
       severity: 'error',
       comment: 'compose/, control/ and docs/ stand side by side: none imports another',
-      from: { path: '^src/(compose\\.ts|control/|docs/)' },
-      to: { path: '^src/(compose\\.ts|control/|docs/)', pathNot: '^src/$1' },
+      from: { path: '^src/(compose\\.ts|control/|docs/|team/)' },
+      to: { path: '^src/(compose\\.ts|control/|docs/|team/)', pathNot: '^src/$1' },
     },
     // The validating proxy judges traffic with the documents alone: no store, no stand-in.
     {

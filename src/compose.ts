@@ -5,7 +5,7 @@
 // pipeline and the one place errors become answers are src/http/app.ts.
 import type { Hono } from 'hono';
 import { createApiApp, type ApiAppOptions, type Route } from './http/app.js';
-import type { RateLimiter } from './http/rate-limit.js';
+import type { Limiter } from './http/rate-limit.js';
 import { forbidden } from './core/errors.js';
 import type { InterfaceName, OpenApiDocument } from './openapi/documents.js';
 import type { SchemaSet } from './openapi/ajv.js';
@@ -39,7 +39,7 @@ export interface AppDependencies {
   documents: Record<InterfaceName, OpenApiDocument>;
   schemas: SchemaSet;
   registry: Registry;
-  limiter: RateLimiter;
+  limiter: Limiter;
   /** The real databases behind the instances, when a database engine is on. */
   databases?: Databases;
 }

@@ -23,6 +23,9 @@ import { ControlPlane } from './control/plane.js';
 import { PostgresEngine, parseEngineSpec, persistentDataDir, type EngineLog } from './databases/engine.js';
 import { Databases } from './databases/instance-databases.js';
 import { createLogger, type Logger } from './core/log.js';
+import { CONTROL_PREFIX } from './control/plane.js';
+import { Team, isTeamState } from './team/team.js';
+import { TeamRateLimiter } from './team/rate-limit.js';
 
 export interface TuskOptions {
   host?: string;
@@ -84,6 +87,8 @@ export interface Tusk {
   registry: Registry;
   /** The simulation controls under /__tusk/, the request journal and the state file. */
   control: ControlPlane;
+  /** With `--state postgres://...`: this process is one replica of a team (src/team/). */
+  team?: Team;
   customer: ReturnType<typeof createCustomerApp>;
   instance: ReturnType<typeof createInstanceApp>;
 }
@@ -135,12 +140,19 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     validate: (fixtures) => validateFixtures(fixtures, schemas),
     ...o.registry,
     ...(databases ? { databases } : {}),
+    ...(isTeamState(o.state) ? { shared: true } : {}),
   });
+  // A team's replica: the state in Postgres, shared with every process started with the same --state.
+  const team = isTeamState(o.state)
+    ? (await Team.open({ url: o.state, registry, logger, controlPrefix: CONTROL_PREFIX })).team
+    : undefined;
   const deps: AppDependencies = {
     documents,
     schemas,
     registry,
-    limiter: new RateLimiter({ limit, windowMs, clock: registry.clock }),
+    limiter: team
+      ? new TeamRateLimiter(team.pool, { limit, windowMs, now: () => registry.clock.now(), logger })
+      : new RateLimiter({ limit, windowMs, clock: registry.clock }),
     ...(databases ? { databases } : {}),
   };
   // Outside the contract, in every operation's pipeline: injected faults (the server's, and those of
@@ -158,7 +170,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const control = new ControlPlane({
     schemas: deps.schemas,
     registry,
-    ...(o.state ? { stateFile: o.state } : {}),
+    ...(o.state && !team ? { stateFile: o.state } : {}),
     ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}),
     ...(databases ? { engine: databases.engine } : {}),
   });
@@ -183,6 +195,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     deps,
     registry,
     control,
+    ...(team ? { team } : {}),
     customer: createCustomerApp(deps, {
       extensions,
       simulation,
@@ -241,24 +254,31 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
   const host = options.host ?? DEFAULTS.host;
   const tusk = await createTusk(options);
   const timeouts = { ...SERVER_TIMEOUTS, ...options.timeouts };
+  // A team's replica answers after its copy of the account is current (src/team/team.ts).
+  const served = (fetch: (req: Request) => Response | Promise<Response>) =>
+    tusk.team ? tusk.team.serve(fetch) : fetch;
   let customer: ServerType;
   try {
-    customer = await listen(tusk.customer.fetch, host, options.customerPort ?? DEFAULTS.customerPort, timeouts);
+    customer = await listen(served(tusk.customer.fetch), host, options.customerPort ?? DEFAULTS.customerPort, timeouts);
   } catch (err) {
     await tusk.deps.databases?.close();
+    await tusk.team?.close();
     throw err;
   }
   let instance: ServerType;
   try {
-    instance = await listen(tusk.instance.fetch, host, options.instancePort ?? DEFAULTS.instancePort, timeouts);
+    instance = await listen(served(tusk.instance.fetch), host, options.instancePort ?? DEFAULTS.instancePort, timeouts);
   } catch (err) {
     customer.close();
     await tusk.deps.databases?.close();
+    await tusk.team?.close();
     throw err;
   }
-  // What the clock makes due (alarm evaluation, outbox deliveries), also without clock moves.
-  const ticker = setInterval(() => tusk.registry.tick(), 100);
-  ticker.unref();
+  // What the clock makes due (alarm evaluation, outbox deliveries), also without clock moves: in a
+  // team, the leader's (src/team/leader.ts).
+  const ticker = tusk.team ? undefined : setInterval(() => tusk.registry.tick(), 100);
+  ticker?.unref();
+  tusk.team?.start();
   const close = (s: ServerType) =>
     new Promise<void>((resolve) => {
       s.close(() => resolve());
@@ -274,6 +294,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
       await Promise.all([close(customer), close(instance)]);
       await tusk.registry.outbox.settle();
       await tusk.control.close();
+      await tusk.team?.close();
       await tusk.deps.databases?.close();
     },
   };

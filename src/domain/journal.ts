@@ -26,6 +26,11 @@ export interface JournalRecord extends Omit<JournalEntry, 'time'> {
 /** The account column of an entry cleared by clear(account): skipped by every read. */
 const CLEARED = '\u0000cleared';
 
+export interface JournalWatcher {
+  recorded(entry: JournalRecord): void;
+  cleared(account: string | undefined): void;
+}
+
 export class RequestJournal {
   private readonly at: Float64Array;
   private readonly ms: Float64Array;
@@ -39,6 +44,8 @@ export class RequestJournal {
   private readonly paths = new Memo<string>();
   private next = 0;
   private count = 0;
+  /** Told of every line and every clearing (a team's replica writes them to Postgres, src/team/). */
+  private watcher: JournalWatcher | undefined;
 
   constructor(readonly capacity = 1000) {
     if (!Number.isInteger(capacity) || capacity < 1)
@@ -52,7 +59,13 @@ export class RequestJournal {
     this.account = new Array<string>(capacity).fill('');
   }
 
-  record(entry: JournalRecord): void {
+  /** Tells `watcher` of every line recorded and every clearing from now on. */
+  watch(watcher: JournalWatcher): void {
+    this.watcher = watcher;
+  }
+
+  record(entry: JournalRecord, told = true): void {
+    if (told) this.watcher?.recorded(entry);
     const i = this.next;
     this.at[i] = entry.at;
     this.ms[i] = entry.ms;
@@ -93,7 +106,8 @@ export class RequestJournal {
   }
 
   /** Empties the journal, or forgets one account's requests only. */
-  clear(account?: string): void {
+  clear(account?: string, told = true): void {
+    if (told) this.watcher?.cleared(account);
     if (account !== undefined) {
       for (let i = 0; i < this.capacity; i++) if (this.account[i] === account) this.account[i] = CLEARED;
       return;

@@ -19,7 +19,7 @@ import {
   type AuthorizeOptions,
   type PipelineEnv,
 } from './pipeline.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Limiter } from './rate-limit.js';
 import type { Clock } from '../domain/clock.js';
 import { faultStep } from './fault-step.js';
 import type { Faults } from '../domain/fault-rules.js';
@@ -44,7 +44,7 @@ export interface ApiAppOptions<P> {
   schemas: SchemaSet;
   authenticate: AuthenticateOptions<P>;
   authorize?: AuthorizeOptions<P>;
-  limiter: () => RateLimiter;
+  limiter: () => Limiter;
   /** Mounts the resource sub-apps; `route(id)` gives the pipeline of one operation. */
   mount: (app: Hono<PipelineEnv<P>>, route: Route, validators: ReadonlyMap<string, OperationValidator>) => void;
   /** Called once per finished request (request log, journal). */

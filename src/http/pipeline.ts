@@ -10,7 +10,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { rawBodyOf, type OperationValidator, type RawBody, type ValidatedRequest } from '../openapi/requests.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Limiter } from './rate-limit.js';
 import type { Clock } from '../domain/clock.js';
 import { readLimitedBody } from './body.js';
 import { Memo } from '../core/memo.js';
@@ -162,7 +162,7 @@ function queryOf(url: string): URLSearchParams {
 }
 
 export interface RateLimitMiddlewareOptions<P> {
-  limiter: () => RateLimiter;
+  limiter: () => Limiter;
   /** The clock whose time the principal's window is counted in (default: the limiter's). */
   principalClock?: ((principal: P) => Clock) | undefined;
 }
@@ -172,15 +172,15 @@ export function rateLimit<P>(options: RateLimitMiddlewareOptions<P>): Middleware
   return (c, next) => {
     const limiter = options.limiter();
     const wait = limiter.hit(c.get('credentialId'), principalClock?.(c.get('principal')).now());
-    if (wait !== undefined) {
-      throw new ApiError(
-        429,
-        `Too many requests: limit is ${limiter.describe()} for this key`,
-        {},
-        { 'Retry-After': String(wait) },
-      );
-    }
-    return next();
+    const go = (w: number | undefined) => {
+      if (w !== undefined) {
+        const message = `Too many requests: limit is ${limiter.describe()} for this key`;
+        throw new ApiError(429, message, {}, { 'Retry-After': String(w) });
+      }
+      return next();
+    };
+    // One process counts at once; a team's replicas ask Postgres (src/team/rate-limit.ts).
+    return wait instanceof Promise ? wait.then(go) : go(wait);
   };
 }
 

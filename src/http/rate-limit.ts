@@ -1,5 +1,7 @@
 // A fixed-window rate limiter per API key, on the store's clock so that a test can roll the window
-// by advancing the clock instead of sleeping (generic limiters read Date.now()).
+// by advancing the clock instead of sleeping (generic limiters read Date.now()). `Limiter` is what
+// the pipeline's rate-limit step asks; a team's replicas count in Postgres instead (src/team/), and
+// answer with a promise.
 import type { Clock } from '../domain/clock.js';
 import { parseDuration } from '../core/duration.js';
 
@@ -13,7 +15,13 @@ export interface RateLimitOptions {
   maxKeys?: number;
 }
 
-export class RateLimiter {
+/** Counts a request of a key: undefined when admitted, else the seconds to wait (or a promise of either). */
+export interface Limiter {
+  hit(key: string, now?: number): number | undefined | Promise<number | undefined>;
+  describe(): string;
+}
+
+export class RateLimiter implements Limiter {
   private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(private readonly options: RateLimitOptions) {}
