@@ -94,8 +94,13 @@ export class Copies {
     }
   }
 
-  /** Takes over one account's row (`load`: into the registry; else the registry holds it already). */
+  /**
+   * Takes over one account's row (`load`: into the registry; else the registry holds it already). A
+   * row no newer than the copy is not taken: a read that began before a write here ended would bring
+   * back what that write changed.
+   */
   adopt(row: AccountRow, load = true): void {
+    if (load && row.version <= this.version(row.id)) return;
     if (load) this.registry.putAccount(row.dump);
     if (row.fixture) this.registry.setAddedFixture(row.id, row.fixture);
     const home = this.registry.home(row.id)!;

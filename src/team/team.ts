@@ -25,6 +25,7 @@ import { LOCKS, migrate, type Migration } from './schema.js';
 import { Leader } from './leader.js';
 import { TeamJournal } from './journal.js';
 import { Copies } from './copies.js';
+import { Gate } from './gate.js';
 import { accountOfKey, accountVersions, keyDigest, outboxBlock, readAccount, readServer } from './rows.js';
 
 export interface TeamOptions {
@@ -53,6 +54,9 @@ const notCommitted = () =>
 
 const NO_ANSWER = () => new Response(null, { status: 204 });
 
+/** A write that found the server changed before it took its locks (it is made again). */
+const STALE = Symbol('stale');
+
 export class Team {
   /** Short statements outside transactions: versions, keys, the rate limit, the journal. */
   readonly pool: pg.Pool;
@@ -64,6 +68,8 @@ export class Team {
   private reloading: Promise<void> | undefined;
   /** The last write queued per account, and of the server: a replica's writes of one wait their turn. */
   private readonly turns = new Map<string, Promise<unknown>>();
+  /** Account writes share it; a reload of everything and a change of the server have it alone (gate.ts). */
+  private readonly gate = new Gate();
   readonly leader: Leader;
   readonly journal: TeamJournal;
   private ids = { next: 0, end: 0 };
@@ -177,11 +183,17 @@ export class Team {
   async fresh(id: string): Promise<void> {
     const got = await readAccount(this.pool, id, this.copies.version(id));
     if (got.generation !== this.copies.generation) return this.reloadAll();
-    if (got.row) this.copies.adopt(got.row);
+    // After the account's write in flight here, if any; a row older than the copy by then is not taken.
+    const row = got.row;
+    if (row) await this.inTurn(id, async () => this.copies.adopt(row));
   }
 
   private reloadAll(): Promise<void> {
-    this.reloading ??= this.copies.loadAll(this.pool).finally(() => (this.reloading = undefined));
+    this.reloading ??= this.gate
+      .alone(async () => {
+        if ((await readServer(this.pool)).generation !== this.copies.generation) await this.copies.loadAll(this.pool);
+      })
+      .finally(() => (this.reloading = undefined));
     return this.reloading;
   }
 
@@ -191,28 +203,37 @@ export class Team {
    */
   write(id: string, work: () => Response | Promise<Response>): Promise<Response> {
     return this.inTurn(id, async () => {
-      try {
-        return await this.inTransaction(async (db) => {
-          await db.query('select pg_advisory_xact_lock_shared($1, $2)', [LOCKS.namespace, LOCKS.server]);
-          const got = await readAccount(db, id, this.copies.version(id), true);
-          if (got.generation !== this.copies.generation) await this.copies.loadAll(db);
-          else if (got.row) this.copies.adopt(got.row);
-          const res = await work();
-          const home = this.registry.home(id);
-          if (home && got.version !== undefined) await this.copies.writeBack(db, home);
-          return res;
-        });
-      } catch (err) {
-        this.copies.forget(id);
-        this.options.logger.warn(`tusk: team: a write of account ${id} failed: ${(err as Error).message}`);
-        return notCommitted();
+      for (;;) {
+        if (this.reloading) await this.reloading;
+        const res = await this.gate.share(() => this.tryWrite(id, work));
+        if (res !== STALE) return res;
+        await this.reloadAll(); // the server changed before this write took its locks: once more
       }
     });
   }
 
+  private async tryWrite(id: string, work: () => Response | Promise<Response>): Promise<Response | typeof STALE> {
+    try {
+      return await this.inTransaction(async (db) => {
+        await db.query('select pg_advisory_xact_lock_shared($1, $2)', [LOCKS.namespace, LOCKS.server]);
+        const got = await readAccount(db, id, this.copies.version(id), true);
+        if (got.generation !== this.copies.generation) return STALE;
+        if (got.row) this.copies.adopt(got.row);
+        const res = await work();
+        const home = this.registry.home(id);
+        if (home && got.version !== undefined) await this.copies.writeBack(db, home);
+        return res;
+      });
+    } catch (err) {
+      this.copies.forget(id);
+      this.options.logger.warn(`tusk: team: a write of account ${id} failed: ${(err as Error).message}`);
+      return notCommitted();
+    }
+  }
+
   /** Runs `work` as a change of the whole server: the server lock held alone, every copy current, all written back. */
   writeServer(work: () => Response | Promise<Response>): Promise<Response> {
-    return this.inTurn('', async () => {
+    return this.gate.alone(async () => {
       try {
         return await this.inTransaction(async (db) => {
           await db.query('select pg_advisory_xact_lock($1, $2)', [LOCKS.namespace, LOCKS.server]);

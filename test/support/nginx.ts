@@ -4,10 +4,11 @@
 // (HTTP/1.0 to the upstream, the upstream's Date and Server replaced by nginx's own), `daemon off`,
 // logs on stderr. It runs in a process group of its own and is stopped when the test finishes,
 // whatever the outcome (./processes.ts).
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from '../../src/core/net.js';
-import { start, type Started } from './processes.js';
+import { start, type StartOptions, type Started } from './processes.js';
 import { tempDir } from './temp.js';
 
 /** The nginx binary: on PATH, or Debian's /usr/sbin/nginx (not on a non-root user's PATH). */
@@ -22,17 +23,25 @@ export interface RunningNginx {
   /** The URL nginx serves each upstream at, by the name it was given. */
   urls: Record<string, string>;
   process: Started;
+  /** Its configuration's folder. */
+  dir: string;
 }
 
 /**
- * Starts nginx proxying a loopback port of its own to each of `upstreams` (name -> base URL), and
- * resolves once every port answers (at most `timeoutMs`). Call it inside a test. A port another
- * process took between freePort() and nginx's start is tried again with other ports, twice.
+ * Starts nginx proxying a loopback port of its own to each of `upstreams` (name -> base URL, or
+ * several: round-robin over them, a refused connection or a timeout tried on the next, for any
+ * method: `proxy_next_upstream error timeout non_idempotent`), and resolves once every port answers
+ * (at most `timeoutMs`). Call it inside a test, or pass `options.onFinished` and stop it yourself. A port another process took between freePort() and
+ * nginx's start is tried again with other ports, twice.
  */
-export async function startNginx(upstreams: Record<string, string>, timeoutMs = 15_000): Promise<RunningNginx> {
+export async function startNginx(
+  upstreams: Record<string, string | string[]>,
+  timeoutMs = 15_000,
+  options: StartOptions = {},
+): Promise<RunningNginx> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await tryNginx(upstreams, timeoutMs);
+      return await tryNginx(upstreams, timeoutMs, options);
     } catch (err) {
       if (!(err instanceof PortTaken) || attempt === 3) throw err;
     }
@@ -41,12 +50,22 @@ export async function startNginx(upstreams: Record<string, string>, timeoutMs = 
 
 class PortTaken extends Error {}
 
-async function tryNginx(upstreams: Record<string, string>, timeoutMs: number): Promise<RunningNginx> {
-  const dir = tempDir('tusk-nginx-');
+async function tryNginx(
+  upstreams: Record<string, string | string[]>,
+  timeoutMs: number,
+  options: StartOptions,
+): Promise<RunningNginx> {
+  // Started outside a test (options.onFinished), the caller removes the folder (RunningNginx.dir).
+  const dir = options.onFinished ? mkdtempSync(join(tmpdir(), 'tusk-nginx-')) : tempDir('tusk-nginx-');
   const ports = await Promise.all(Object.keys(upstreams).map(() => freePort()));
-  const servers = Object.values(upstreams).map(
-    (upstream, i) => `  server { listen 127.0.0.1:${ports[i]}; location / { proxy_pass ${upstream}; } }`,
-  );
+  const groups: string[] = [];
+  const servers = Object.entries(upstreams).map(([name, upstream], i) => {
+    if (typeof upstream === 'string')
+      return `  server { listen 127.0.0.1:${ports[i]}; location / { proxy_pass ${upstream}; } }`;
+    groups.push(`  upstream ${name} { ${upstream.map((u) => `server ${new URL(u).host};`).join(' ')} }`);
+    const retry = 'proxy_next_upstream error timeout non_idempotent;';
+    return `  server { listen 127.0.0.1:${ports[i]}; location / { proxy_pass http://${name}; ${retry} } }`;
+  });
   // As root (CI), the workers run as root too: they use the test's temporary folder, which only its owner may enter.
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
   writeFileSync(
@@ -63,11 +82,11 @@ http {
   fastcgi_temp_path ${join(dir, 'fastcgi')};
   uwsgi_temp_path ${join(dir, 'uwsgi')};
   scgi_temp_path ${join(dir, 'scgi')};
-${servers.join('\n')}
+${[...groups, ...servers].join('\n')}
 }
 `,
   );
-  const nginx = start(nginxBinary(), ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr']);
+  const nginx = start(nginxBinary(), ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr'], options);
   const urls = Object.fromEntries(Object.keys(upstreams).map((name, i) => [name, `http://127.0.0.1:${ports[i]}`]));
   const until = Date.now() + timeoutMs;
   for (const url of Object.values(urls)) {
@@ -86,5 +105,5 @@ ${servers.join('\n')}
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  return { urls, process: nginx };
+  return { urls, process: nginx, dir };
 }
