@@ -101,7 +101,11 @@ describe('three replicas behind nginx', () => {
   }, 600_000);
 
   it('lose no acknowledged write when one is killed, and the others serve within 3 s', async () => {
-    const account = await call(`${nginx.urls.customer}/__tusk/accounts`, { method: 'POST', headers: JSON_TYPE, body: '{}' });
+    const account = await call(`${nginx.urls.customer}/__tusk/accounts`, {
+      method: 'POST',
+      headers: JSON_TYPE,
+      body: '{}',
+    });
     const key = account.body.admin_key as string;
     const acknowledged: number[] = [];
     const refused: number[] = [];
