@@ -9,7 +9,7 @@
 //   resources  one folder per resource of the two APIs (routes, rules, views, database work) and the
 //              two aggregates (resources/account.ts, resources/instances/instance.ts)
 //   accounts   the homes: one per account, the registry that finds them, the key index
-//   compose.ts, control, docs, team   the two interfaces' apps, the /__tusk/ plane, the API
+//   compose.ts, control, docs, replicas   the two interfaces' apps, the /__tusk/ plane, the API
 //              reference, a team's replicas on one Postgres
 //   server     builds and starts everything;  cli, conformance  the `tusk` command
 // proxy/ (the validating proxy) uses core and openapi only, and only cli uses it.
@@ -23,7 +23,7 @@ const ORDER = [
   'http/',
   'resources/',
   'accounts/',
-  '(compose\\.ts|control/|docs/|team/)',
+  '(compose\\.ts|control/|docs/|replicas/)',
   'server\\.ts',
   '(cli\\.ts|cli/|conformance/)',
 ];
@@ -42,8 +42,8 @@ module.exports = {
       name: 'layer-compose-control-docs',
       severity: 'error',
       comment: 'compose/, control/ and docs/ stand side by side: none imports another',
-      from: { path: '^src/(compose\\.ts|control/|docs/|team/)' },
-      to: { path: '^src/(compose\\.ts|control/|docs/|team/)', pathNot: '^src/$1' },
+      from: { path: '^src/(compose\\.ts|control/|docs/|replicas/)' },
+      to: { path: '^src/(compose\\.ts|control/|docs/|replicas/)', pathNot: '^src/$1' },
     },
     // The validating proxy judges traffic with the documents alone: no store, no stand-in.
     {

@@ -24,8 +24,8 @@ import { PostgresEngine, parseEngineSpec, persistentDataDir, type EngineLog } fr
 import { Databases } from './databases/instance-databases.js';
 import { createLogger, type Logger } from './core/log.js';
 import { CONTROL_PREFIX } from './control/plane.js';
-import { Team, isTeamState } from './team/team.js';
-import { TeamRateLimiter } from './team/rate-limit.js';
+import { Replica, isSharedState } from './replicas/replica.js';
+import { SharedRateLimiter } from './replicas/rate-limit.js';
 
 export interface TuskOptions {
   host?: string;
@@ -87,8 +87,8 @@ export interface Tusk {
   registry: Registry;
   /** The simulation controls under /__tusk/, the request journal and the state file. */
   control: ControlPlane;
-  /** With `--state postgres://...`: this process is one replica of a team (src/team/). */
-  team?: Team;
+  /** With `--state postgres://...`: this process is one replica of a team (src/replicas/). */
+  replica?: Replica;
   customer: ReturnType<typeof createCustomerApp>;
   instance: ReturnType<typeof createInstanceApp>;
 }
@@ -140,18 +140,18 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     validate: (fixtures) => validateFixtures(fixtures, schemas),
     ...o.registry,
     ...(databases ? { databases } : {}),
-    ...(isTeamState(o.state) ? { shared: true } : {}),
+    ...(isSharedState(o.state) ? { shared: true } : {}),
   });
   // A team's replica: the state in Postgres, shared with every process started with the same --state.
-  const team = isTeamState(o.state)
-    ? (await Team.open({ url: o.state, registry, logger, controlPrefix: CONTROL_PREFIX })).team
+  const replica = isSharedState(o.state)
+    ? (await Replica.open({ url: o.state, registry, logger, controlPrefix: CONTROL_PREFIX })).replica
     : undefined;
   const deps: AppDependencies = {
     documents,
     schemas,
     registry,
-    limiter: team
-      ? new TeamRateLimiter(team.pool, { limit, windowMs, now: () => registry.clock.now(), logger })
+    limiter: replica
+      ? new SharedRateLimiter(replica.pool, { limit, windowMs, now: () => registry.clock.now(), logger })
       : new RateLimiter({ limit, windowMs, clock: registry.clock }),
     ...(databases ? { databases } : {}),
   };
@@ -170,7 +170,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const control = new ControlPlane({
     schemas: deps.schemas,
     registry,
-    ...(o.state && !team ? { stateFile: o.state } : {}),
+    ...(o.state && !replica ? { stateFile: o.state } : {}),
     ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}),
     ...(databases ? { engine: databases.engine } : {}),
   });
@@ -195,7 +195,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
     deps,
     registry,
     control,
-    ...(team ? { team } : {}),
+    ...(replica ? { replica } : {}),
     customer: createCustomerApp(deps, {
       extensions,
       simulation,
@@ -254,15 +254,15 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
   const host = options.host ?? DEFAULTS.host;
   const tusk = await createTusk(options);
   const timeouts = { ...SERVER_TIMEOUTS, ...options.timeouts };
-  // A team's replica answers after its copy of the account is current (src/team/team.ts).
+  // A team's replica answers after its copy of the account is current (src/replicas/replica.ts).
   const served = (fetch: (req: Request) => Response | Promise<Response>) =>
-    tusk.team ? tusk.team.serve(fetch) : fetch;
+    tusk.replica ? tusk.replica.serve(fetch) : fetch;
   let customer: ServerType;
   try {
     customer = await listen(served(tusk.customer.fetch), host, options.customerPort ?? DEFAULTS.customerPort, timeouts);
   } catch (err) {
     await tusk.deps.databases?.close();
-    await tusk.team?.close();
+    await tusk.replica?.close();
     throw err;
   }
   let instance: ServerType;
@@ -271,14 +271,14 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
   } catch (err) {
     customer.close();
     await tusk.deps.databases?.close();
-    await tusk.team?.close();
+    await tusk.replica?.close();
     throw err;
   }
   // What the clock makes due (alarm evaluation, outbox deliveries), also without clock moves: in a
-  // team, the leader's (src/team/leader.ts).
-  const ticker = tusk.team ? undefined : setInterval(() => tusk.registry.tick(), 100);
+  // team, the leader's (src/replicas/leader.ts).
+  const ticker = tusk.replica ? undefined : setInterval(() => tusk.registry.tick(), 100);
   ticker?.unref();
-  tusk.team?.start();
+  tusk.replica?.start();
   const close = (s: ServerType) =>
     new Promise<void>((resolve) => {
       s.close(() => resolve());
@@ -294,7 +294,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
       await Promise.all([close(customer), close(instance)]);
       await tusk.registry.outbox.settle();
       await tusk.control.close();
-      await tusk.team?.close();
+      await tusk.replica?.close();
       await tusk.deps.databases?.close();
     },
   };

@@ -167,7 +167,7 @@ export class Registry {
     return home;
   }
 
-  /** A team's replica (src/team/) takes over an account as another wrote it: replaced, or made when new here. */
+  /** A team's replica (src/replicas/) takes over an account as another wrote it: replaced, or made when new here. */
   putAccount(dump: AccountDump): AccountHome {
     const id = dump.account.id;
     if (this.homes.has(id)) return this.loadAccount(id, dump);

@@ -35,7 +35,7 @@ export interface RegistryOptions extends FixtureOptions {
   /** Requests the journal keeps (default 1000). */
   journalSize?: number;
   /**
-   * One replica of a team (src/team/): the state is shared with other processes, so what this one
+   * One replica of a team (src/replicas/): the state is shared with other processes, so what this one
    * does not hold is not unused (no database is dropped for it), and outbox entries keep their ids.
    */
   shared?: boolean;

@@ -44,7 +44,7 @@ export class RequestJournal {
   private readonly paths = new Memo<string>();
   private next = 0;
   private count = 0;
-  /** Told of every line and every clearing (a team's replica writes them to Postgres, src/team/). */
+  /** Told of every line and every clearing (a team's replica writes them to Postgres, src/replicas/). */
   private watcher: JournalWatcher | undefined;
 
   constructor(readonly capacity = 1000) {

@@ -54,7 +54,7 @@ export interface OutboxOptions {
 }
 
 /**
- * One of a team's replicas (src/team/, Outbox.share): entries taken over keep their ids and an
+ * One of a team's replicas (src/replicas/, Outbox.share): entries taken over keep their ids and an
  * entry being sent stays so (the leader that sends it writes its outcome), ids come from `ids`, this
  * replica sends only while `delivers()` (it leads), and a delivery's outcome is written by `commit`.
  */

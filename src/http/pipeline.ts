@@ -179,7 +179,7 @@ export function rateLimit<P>(options: RateLimitMiddlewareOptions<P>): Middleware
       }
       return next();
     };
-    // One process counts at once; a team's replicas ask Postgres (src/team/rate-limit.ts).
+    // One process counts at once; a team's replicas ask Postgres (src/replicas/rate-limit.ts).
     return wait instanceof Promise ? wait.then(go) : go(wait);
   };
 }

@@ -1,6 +1,6 @@
 // A fixed-window rate limiter per API key, on the store's clock so that a test can roll the window
 // by advancing the clock instead of sleeping (generic limiters read Date.now()). `Limiter` is what
-// the pipeline's rate-limit step asks; a team's replicas count in Postgres instead (src/team/), and
+// the pipeline's rate-limit step asks; a team's replicas count in Postgres instead (src/replicas/), and
 // answer with a promise.
 import type { Clock } from '../domain/clock.js';
 import { parseDuration } from '../core/duration.js';

@@ -9,7 +9,7 @@ import type { Queryable } from './rows.js';
 
 const FLUSH_EVERY_MS = 50;
 
-export class TeamJournal {
+export class SharedJournal {
   private lines: JournalRecord[] = [];
   private cleared: (string | undefined)[] = [];
   private timer: NodeJS.Timeout | undefined;

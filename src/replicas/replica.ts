@@ -23,12 +23,12 @@ import type { Registry } from '../accounts/registry.js';
 import type { Logger } from '../core/log.js';
 import { LOCKS, migrate, type Migration } from './schema.js';
 import { Leader } from './leader.js';
-import { TeamJournal } from './journal.js';
+import { SharedJournal } from './journal.js';
 import { Copies } from './copies.js';
 import { Gate } from './gate.js';
 import { accountOfKey, accountVersions, keyDigest, outboxBlock, readAccount, readServer } from './rows.js';
 
-export interface TeamOptions {
+export interface ReplicaOptions {
   /** postgres://USER:PW@HOST:PORT/DB: where the team's state lives. */
   url: string;
   registry: Registry;
@@ -38,7 +38,8 @@ export interface TeamOptions {
 }
 
 /** Whether `--state` names a team's Postgres (postgres:// or postgresql://) rather than a file. */
-export const isTeamState = (state: string | undefined): state is string => !!state && /^postgres(ql)?:\/\//.test(state);
+export const isSharedState = (state: string | undefined): state is string =>
+  !!state && /^postgres(ql)?:\/\//.test(state);
 
 /** Outbox ids a replica takes at a time (from a sequence: no two replicas share one). */
 const OUTBOX_BLOCK = 1_000_000;
@@ -57,7 +58,7 @@ const NO_ANSWER = () => new Response(null, { status: 204 });
 /** A write that found the server changed before it took its locks (it is made again). */
 const STALE = Symbol('stale');
 
-export class Team {
+export class Replica {
   /** Short statements outside transactions: versions, keys, the rate limit, the journal. */
   readonly pool: pg.Pool;
   /** Transactions (writes); one connection each. */
@@ -71,10 +72,10 @@ export class Team {
   /** Account writes share it; a reload of everything and a change of the server have it alone (gate.ts). */
   private readonly gate = new Gate();
   readonly leader: Leader;
-  readonly journal: TeamJournal;
+  readonly journal: SharedJournal;
   private ids = { next: 0, end: 0 };
 
-  private constructor(private readonly options: TeamOptions) {
+  private constructor(private readonly options: ReplicaOptions) {
     this.registry = options.registry;
     const pool = (max: number) => {
       const p = new pg.Pool({ connectionString: options.url, max });
@@ -85,7 +86,7 @@ export class Team {
     this.writes = pool(8);
     this.copies = new Copies(this.registry);
     this.leader = new Leader(this, this.registry, options.logger, this.registry.journal.capacity);
-    this.journal = new TeamJournal(this.registry.journal, this.pool, options.logger);
+    this.journal = new SharedJournal(this.registry.journal, this.pool, options.logger);
     this.registry.outbox.share({
       ids: () => this.outboxId(),
       delivers: () => this.leader.leads,
@@ -104,24 +105,24 @@ export class Team {
    * Connects, makes or migrates the schema, and makes the registry the team's state: the state the
    * database holds, or, for a database without one, the registry's (seeded) state, written there.
    */
-  static async open(options: TeamOptions): Promise<{ team: Team; migration: Migration; created: boolean }> {
-    const team = new Team(options);
+  static async open(options: ReplicaOptions): Promise<{ replica: Replica; migration: Migration; created: boolean }> {
+    const replica = new Replica(options);
     try {
-      const migration = await migrate(team.pool);
-      const first = await outboxBlock(team.pool, OUTBOX_BLOCK);
-      team.ids = { next: first, end: first + OUTBOX_BLOCK };
-      const created = await team.inTransaction(async (db) => {
+      const migration = await migrate(replica.pool);
+      const first = await outboxBlock(replica.pool, OUTBOX_BLOCK);
+      replica.ids = { next: first, end: first + OUTBOX_BLOCK };
+      const created = await replica.inTransaction(async (db) => {
         await db.query('select pg_advisory_xact_lock($1, $2)', [LOCKS.namespace, LOCKS.server]);
         if ((await readServer(db)).generation > 0) {
-          await team.copies.loadAll(db);
+          await replica.copies.loadAll(db);
           return false;
         }
-        await team.copies.writeAll(db, true);
+        await replica.copies.writeAll(db, true);
         return true;
       });
-      return { team, migration, created };
+      return { replica, migration, created };
     } catch (err) {
-      await team.end();
+      await replica.end();
       throw err;
     }
   }

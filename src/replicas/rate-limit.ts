@@ -7,7 +7,7 @@ import type { Limiter } from '../http/rate-limit.js';
 import type { Logger } from '../core/log.js';
 import { hit, type Queryable } from './rows.js';
 
-export class TeamRateLimiter implements Limiter {
+export class SharedRateLimiter implements Limiter {
   private warned = false;
 
   constructor(
