@@ -24,7 +24,7 @@ export type Answer<Ops, Id extends keyof Ops> = ResponseBody<Ops, Id> | typeof N
 
 /**
  * A 200 whose body the store keeps as bytes: the JSON of the documented body made once and kept
- * until what it shows changes (src/resources/account-views.ts and the like; each is tested to equal
+ * until what it shows changes (Instances.listJson in src/resources/instances/instances.ts and the like; each is tested to equal
  * JSON.stringify of its list), or the audit log's CSV.
  */
 export function bytesAnswer(c: Context, body: Uint8Array, contentType = 'application/json'): Response {

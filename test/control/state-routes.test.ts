@@ -1,4 +1,4 @@
-// The core controls (src/control/state-routes.ts) in process, through the apps' fetch: the exact 400s a
+// The core controls (src/control/reset.ts, seed.ts, state.ts, clock.ts, outbox.ts, journal.ts, accounts.ts) in process, through the apps' fetch: the exact 400s a
 // client reads (field, rule and wording), the outbox filters, fresh accounts and the 404 of an
 // unknown control. No server ticker runs here, so only the controls themselves move anything.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 // Backups: list (last 30 days), create (asynchronous, with an optional callback), restore and
-// point-in-time recovery. The rules live in the store (InstanceStore / instance-backups.ts).
+// point-in-time recovery. The rules are backups.ts.
 import { Hono } from 'hono';
 import type { Route } from '../../http/app.js';
 import { NO_CONTENT, bytesAnswer, operationsOf } from '../../http/operation.js';
@@ -13,7 +13,7 @@ export function backupsApp(route: Route) {
   app.get(
     '/',
     ...op('listBackups', (c, { query }) => {
-      // The bytes of the list as the store keeps them (instance-backups-view.ts: the same JSON as listBackups()).
+      // The bytes of the list as they are kept (view.ts: the same JSON as the list).
       return bytesAnswer(c, c.get('principal').instance.backups.listJson(query.db));
     }),
   );

@@ -103,7 +103,7 @@ export class InstanceResources {
   readonly integrations: Record<IntegrationKind, Integrations>;
   readonly backups: Backups;
   readonly maintenance: MaintenanceSchedule;
-  /** Simulated metrics and the alarms that fire (outside the contract; see instance-monitor.ts). */
+  /** Simulated metrics and the alarms that fire (outside the contract; see alarms/monitor.ts). */
   readonly monitor: Monitor;
 
   /**

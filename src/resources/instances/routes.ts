@@ -8,7 +8,7 @@ type Ops = CustomerOperations;
 export function instancesApp(route: Route) {
   const app = new Hono<CustomerEnv>();
   const op = operationsOf<Ops, CustomerEnv>(route);
-  // The bytes of the list as the store keeps them (account-views.ts: the same JSON as the list).
+  // The bytes of the list as they are kept (view.ts: the same JSON as the list).
   app.get(
     '/',
     ...op('listInstances', (c) => {

@@ -11,7 +11,7 @@ export function invoicesApp(route: Route) {
   app.get(
     '/',
     ...op('listInvoices', (c, { query }) => {
-      // The bytes the store keeps for the range (account-views.ts: the same JSON as the list).
+      // The bytes kept for the range (invoices.ts, listJson: the same JSON as the list).
       return bytesAnswer(c, c.get('principal').account.invoices.listJson(query.from, query.to));
     }),
   );

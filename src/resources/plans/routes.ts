@@ -9,7 +9,7 @@ export function plansApp(route: Route) {
   app.get(
     '/',
     ...op('listPlans', (c, { query }) => {
-      // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
+      // The bytes kept for the filter (plans.ts, listJson: the same JSON as the list).
       return bytesAnswer(c, c.get('principal').account.plans.listJson(query.backend));
     }),
   );

@@ -9,7 +9,7 @@ export function regionsApp(route: Route) {
   app.get(
     '/',
     ...op('listRegions', (c, { query }) => {
-      // The bytes the store keeps for the filter (account-views.ts: the same JSON as the list).
+      // The bytes kept for the filter (regions.ts, listJson: the same JSON as the list).
       return bytesAnswer(c, c.get('principal').account.regions.listJson(query.provider));
     }),
   );

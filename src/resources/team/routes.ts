@@ -11,7 +11,7 @@ export function teamApp(route: Route) {
   app.get(
     '/',
     ...op('listTeamMembers', (c) => {
-      // The bytes the store keeps until the team changes (account-views.ts: the same JSON as the list).
+      // The bytes kept until the team changes (team.ts, listJson: the same JSON as the list).
       return bytesAnswer(c, c.get('principal').account.team.listJson());
     }),
   );

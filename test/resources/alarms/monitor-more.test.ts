@@ -1,4 +1,4 @@
-// The monitor's rules that instance-monitor.test.ts leaves open: the percentage limit of cpu, the
+// The monitor's rules that monitor.test.ts leaves open: the percentage limit of cpu, the
 // database's measured size as disk_used_gb (and the control API's value winning over it), and an
 // alarm created between evaluations (src/resources/alarms/monitor.ts).
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// InstanceStore's revision, as the account's cached instance list (account-views.ts) sees it: every
+// InstanceStore's revision, as the account's cached instance list (instances/view.ts) sees it: every
 // change of a summary field shows in the next listing, also when one request changes two of them.
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AccountStore } from '../../../src/resources/account.js';
