@@ -1,6 +1,7 @@
 // Builds and starts Tusk: the documents, the validators compiled from them, the registry of stores,
 // and one HTTP server per interface.
 import { serve, type ServerType } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadDocuments, type InterfaceName } from './openapi/documents.js';
 import { SchemaSet } from './openapi/ajv.js';
@@ -8,6 +9,7 @@ import { readContractRules } from './openapi/rules.js';
 import { Registry, type RegistryOptions } from './accounts/registry.js';
 import { RateLimiter, parseRateLimit } from './http/rate-limit.js';
 import { SERVER_TIMEOUTS } from './core/limits.js';
+import { drain } from './core/drain.js';
 
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
 import { createCustomerApp, createInstanceApp, type AppDependencies } from './compose.js';
@@ -279,11 +281,7 @@ export async function startTusk(options: TuskOptions = {}): Promise<RunningTusk>
   const ticker = tusk.replica ? undefined : setInterval(() => tusk.registry.tick(), 100);
   ticker?.unref();
   tusk.replica?.start();
-  const close = (s: ServerType) =>
-    new Promise<void>((resolve) => {
-      s.close(() => resolve());
-      (s as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-    });
+  const close = (s: ServerType) => drain(s as Server, timeouts.drainMs);
   return {
     ...tusk,
     customerUrl: urlOf(host, customer),

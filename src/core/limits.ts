@@ -28,6 +28,8 @@ export const SERVER_TIMEOUTS = {
   keepAliveMs: 5_000,
   /** How often node checks the two timeouts above. */
   checkIntervalMs: 1_000,
+  /** On close, how long a request already read may take to be answered before it is cut. */
+  drainMs: 5_000,
 } as const;
 
 /**
