@@ -12,7 +12,16 @@ const layer = (name, path, forbidden) => ({
   from: { path: `^src/${path}` },
   to: { path: `^src/(${forbidden.join('|')})` },
 });
-const ABOVE_HTTP = ['customer/', 'instance/', 'control/', 'docs/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/'];
+const ABOVE_HTTP = [
+  'customer/',
+  'instance/',
+  'control/',
+  'docs/',
+  'proxy/',
+  'server\\.ts',
+  'cli(\\.ts|/)',
+  'conformance/',
+];
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'an import cycle', from: {}, to: { circular: true } },
@@ -21,8 +30,8 @@ module.exports = {
     layer('store', 'store/', ['http/', ...ABOVE_HTTP]),
     layer('databases', 'databases/', ['store/', 'http/', ...ABOVE_HTTP]),
     layer('http', 'http/', ABOVE_HTTP),
-    layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
-    layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli(\\.ts|/)', 'conformance/']),
+    layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli(\\.ts|/)', 'conformance/']),
     // The validating proxy judges traffic with the documents alone: no store, no stand-in.
     layer('proxy', 'proxy/', [
       'store/',
@@ -32,10 +41,10 @@ module.exports = {
       'instance/',
       'control/',
       'server\\.ts',
-      'cli\\.ts',
+      'cli(\\.ts|/)',
       'conformance/',
     ]),
-    layer('server', 'server\\.ts', ['proxy/', 'cli\\.ts', 'conformance/']),
+    layer('server', 'server\\.ts', ['proxy/', 'cli(\\.ts|/)', 'conformance/']),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
