@@ -8,6 +8,7 @@ import { PROJECT_ROOT, packageVersion } from '../src/openapi/documents.js';
 import { serveUntilReady } from './support/serve.js';
 import { run as runProcess, running, start } from './support/processes.js';
 import { tempDir } from './support/temp.js';
+import { createServer, type AddressInfo } from 'node:net';
 import { freePort } from '../src/core/net.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
@@ -160,6 +161,36 @@ describe('tusk serve and tusk proxy configured by the environment alone (as a co
     const served = start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0'], { env });
     await served.until(/tusk: ready/);
     expect(await served.stop()).toBe(0);
+  });
+});
+
+describe('tusk serve on a port another process has', () => {
+  it('says which port, of which API, is taken and how to choose another, with exit code 2', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      for (const [args, api, flag] of [
+        [
+          ['--customer-port', String(port), '--instance-port', '0'],
+          'customer',
+          '--customer-port (or TUSK_CUSTOMER_PORT)',
+        ],
+        [
+          ['--customer-port', '0', '--instance-port', String(port)],
+          'instance',
+          '--instance-port (or TUSK_INSTANCE_PORT)',
+        ],
+      ] as const) {
+        const { code, stderr } = await runProcess(process.execPath, [BIN, 'serve', '--databases', 'off', ...args]);
+        expect(code).toBe(2);
+        expect(stderr).toBe(
+          `tusk: port ${port} on 127.0.0.1 (the ${api} API) is taken by another process: stop it, or choose another port with ${flag}; 0 picks a free one\n`,
+        );
+      }
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
   });
 });
 
