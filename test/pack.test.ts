@@ -1,8 +1,8 @@
 // The package installs and runs without a clone: `npm pack` (of the build that `npm test` made just
-// before: --ignore-scripts skips the prepack build), install the tarball into an empty project with
-// its production dependencies only and its install scripts blocked (`npm install --omit=dev
-// --ignore-scripts`, as pnpm does by default: from the registry or npm's cache; no build step), and
-// run what a user runs there. The lean install stays within 85 MiB (no suite runner in it);
+// before: --ignore-scripts skips the prepack build), install the tarball into an empty project as
+// README says (`npm install --save-dev ./tusk-mock-0.1.0.tgz`; a dependency's devDependencies are
+// never installed, so only its production ones) with its install scripts blocked (as pnpm does by
+// default: from the registry or npm's cache; no build step), and run what a user runs there. The lean install stays within 85 MiB (no suite runner in it);
 // `npx tusk serve` serves from it with its embedded databases (the library links the blocked
 // script did not make, Tusk makes); `npx tusk test` names the command that installs its runner,
 // then, with the runner installed, checks that serve (the deployment and key from TUSK_*
@@ -10,16 +10,7 @@
 // in the log and in GET /__tusk/health; and a client project imports the bundled documents and the
 // generated types.
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -51,7 +42,8 @@ beforeAll(async () => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'tusk-pack-client', version: '1.0.0', private: true, type: 'module' }),
   );
-  await npm(['install', tarball, '--omit=dev', '--ignore-scripts']);
+  // README's command, install scripts blocked as pnpm does by default.
+  await npm(['install', '--save-dev', tarball, '--ignore-scripts']);
 }, 240_000);
 
 /** npm in the client project, from npm's cache where it can. */
@@ -236,12 +228,8 @@ describe('the npm package tusk-mock', () => {
   }, 60_000);
 
   it('with its runner installed, npx tusk test checks npx tusk serve (TUSK_* variables), and npx tusk proxy runs in front of it, with no build step', async () => {
-    const dev = (
-      JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as {
-        devDependencies: Record<string, string>;
-      }
-    ).devDependencies;
-    await npm(['install', '--save-dev', `vitest@${dev.vitest}`, `supertest@${dev.supertest}`]);
+    // The command tusk test named (README's too).
+    await npm(['install', '--save-dev', 'supertest@7', 'vitest@4']);
     server = npxTusk(['serve', '--customer-port', '0', '--instance-port', '0', '--quiet', '--databases', 'off']);
     const out = await readyOutput(server, /tusk: ready/, 'the installed tusk serve');
     const customer = /customer API\s+(http:\/\/\S+)/.exec(out)![1]!;
