@@ -3,7 +3,7 @@
 // exercised. Each command's flags, with the environment variables that stand in for them, are one
 // table in cli/tables.ts; its --help is made from it. Commands other than serve load on demand.
 import { packageVersion } from './openapi/documents.js';
-import { fail } from './cli/fail.js';
+import { fail } from './cli/command.js';
 import { serveCommand } from './cli/serve.js';
 
 export { SERVE_HELP } from './cli/serve.js';

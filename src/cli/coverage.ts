@@ -2,24 +2,12 @@
 // from its GET /__tusk/coverage, as a table (or the JSON report with --json).
 import type { CoverageReport } from '../openapi/coverage-recorder.js';
 import { coverageTable } from '../openapi/coverage-render.js';
-import { fail } from './fail.js';
-import { helpOf, readFlags, UsageError } from './flags.js';
+import { fail, readCommand } from './command.js';
 import { COVERAGE } from './tables/index.js';
 
-export const COVERAGE_HELP = helpOf(COVERAGE);
-
 export async function coverageCommand(args: string[]): Promise<void> {
-  let values;
-  try {
-    ({ values } = readFlags(COVERAGE, args));
-  } catch (err) {
-    if (err instanceof UsageError) fail(`${err.message}\n\n${COVERAGE_HELP}`);
-    throw err;
-  }
-  if (values.help) {
-    process.stdout.write(COVERAGE_HELP);
-    return;
-  }
+  const values = readCommand(COVERAGE, args);
+  if (!values) return;
   const base = ((values.url as string | undefined) ?? 'http://127.0.0.1:4010').replace(/\/+$/, '');
   const url = new URL(`${base}/__tusk/coverage`);
   if (values.account) url.searchParams.set('account', values.account as string);

@@ -1,24 +1,12 @@
 // `tusk docs`: writes the API reference of both interfaces as static HTML for publishing.
 import { join, resolve } from 'node:path';
 import { INTERFACES } from '../openapi/documents.js';
-import { fail } from './fail.js';
-import { helpOf, readFlags, UsageError } from './flags.js';
+import { fail, readCommand } from './command.js';
 import { DOCS } from './tables/index.js';
 
-export const DOCS_HELP = helpOf(DOCS);
-
 export async function docsCommand(args: string[]): Promise<void> {
-  let values;
-  try {
-    ({ values } = readFlags(DOCS, args));
-  } catch (err) {
-    if (err instanceof UsageError) fail(`${err.message}\n\n${DOCS_HELP}`);
-    throw err;
-  }
-  if (values.help) {
-    process.stdout.write(DOCS_HELP);
-    return;
-  }
+  const values = readCommand(DOCS, args);
+  if (!values) return;
   const out = resolve((values.out as string | undefined) ?? 'dist/docs');
   let files: string[];
   try {

@@ -1,27 +1,19 @@
 // `tusk proxy`: its flags and their variables read by the table (tables.ts, PROXY), then the
 // validating proxy started as a command (src/proxy/cli.ts).
-import { fail } from './fail.js';
-import { helpOf, readFlags, UsageError } from './flags.js';
+import { readCommand } from './command.js';
+import { UsageError, type FlagValue } from './flags.js';
 import { PROXY } from './tables/index.js';
 
-export const PROXY_HELP = helpOf(PROXY);
+/** Both targets are required. */
+function targetsGiven(values: Record<string, FlagValue>): void {
+  for (const name of ['customer-target', 'instance-target'])
+    if (values[name] === undefined)
+      throw new UsageError(`--${name} (or ${PROXY.flags.find((f) => f.name === name)!.env}) is required`);
+}
 
 export async function proxyCommand(args: string[]): Promise<void> {
-  let values;
-  try {
-    ({ values } = readFlags(PROXY, args));
-    if (!values.help)
-      for (const name of ['customer-target', 'instance-target'])
-        if (values[name] === undefined)
-          throw new UsageError(`--${name} (or ${PROXY.flags.find((f) => f.name === name)!.env}) is required`);
-  } catch (err) {
-    if (err instanceof UsageError) fail(`${err.message}\n\n${PROXY_HELP}`, undefined, 'tusk proxy');
-    throw err;
-  }
-  if (values.help) {
-    process.stdout.write(PROXY_HELP);
-    return;
-  }
+  const values = readCommand(PROXY, args, targetsGiven, 'tusk proxy');
+  if (!values) return;
   const str = (name: string) => values[name] as string | undefined;
   const target = (name: string) => new URL(str(name)!).href.replace(/\/$/, '');
   const { proxyCommand: run } = await import('../proxy/cli.js');

@@ -6,8 +6,8 @@ import { DOCS_PATH } from '../docs/routes.js';
 import { writeCoverageFiles } from '../openapi/coverage-render.js';
 import { DEFAULTS, startTusk, type TuskOptions } from '../server.js';
 import { createLogger } from '../core/log.js';
-import { fail } from './fail.js';
-import { helpOf, readFlags, UsageError, type FlagValue } from './flags.js';
+import { fail, readCommand } from './command.js';
+import { helpOf, UsageError, type FlagValue } from './flags.js';
 import { SERVE } from './tables/index.js';
 
 export const SERVE_HELP = helpOf(SERVE);
@@ -67,20 +67,9 @@ export function listenProblem(err: unknown, o: TuskOptions): string {
 }
 
 export async function serveCommand(args: string[]): Promise<void> {
-  let values;
-  let options;
-  try {
-    ({ values } = readFlags(SERVE, args));
-    if (values.help) {
-      process.stdout.write(SERVE_HELP);
-      return;
-    }
-    options = serveOptions(values);
-  } catch (err) {
-    if (err instanceof UsageError) fail(`${err.message}\n\n${SERVE_HELP}`);
-    throw err;
-  }
-  const { coverageFile, ...tuskOptions } = options;
+  const values = readCommand(SERVE, args, (read) => void serveOptions(read));
+  if (!values) return;
+  const { coverageFile, ...tuskOptions } = serveOptions(values);
   const logger = createLogger(values.log === 'json' ? 'json' : 'text');
   let tusk;
   try {
