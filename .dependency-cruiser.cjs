@@ -1,50 +1,57 @@
-// The dependency rules of src/ (issue 16), checked by `npm run lint` (so by `npm test`): no import
-// cycle, and layers that point one way:
-//   core (errors, limits, memo)  ->  openapi (documents, rules, validation)  ->  store, databases  ->  http  ->  customer, instance
-//   (resource apps), control (beside them)  ->  server  ->  cli, conformance; proxy (the validating
-//   proxy) uses core and openapi only, and only cli uses it
-// A module may import its own layer and the layers to its left, never one to its right.
+// The dependency rules of src/, checked by `npm run lint` (so by `npm test`): no import cycle, and
+// folders that point one way, from the bottom up:
+//   core       errors, limits, memo, log lines, durations, Basic keys: imports nothing of src/
+//   openapi    the documents, the operation table, compiled validators, the body convention, rules
+//   databases  the real Postgres engine and the SQL behind the instances
+//   domain     what the resources share: clocks, dates, ids, secrets, record types, the outbox,
+//              fault rules, the request journal, the state's types
+//   http       the request pipeline, the finishing step, answer modes, router, rate limit
+//   resources  one folder per resource of the two APIs (routes, rules, views, database work) and the
+//              two aggregates (resources/account.ts, resources/instances/instance.ts)
+//   accounts   the homes: one per account, the registry that finds them, the key index
+//   compose.ts, control, docs   the two interfaces' apps, the /__tusk/ plane, the API reference
+//   server     builds and starts everything;  cli, conformance  the `tusk` command
+// proxy/ (the validating proxy) uses core and openapi only, and only cli uses it.
+// A module may import its own folder and the folders below it, never one above.
 /** @type {import('dependency-cruiser').IConfiguration} */
-const layer = (name, path, forbidden) => ({
-  name: `layer-${name}`,
-  severity: 'error',
-  comment: `${path} is below ${forbidden.join(', ')}: it must not import them`,
-  from: { path: `^src/${path}` },
-  to: { path: `^src/(${forbidden.join('|')})` },
-});
-const ABOVE_HTTP = [
-  'customer/',
-  'instance/',
-  'control/',
-  'docs/',
-  'proxy/',
+const ORDER = [
+  'core/',
+  'openapi/',
+  'databases/',
+  'domain/',
+  'http/',
+  'resources/',
+  'accounts/',
+  '(compose\\.ts|control/|docs/)',
   'server\\.ts',
-  'cli(\\.ts|/)',
-  'conformance/',
+  '(cli\\.ts|cli/|conformance/)',
 ];
+const layer = (i) => ({
+  name: `layer-${ORDER[i].replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`,
+  severity: 'error',
+  comment: `src/${ORDER[i]} must not import what is above it`,
+  from: { path: `^src/${ORDER[i]}` },
+  to: { path: `^src/(${ORDER.slice(i + 1).join('|')}|proxy/)` },
+});
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', comment: 'an import cycle', from: {}, to: { circular: true } },
-    layer('core', 'core/', ['openapi/', 'store/', 'databases/', 'http/', ...ABOVE_HTTP]),
-    layer('openapi', 'openapi/', ['store/', 'databases/', 'http/', ...ABOVE_HTTP]),
-    layer('store', 'store/', ['http/', ...ABOVE_HTTP]),
-    layer('databases', 'databases/', ['store/', 'http/', ...ABOVE_HTTP]),
-    layer('http', 'http/', ABOVE_HTTP),
-    layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli(\\.ts|/)', 'conformance/']),
-    layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli(\\.ts|/)', 'conformance/']),
+    ...ORDER.map((_, i) => layer(i)).slice(0, -1),
+    {
+      name: 'layer-compose-control-docs',
+      severity: 'error',
+      comment: 'compose/, control/ and docs/ stand side by side: none imports another',
+      from: { path: '^src/(compose\\.ts|control/|docs/)' },
+      to: { path: '^src/(compose\\.ts|control/|docs/)', pathNot: '^src/$1' },
+    },
     // The validating proxy judges traffic with the documents alone: no store, no stand-in.
-    layer('proxy', 'proxy/', [
-      'store/',
-      'databases/',
-      'http/',
-      'customer/',
-      'instance/',
-      'control/',
-      'server\\.ts',
-      'cli(\\.ts|/)',
-      'conformance/',
-    ]),
-    layer('server', 'server\\.ts', ['proxy/', 'cli(\\.ts|/)', 'conformance/']),
+    {
+      name: 'layer-proxy',
+      severity: 'error',
+      comment: 'src/proxy/ uses core/ and openapi/ only',
+      from: { path: '^src/proxy/' },
+      to: { path: '^src/', pathNot: '^src/(core|openapi|proxy|generated)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -5,22 +5,20 @@ import type { AddressInfo } from 'node:net';
 import { loadDocuments, type InterfaceName } from './openapi/documents.js';
 import { SchemaSet } from './openapi/ajv.js';
 import { readContractRules } from './openapi/rules.js';
-import { Registry, type RegistryOptions } from './store/registry.js';
+import { Registry, type RegistryOptions } from './accounts/registry.js';
 import { RateLimiter, parseRateLimit } from './http/rate-limit.js';
 import { SERVER_TIMEOUTS } from './core/limits.js';
 
 export type ServerTimeouts = { -readonly [K in keyof typeof SERVER_TIMEOUTS]: number };
-import { createCustomerApp } from './customer/app.js';
+import { createCustomerApp, createInstanceApp, type AppDependencies } from './compose.js';
 import type { ApiAppOptions, ResponseInfo } from './http/app.js';
-import { createInstanceApp } from './instance/app.js';
 import { docsRoutes } from './docs/routes.js';
 import { DEFAULT_ADMIN_KEY, DEFAULT_SEED } from '../fixtures/index.js';
 import { validateFixtures } from '../fixtures/validate.js';
-import type { FaultRule } from './store/fault-rules.js';
+import type { FaultRule } from './domain/fault-rules.js';
 import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
-import type { AppDependencies } from './http/deps.js';
 import { PostgresEngine, parseEngineSpec, persistentDataDir, type EngineLog } from './databases/engine.js';
 import { Databases } from './databases/instance-databases.js';
 import { createLogger, type Logger } from './core/log.js';
@@ -38,7 +36,7 @@ export interface TuskOptions {
   rateLimit?: string;
   /** Request log: one line per request as text, as JSON, or none. */
   log?: 'text' | 'json' | 'off';
-  /** Fault rules in force from the start (objects, or the flag form `listAlarms:latency=200ms`); see src/store/fault-rules.ts. */
+  /** Fault rules in force from the start (objects, or the flag form `listAlarms:latency=200ms`); see src/domain/fault-rules.ts. */
   faults?: (FaultRule | string)[];
   registry?: Omit<RegistryOptions, 'seed' | 'adminKey' | 'provisionDelayMs' | 'rules' | 'validate'>;
   /** HTTP timeouts of the node servers (startTusk); defaults in src/core/limits.ts. */
@@ -74,7 +72,7 @@ export const DEFAULTS = {
   log: 'text',
 } as const;
 
-export type { AppDependencies } from './http/deps.js';
+export type { AppDependencies } from './compose.js';
 
 export interface Tusk {
   /** Where the server's lines go (options.logger, else text on the console). */
@@ -157,7 +155,7 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const requestLog = o.log !== 'off';
   // Routes outside the contract, on both ports (see ApiAppOptions.extensions).
   const control = new ControlPlane({
-    app: deps,
+    schemas: deps.schemas,
     registry,
     ...(o.state ? { stateFile: o.state } : {}),
     ...(o.controlKey !== undefined ? { controlKey: o.controlKey } : {}),
@@ -167,8 +165,8 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   const onResponse = (api: InterfaceName) => control.observer(api, requestLog ? requestLogger(logger, api) : undefined);
   // API coverage: every answer, by the operation that took the request (if any), its status and account.
   const onAnswer = (api: InterfaceName) => (c: Context, res: Response) => {
-    const principal = c.get('principal') as { home: { id: string } } | undefined;
-    registry.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.home.id, {
+    const principal = c.get('principal') as { account: { id: string } } | undefined;
+    registry.coverage.record(api, c.get('operationId') as string | undefined, res.status, principal?.account.id, {
       method: c.req.method,
       path: c.req.path,
     });

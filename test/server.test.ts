@@ -150,7 +150,7 @@ describe('createTusk: fixtures, faults and Prefer', () => {
     expect((error as FixtureError).problems).toEqual([
       'accounts.0.customer.account_name differs from the account name',
     ]);
-    expect(tusk.registry.account(bad.id)).toBeUndefined();
+    expect(tusk.registry.home(bad.id)?.records).toBeUndefined();
   });
 
   it('applies the fault rules given at start-up and the Prefer header', async () => {

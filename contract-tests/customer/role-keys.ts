@@ -4,7 +4,7 @@
 // in-process reference implementation has the fixtures' documented keys (ROLE_KEYS) unless
 // TUSK_ROLE_KEYS names others. The admin key is the target's TUSK_API_KEY.
 import { ROLE_KEYS } from '../../fixtures/index.js';
-import type { Role } from '../../src/store/types.js';
+import type { Role } from '../../src/domain/types.js';
 import type { ContractContext } from '../harness/index.js';
 
 export const ROLES: readonly Role[] = ['admin', 'devops', 'member', 'monitor', 'billing manager'];

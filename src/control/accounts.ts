@@ -1,9 +1,16 @@
-// Fresh accounts for POST /__tusk/accounts: one team member and one customer API key per role, no
-// instances, no invoices, no audit events; random ids and keys, so that accounts never collide.
+// Fresh accounts, so that many CI jobs share one stand-in (outside the contract; whole server only):
+//   POST /__tusk/accounts {name?, team_email?}   an isolated account: one team member and one customer
+//   API key per role, no instances, no invoices, no audit events; random ids and keys, so that
+//   accounts never collide (201 with the keys)
 import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
 import type { AccountFixture } from '../../fixtures/index.js';
-import { randomSecret } from '../store/secrets.js';
-import type { Role } from '../store/types.js';
+import { badRequest } from '../core/errors.js';
+import type { ControlDeps } from './deps.js';
+import { controlBody } from './body.js';
+import { scopeOf, serverOnly } from './scope.js';
+import { randomSecret } from '../domain/secrets.js';
+import type { Role } from '../domain/types.js';
 
 export const ROLES: readonly Role[] = ['admin', 'devops', 'member', 'monitor', 'billing manager'];
 
@@ -52,4 +59,24 @@ export function freshAccount(options: FreshAccountOptions = {}): {
     audit: [],
   };
   return { fixture, keys };
+}
+
+export function accountRoutes(deps: ControlDeps): Hono {
+  const app = new Hono();
+  const { registry } = deps;
+  app.post('/', async (c) => {
+    serverOnly(scopeOf(c, registry, deps.controlKey), 'POST /__tusk/accounts');
+    const options = await controlBody(c, deps.document, 'createAccount');
+    const { fixture, keys } = freshAccount(options ?? {});
+    try {
+      registry.addAccount(fixture);
+    } catch (err) {
+      throw badRequest(`the account cannot be created: ${(err as Error).message}`);
+    }
+    return c.json(
+      { account_id: fixture.id, name: fixture.name, team_email: fixture.teamEmail, admin_key: keys.admin, keys },
+      201,
+    );
+  });
+  return app;
 }

@@ -1,6 +1,6 @@
 // What every control route module receives (see CONTROL_ROUTES in plane.ts).
-import type { AppDependencies } from '../http/deps.js';
-import type { Registry } from '../store/registry.js';
+import type { SchemaSet } from '../openapi/ajv.js';
+import type { Registry } from '../accounts/registry.js';
 import type { ControlDocument } from './document.js';
 import type { IntervalHistogram } from 'node:perf_hooks';
 
@@ -18,8 +18,8 @@ export interface EngineHealth {
 export interface ControlDeps {
   /** The server's registry (the same one the API apps read): every account's home, the server's clock, outbox, faults, journal and coverage. */
   registry: Registry;
-  /** Documents, schemas and the rate limiter of the API apps. */
-  app: AppDependencies;
+  /** The validators of the interfaces' schemas (a state load checks its records with them). */
+  schemas: SchemaSet;
   /** The control plane's document and the validators of its request bodies. */
   document: ControlDocument;
   /**

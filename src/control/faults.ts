@@ -1,4 +1,4 @@
-// Fault injection through the control API (outside the contract); the rules are src/store/fault-rules.ts.
+// Fault injection through the control API (outside the contract); the rules are src/domain/fault-rules.ts.
 //   GET    /__tusk/faults   {"seed": 1, "rules": [...]}
 //   PUT    /__tusk/faults   {"rules": [{"operation": "listAlarms", "latency": "100-300ms"}, "*:error=500@0.1"], "seed"?: 7}
 //                           replaces every rule (objects or the --fault flag form) and restarts the random sequences
@@ -8,7 +8,7 @@
 // unscoped, on the server's rules, which every request meets.
 import { Hono, type Context } from 'hono';
 import { invalid } from '../core/errors.js';
-import type { Faults } from '../store/fault-rules.js';
+import type { Faults } from '../domain/fault-rules.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody } from './body.js';
 import { scopeOf } from './scope.js';

@@ -8,13 +8,13 @@
 //   2. the request's HTTP Basic key, when it has one: a customer key names its account, an
 //      instance key its instance (`curl -u :KEY`, as on the APIs); else
 //   3. the one instance with that id across all accounts (400 when several accounts have one).
-// The rules of evaluation are in src/store/instance-monitor.ts.
+// The rules of evaluation are in src/resources/alarms/monitor.ts.
 import { Hono, type Context } from 'hono';
 import { ApiError, invalid } from '../core/errors.js';
 import { keyOfHeader } from '../core/basic-auth.js';
-import type { InstanceStore } from '../store/instance-store.js';
-import type { AccountStore } from '../store/account-store.js';
-import type { Registry } from '../store/registry.js';
+import type { InstanceStore } from '../resources/instances/instance.js';
+import type { AccountStore } from '../resources/account.js';
+import type { Registry } from '../accounts/registry.js';
 import type { ControlDeps } from './deps.js';
 import { controlBody } from './body.js';
 
@@ -30,7 +30,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
   const id = Number(raw);
   const accountId = c.req.query('account');
   if (accountId !== undefined) {
-    const account = registry.account(accountId);
+    const account = registry.home(accountId)?.records;
     if (!account) throw new ApiError(404, `Not found: no account with id ${accountId}`);
     const instance = account.instanceStore(id);
     if (!instance) throw new ApiError(404, `Not found: account ${accountId} has no instance with id ${id}`);
@@ -56,7 +56,7 @@ export function findInstance(registry: Registry, c: Context): { account: Account
     );
   }
   const found: { account: AccountStore; instance: InstanceStore }[] = [];
-  for (const account of registry.allAccounts()) {
+  for (const { records: account } of registry.allHomes()) {
     const instance = account.instanceStore(id);
     if (instance) found.push({ account, instance });
   }
@@ -75,8 +75,8 @@ function view(registry: Registry, account: AccountStore, instance: InstanceStore
   return {
     instance: { id: instance.id, account: account.id, name: instance.name },
     now: new Date(account.ctx.clock.now()).toISOString(),
-    metrics: instance.metrics,
-    alarms: instance.alarmStatus(),
+    metrics: instance.monitor.metrics,
+    alarms: instance.monitor.status(),
   };
 }
 
@@ -93,7 +93,7 @@ export function instanceRoutes(deps: ControlDeps): Hono {
   app.put('/:instance_id/metrics', async (c) => {
     const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
-    instance.setMetrics(await controlBody(c, deps.document, 'setInstanceMetrics'));
+    instance.monitor.setMetrics(await controlBody(c, deps.document, 'setInstanceMetrics'));
     registry.tick();
     return c.json(view(registry, account, instance));
   });
@@ -102,7 +102,7 @@ export function instanceRoutes(deps: ControlDeps): Hono {
     const registry = deps.registry;
     const { account, instance } = findInstance(registry, c);
     const { type, message } = await controlBody(c, deps.document, 'raiseInstanceEvent');
-    const notified = instance.raiseEvent(type, message);
+    const notified = instance.monitor.raise(type, message);
     registry.tick();
     return c.json({ instance: { id: instance.id, account: account.id, name: instance.name }, type, notified });
   });

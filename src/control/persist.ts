@@ -7,9 +7,9 @@ import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { SchemaSet } from '../openapi/ajv.js';
-import type { Registry } from '../store/registry.js';
-import { StateError } from '../store/snapshot.js';
-import { loadState } from './state.js';
+import type { Registry } from '../accounts/registry.js';
+import { StateError } from '../domain/state.js';
+import { loadState } from './state-check.js';
 import type { ControlDocument } from './document.js';
 
 export const DEFAULT_SAVE_DEBOUNCE_MS = 200;
@@ -61,7 +61,7 @@ export class StateFile {
       throw new StateFileError(this.file, `it is not JSON (${(err as Error).message})`);
     }
     try {
-      loadState(this.registry, value, schemas, control);
+      loadState(this.registry, value, { schemas, control });
     } catch (err) {
       if (err instanceof StateError) throw new StateFileError(this.file, err.message);
       throw err;
@@ -86,7 +86,7 @@ export class StateFile {
     while (this.writing) await this.writing;
     if (!this.dirty) return;
     this.dirty = false;
-    const text = JSON.stringify(this.registry.toJSON());
+    const text = JSON.stringify(this.registry.dump());
     this.writing = writeAtomically(this.file, text)
       .then(() => {
         this.lastError = undefined;

@@ -1,5 +1,5 @@
-// The control plane: routes outside the contract under /__tusk/ on both ports (reset, seed, state,
-// clock, outbox, request journal, accounts, and the modules listed in CONTROL_ROUTES), and what it
+// The control plane: routes outside the contract under /__tusk/ on both ports (one module per
+// control, listed in CONTROL_ROUTES), and what it
 // watches of the APIs' traffic (the request journal; with a state file, persistence). Without
 // `--control-key` it needs no key (a local tool on loopback; see README, "Simulation controls");
 // with one, every control needs it as the password of HTTP Basic, except the controls of one
@@ -7,10 +7,10 @@
 // that account's home only (scope.ts), and the index, the health and the control document
 // (health.ts). Errors are the shared JSON Error body (ApiError through the apps' one error handler).
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { AppDependencies } from '../http/deps.js';
+import type { SchemaSet } from '../openapi/ajv.js';
 import { errorResponse, type ResponseInfo } from '../http/app.js';
 import type { InterfaceName } from '../openapi/documents.js';
-import type { Registry } from '../store/registry.js';
+import type { Registry } from '../accounts/registry.js';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { keyOfHeader } from '../core/basic-auth.js';
 import { StateFile } from './persist.js';
@@ -18,7 +18,13 @@ import { ControlDocument } from './document.js';
 import { sameKey } from './scope.js';
 import { eventLoopMonitor, runtimeRoutes } from './runtime.js';
 import { healthRoutes, indexRoute, liveRoutes, OPEN_PATHS } from './health.js';
-import { stateRoutes } from './state-routes.js';
+import { resetRoutes } from './reset.js';
+import { seedRoutes } from './seed.js';
+import { stateRoutes } from './state.js';
+import { clockRoutes } from './clock.js';
+import { outboxRoutes } from './outbox.js';
+import { journalRoutes } from './journal.js';
+import { accountRoutes } from './accounts.js';
 import { instanceRoutes } from './instances.js';
 import { faultRoutes } from './faults.js';
 import { coverageRoutes } from './coverage.js';
@@ -35,7 +41,13 @@ export interface ControlRoute {
 
 /** The control modules. To add a control, append one line. */
 export const CONTROL_ROUTES: ControlRoute[] = [
-  { path: '/', routes: stateRoutes }, // reset, seed, state, clock, outbox, requests, accounts
+  { path: '/reset', routes: resetRoutes }, // back to the seeded state
+  { path: '/seed', routes: seedRoutes }, // another seed for the fixtures
+  { path: '/state', routes: stateRoutes }, // the state dumped and loaded
+  { path: '/clock', routes: clockRoutes }, // the virtual clocks
+  { path: '/outbox', routes: outboxRoutes }, // callbacks and notifications sent
+  { path: '/requests', routes: journalRoutes }, // the request journal
+  { path: '/accounts', routes: accountRoutes }, // fresh isolated accounts
   { path: '/instances', routes: instanceRoutes }, // metrics and events of an instance: alarms that fire
   { path: '/faults', routes: faultRoutes }, // fault injection
   { path: '/coverage', routes: coverageRoutes }, // what the clients' requests exercised
@@ -50,6 +62,7 @@ export function controlApp(deps: ControlDeps): Hono {
   if (deps.controlKey !== undefined) app.use('*', controlAuth(deps, deps.controlKey));
   for (const { path, routes } of CONTROL_ROUTES) app.route(path, routes(deps));
   app.get('/', indexRoute(deps));
+  app.get('/openapi.json', (c) => c.json(deps.document.document()));
   app.all('*', (c) => {
     throw new ApiError(
       404,
@@ -78,7 +91,7 @@ function controlAuth(deps: ControlDeps, controlKey: string): MiddlewareHandler {
       const principal = deps.registry.authenticateCustomer(key);
       // Its own account only: ?account= may name nothing else.
       const named = c.req.query('account');
-      if (principal?.key.role === 'admin' && (named === undefined || named === principal.home.id)) return next();
+      if (principal?.key.role === 'admin' && (named === undefined || named === principal.account.id)) return next();
     }
     throw unauthorized(
       ACCOUNT_SCOPED.test(c.req.path)
@@ -100,7 +113,8 @@ export function controlRoutes(deps: ControlDeps) {
 }
 
 export interface ControlPlaneOptions {
-  app: AppDependencies;
+  /** The validators of the interfaces' schemas. */
+  schemas: SchemaSet;
   registry: Registry;
   /** `--state FILE`: loaded now when it exists (throws StateFileError), written after changes. */
   stateFile?: string;
@@ -126,11 +140,11 @@ export class ControlPlane {
     const { registry } = options;
     this.state = options.stateFile ? new StateFile(options.stateFile, registry, options.saveDebounceMs) : undefined;
     const document = new ControlDocument();
-    this.loadedState = this.state ? this.state.load(options.app.schemas, document) : false;
+    this.loadedState = this.state ? this.state.load(options.schemas, document) : false;
     this.deps = {
       document,
       registry,
-      app: options.app,
+      schemas: options.schemas,
       eventLoopDelay: eventLoopMonitor(),
       clockMoved: () => registry.tick(),
       ...(options.controlKey !== undefined ? { controlKey: options.controlKey } : {}),

@@ -10,8 +10,8 @@ import type { Context } from 'hono';
 import { timingSafeEqual } from 'node:crypto';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { keyOfHeader } from '../core/basic-auth.js';
-import type { AccountHome } from '../store/home.js';
-import type { Registry } from '../store/registry.js';
+import type { AccountHome } from '../accounts/home.js';
+import type { Registry } from '../accounts/registry.js';
 
 /** The whole server, or one account's home. */
 export type Scope = { kind: 'server' } | { kind: 'account'; home: AccountHome };
@@ -36,7 +36,7 @@ export function scopeOf(c: Context, registry: Registry, controlKey: string | und
   if (!key || (controlKey !== undefined && sameKey(key, controlKey)))
     return named ? { kind: 'account', home: named } : SERVER;
   const customer = registry.authenticateCustomer(key);
-  const owner = customer?.home ?? registry.authenticateInstance(key)?.home;
+  const owner = registry.homeOfKey(key);
   if (!owner)
     throw unauthorized(
       'Unauthorized: the key is neither the control key nor a key of an account (send an admin key of the account, the control key, or none)',

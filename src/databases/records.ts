@@ -4,7 +4,7 @@
 /**
  * The part of a providerid that names the instance's real database and role: its first 16 letters
  * and digits, without case. Two providerids that agree there would share one database, so a loaded
- * state may not hold two such (src/store/state-check.ts).
+ * state may not hold two such (src/control/state-check.ts).
  */
 export const databaseKeyOf = (providerid: string): string =>
   providerid

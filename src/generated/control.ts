@@ -901,7 +901,7 @@ export interface components {
                     started_at?: components["schemas"]["StateTime"];
                 }[];
             };
-            /** @description Simulated metrics and alarm states (src/store/instance-monitor.ts); absent, the defaults. */
+            /** @description Simulated metrics and alarm states (src/resources/alarms/monitor.ts); absent, the defaults. */
             monitor?: {
                 metrics: WithRequired<components["schemas"]["Metrics"], "cpu" | "memory" | "disk_used_gb" | "disk_total_gb">;
                 /** @description when the metrics were last set (ms) */

@@ -21,9 +21,9 @@ import {
   type PipelineEnv,
 } from './pipeline.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { Clock } from '../store/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { ConnectionReset, faultStep } from './fault-step.js';
-import type { Faults } from '../store/fault-rules.js';
+import type { Faults } from '../domain/fault-rules.js';
 import { preferStep } from './prefer.js';
 import { successCodes, type AnswerOptions, type SuccessCodes } from './answers.js';
 import { MemoRouter } from './router.js';

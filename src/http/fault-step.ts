@@ -1,12 +1,12 @@
 // The pipeline step that applies injected faults (the rules and what they decide are
-// src/store/fault-rules.ts). It runs first in an operation's pipeline, before authentication:
+// src/domain/fault-rules.ts). It runs first in an operation's pipeline, before authentication:
 // latency, then a reset, then an error. An injected error or reset never reaches the stores, so
 // nothing changes; an injected error is the operation's declared response for the status (an Error
 // body and the declared headers, e.g. Retry-After for 429) plus `Tusk-Fault: error`.
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { OpenApiDocument } from '../openapi/documents.js';
 import type { OperationInfo } from '../openapi/operations.js';
-import type { FaultDecision, Faults } from '../store/fault-rules.js';
+import type { FaultDecision, Faults } from '../domain/fault-rules.js';
 import { exampleHeaders, responseKeyFor, responseObject } from './examples.js';
 
 /** Raised to close a connection without an answer; the apps' error handler lets it through. */

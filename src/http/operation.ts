@@ -1,7 +1,7 @@
 // How a resource sub-app routes one operation, naming its operationId once:
 //   const op = operationsOf<Ops, InstanceEnv>(route);
 //   app.get('/:id', ...op('getAlarm', (c, { params }) => {
-//     return c.get('principal').instance.getAlarm(params.id);
+//     return c.get('principal').instance.alarms.get(params.id);
 //   }));
 // gives the operation's pipeline (route(id): auth, parse, validate, rate limit) and its handler. The
 // handler receives the validated input typed by that operation (from the generated types) and
@@ -25,7 +25,7 @@ export type Answer<Ops, Id extends keyof Ops> = ResponseBody<Ops, Id> | typeof N
 
 /**
  * A 200 whose body the store keeps as bytes: the JSON of the documented body made once and kept
- * until what it shows changes (src/store/account-views.ts and the like; each is tested to equal
+ * until what it shows changes (src/resources/account-views.ts and the like; each is tested to equal
  * JSON.stringify of its list), or the audit log's CSV.
  */
 export function bytesAnswer(c: Context, body: Uint8Array, contentType = 'application/json'): Response {

@@ -11,7 +11,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError, unauthorized } from '../core/errors.js';
 import { rawBodyOf, type OperationValidator, type RawBody, type ValidatedRequest } from '../openapi/requests.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { Clock } from '../store/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { MAX_BODY_BYTES } from '../core/limits.js';
 import { Memo } from '../core/memo.js';
 import { basicCredentials, keyOfHeader, type KeyField } from '../core/basic-auth.js';

@@ -1,6 +1,6 @@
 // A fixed-window rate limiter per API key, on the store's clock so that a test can roll the window
 // by advancing the clock instead of sleeping (generic limiters read Date.now()).
-import type { Clock } from '../store/clock.js';
+import type { Clock } from '../domain/clock.js';
 import { parseDuration } from '../core/duration.js';
 
 export interface RateLimitOptions {

@@ -68,10 +68,10 @@ describe('resetting one account', () => {
   });
 
   it('an unknown account is a 404 and changes nothing', async () => {
-    const before = JSON.stringify(tusk.registry.toJSON().accounts);
+    const before = JSON.stringify(tusk.registry.dump().accounts);
     const res = await api.call('/__tusk/reset?account=no-such-account', { method: 'POST' });
     expect(res.status).toBe(404);
-    expect(JSON.stringify(tusk.registry.toJSON().accounts)).toBe(before);
+    expect(JSON.stringify(tusk.registry.dump().accounts)).toBe(before);
   });
 });
 

@@ -3,7 +3,7 @@
 // through the control API, move the virtual clock past time_threshold, receive the notification.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openReceiver, type Receiver } from '../../contract-tests/harness/receiver.js';
-import type { NotificationBody } from '../../src/store/instance-monitor.js';
+import type { NotificationBody } from '../../src/resources/alarms/notifications.js';
 import { ControlDocument } from '../../src/control/document.js';
 import { basic, start, type Api } from './client.js';
 
@@ -57,7 +57,7 @@ describe('a cpu alarm with a webhook recipient', () => {
 
     const view = await setMetrics(
       { cpu: 95, memory: 40, disk_used_gb: 12, disk_total_gb: 100 },
-      `?account=${[...api.tusk.registry.allAccounts()][0]!.id}`,
+      `?account=${[...api.tusk.registry.allHomes()].map((h) => h.records)[0]!.id}`,
     );
     expect(view).toMatchObject({
       instance: { id: instance.id },

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { controlApp } from '../../src/control/plane.js';
 import { CONTROL_DOCUMENT_PATH, ControlDocument } from '../../src/control/document.js';
-import { RequestJournal } from '../../src/store/journal.js';
+import { RequestJournal } from '../../src/domain/journal.js';
 import { createTusk } from '../../src/server.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
 import { ADMIN_KEY, INSTANCE_1_KEY, start, type Client } from './setup.js';

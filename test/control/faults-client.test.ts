@@ -3,7 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTusk } from '../../src/server.js';
 import { ConnectionReset } from '../../src/http/fault-step.js';
-import { mulberry32, parseFaultFlag, parseLatency } from '../../src/store/fault-rules.js';
+import { mulberry32, parseFaultFlag, parseLatency } from '../../src/domain/fault-rules.js';
 import { ControlDocument } from '../../src/control/document.js';
 import { SERVE_HELP } from '../../src/cli.js';
 import { basic, start, type Api } from './client.js';

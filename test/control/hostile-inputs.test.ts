@@ -48,7 +48,7 @@ const control = (method: string, path: string, init: { key?: string; body?: unkn
   call('customer', method, `/__tusk${path}`, init);
 
 /** Everything a control could change: the whole state (clock, outbox, every account, its keys and instances). */
-const everything = () => JSON.stringify(tusk.registry.toJSON());
+const everything = () => JSON.stringify(tusk.registry.dump());
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the tests spoil on purpose
 const dump = (): any => JSON.parse(everything());
 

@@ -21,7 +21,7 @@ const control = (method: string, path: string, body?: unknown, authorization?: s
 
 beforeAll(async () => {
   tusk = await createTusk({ log: 'off', provisionDelayMs: 0, seed: 1 });
-  const account = [...tusk.registry.allAccounts()][0]!;
+  const account = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
   seeded = {
     id: account.id,
     instance1: (await call('GET', '/api/instances/1', { authorization: basic(tusk.registry.adminKey) })).body.name,

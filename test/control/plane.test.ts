@@ -7,7 +7,7 @@ import { ControlPlane } from '../../src/control/plane.js';
 import { ControlDocument } from '../../src/control/document.js';
 
 let tusk: Tusk;
-const plane = () => new ControlPlane({ app: tusk.deps, registry: tusk.registry });
+const plane = () => new ControlPlane({ schemas: tusk.deps.schemas, registry: tusk.registry });
 
 describe('ControlPlane', () => {
   beforeEach(async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { StateFile, StateFileError, readStateFile, writeAtomically } from '../../src/control/persist.js';
 import { createTusk, type Tusk } from '../../src/server.js';
-import type { Registry } from '../../src/store/registry.js';
+import type { Registry } from '../../src/accounts/registry.js';
 
 const realSetTimeout = globalThis.setTimeout;
 const sleep = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
@@ -34,7 +34,7 @@ afterEach(() => {
 /** A registry that only dumps: each dump is counted and numbered. */
 function counting(dumpOf: (n: number) => unknown = (n) => ({ n })) {
   const stub = { dumps: 0, registry: undefined as unknown as Registry };
-  stub.registry = { toJSON: () => dumpOf(++stub.dumps) } as unknown as Registry;
+  stub.registry = { dump: () => dumpOf(++stub.dumps) } as unknown as Registry;
   return stub;
 }
 const onDisk = () => JSON.parse(readFileSync(file, 'utf8')) as unknown;
@@ -75,12 +75,12 @@ describe('loading a state file', () => {
   });
 
   it('names the problems of a state that is not valid', () => {
-    writeFileSync(file, JSON.stringify({ ...tusk.registry.toJSON(), tusk_state: 2 }));
+    writeFileSync(file, JSON.stringify({ ...tusk.registry.dump(), tusk_state: 2 }));
     expect(() => load(file)).toThrow(refusal(file, 'not a valid Tusk state: tusk_state: must be 1'));
   });
 
   it('refuses a clock, an outbox body or a providerid that the server cannot take, naming each, and the registry stays as it was (issue 31)', () => {
-    const before = JSON.stringify(tusk.registry.toJSON());
+    const before = JSON.stringify(tusk.registry.dump());
     const good = () => JSON.parse(before);
     const clock = { ...good(), clock: { offset_ms: 1e308, pinned_ms: null } };
     writeFileSync(file, JSON.stringify(clock));
@@ -115,13 +115,14 @@ describe('loading a state file', () => {
     expect(() => load(file)).toThrow(
       /cannot be loaded: not a valid Tusk state: accounts\.0\.instances\.1\.providerid: this providerid appears twice in the state \(also at accounts\.0\.instances\.0\.providerid\)/,
     );
-    expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
+    expect(JSON.stringify(tusk.registry.dump())).toBe(before);
   });
 
   it('does not blame the file for a failure that is not about the state', () => {
-    writeFileSync(file, JSON.stringify(tusk.registry.toJSON()));
+    writeFileSync(file, JSON.stringify(tusk.registry.dump()));
     const broken = {
-      restore: () => {
+      catalogue: tusk.registry.catalogue,
+      load: () => {
         throw new RangeError('out of memory, say');
       },
     } as unknown as Registry;

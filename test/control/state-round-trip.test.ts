@@ -3,11 +3,11 @@
 // ids continue), and a malformed or inconsistent dump is refused and changes nothing.
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import { Registry } from '../../src/store/registry.js';
-import { VirtualClock } from '../../src/store/clock.js';
-import { StateError, type RegistryState } from '../../src/store/snapshot.js';
-import { checkStateShape } from '../../src/control/state.js';
+import { Registry, type RegistryOptions } from '../../src/accounts/registry.js';
+import { VirtualClock } from '../../src/domain/clock.js';
+import { StateError, type RegistryState } from '../../src/domain/state.js';
 import { ROLE_KEYS, instanceKey } from '../../fixtures/index.js';
+import { checkStateShape, loadStateParts } from '../../src/control/state-check.js';
 
 const ADMIN_KEY = 'state-test-admin-key';
 const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
@@ -21,24 +21,24 @@ const fresh = () => new Registry({ ...registry.options, clock: new VirtualClock(
 /** Changes a bit of everything through the stores, the way requests would. */
 function busy(): { newAdminKey: string; instanceId: number; newInstanceKey: string } {
   const { account, key } = registry.authenticateCustomer(ADMIN_KEY)!;
-  const created = account.createInstance(
+  const created = account.instances.create(
     { name: 'orders', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
     key,
   );
   const inst = account.instanceStore(created.id)!;
-  const r = inst.createRecipient({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
-  inst.createAlarm({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
-  inst.createIntegration('logs', 'logs_e', { token: 'a' });
-  inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
-  inst.createBackup({ callback: 'http://127.0.0.1:9/cb' });
-  const [m] = inst.listMaintenance();
-  inst.runMaintenance(m!.id);
+  const r = inst.recipients.create({ type: 'webhook', value: 'https://hooks.example.com/x', name: 'hook' });
+  inst.alarms.create({ type: 'cpu', value_threshold: 80, time_threshold: 300, recipients: [r.id] });
+  inst.integrations['logs'].create('logs_e', { token: 'a' });
+  inst.integrations['metrics'].create('metrics_c_v3', { api_key: 'k', region: 'eu' });
+  inst.backups.create({ callback: 'http://127.0.0.1:9/cb' });
+  const [m] = inst.maintenance.list();
+  inst.maintenance.run(m!.id);
   const newInstanceKey = inst.rotateApiKey();
   inst.rotatePassword();
-  account.inviteTeamMember({ email: 'new@example.com', role: 'member', tags: 'a,b' }, key);
-  account.updateInstance(1, { name: 'renamed' }, key);
-  account.deleteInstance(3, key);
-  const { apikey: newAdminKey } = account.rotateApiKey(key.id);
+  account.team.invite({ email: 'new@example.com', role: 'member', tags: 'a,b' }, key);
+  account.instances.update(1, { name: 'renamed' }, key);
+  account.instances.delete(3, key);
+  const { apikey: newAdminKey } = account.apiKeys.rotate(key.id);
   registry.clock.advance(3_600_000);
   return { newAdminKey, instanceId: created.id, newInstanceKey };
 }
@@ -52,23 +52,23 @@ describe('the registry state round trip', () => {
   it('dump, load into a fresh registry, dump again: the same document', () => {
     busy();
     registry.clock.pin(Date.UTC(2030, 0, 1));
-    const dump = json(registry.toJSON());
-    const loaded = Registry.fromJSON(dump, { ...registry.options, clock: new VirtualClock() });
-    expect(json(loaded.toJSON())).toEqual(dump);
+    const dump = json(registry.dump());
+    const loaded = loadedRegistry(dump, { ...registry.options, clock: new VirtualClock() });
+    expect(json(loaded.dump())).toEqual(dump);
     // and the text is the same too (key order included)
-    expect(JSON.stringify(loaded.toJSON())).toBe(JSON.stringify(registry.toJSON()));
+    expect(JSON.stringify(loaded.dump())).toBe(JSON.stringify(registry.dump()));
   });
 
   it('the dump is valid against the State schema of the control document', () => {
     busy();
-    expect(() => checkStateShape(json(registry.toJSON()), tusk.deps.schemas, tusk.control.deps.document)).not.toThrow();
+    expect(() => checkStateShape(json(registry.dump()), tusk.deps.schemas, tusk.control.deps.document)).not.toThrow();
   });
 
   it('after a load, keys authenticate as before, revoked keys do not, and ids continue', () => {
     const { newAdminKey, instanceId, newInstanceKey } = busy();
-    const dump = json(registry.toJSON());
+    const dump = json(registry.dump());
     const loaded = fresh();
-    loaded.restore(dump);
+    loadStateParts(loaded, dump);
 
     expect(loaded.authenticateCustomer(ADMIN_KEY)).toBeUndefined(); // rotated away
     const admin = loaded.authenticateCustomer(newAdminKey)!;
@@ -79,21 +79,21 @@ describe('the registry state round trip', () => {
     expect(loaded.authenticateInstance(instanceKey(3))).toBeUndefined(); // deleted
 
     // ids go on where the dumped registry stood
-    const again = admin.account.createInstance(
+    const again = admin.account.instances.create(
       { name: 'next', plan: 'hippo', region: 'amazon-web-services::us-east-1' },
       admin.key,
     );
     expect(again.id).toBe(instanceId + 1);
     const inst = admin.account.instanceStore(instanceId)!;
     const before = registry.authenticateInstance(newInstanceKey)!.instance;
-    expect(inst.createRecipient({ type: 'email', value: 'a@example.com' }).id).toBe(
-      before.createRecipient({ type: 'email', value: 'a@example.com' }).id,
+    expect(inst.recipients.create({ type: 'email', value: 'a@example.com' }).id).toBe(
+      before.recipients.create({ type: 'email', value: 'a@example.com' }).id,
     );
-    expect(inst.createIntegration('logs', 'logs_e', { token: 'b' }).id).toBe(
-      before.createIntegration('logs', 'logs_e', { token: 'b' }).id,
+    expect(inst.integrations['logs'].create('logs_e', { token: 'b' }).id).toBe(
+      before.integrations['logs'].create('logs_e', { token: 'b' }).id,
     );
-    expect(admin.account.rotateApiKey(admin.key.id).apikey).not.toBe(newAdminKey);
-    expect(admin.account.apiKeys().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
+    expect(admin.account.apiKeys.rotate(admin.key.id).apikey).not.toBe(newAdminKey);
+    expect(admin.account.apiKeys.list().map((k) => k.id)).toContain(`key-${dump.accounts[0]!.last_key_id + 1}`);
 
     // the clock and the outbox came along
     expect(loaded.clock.offsetMs).toBe(registry.clock.offsetMs);
@@ -107,37 +107,37 @@ describe('the registry state round trip', () => {
   it('the listing APIs answer the same from the loaded registry', () => {
     const { instanceId, newInstanceKey } = busy();
     registry.clock.pin(registry.clock.now());
-    const loaded = Registry.fromJSON(json(registry.toJSON()), { ...registry.options, clock: new VirtualClock() });
+    const loaded = loadedRegistry(json(registry.dump()), { ...registry.options, clock: new VirtualClock() });
     const a = registry.authenticateInstance(newInstanceKey)!.instance;
     const b = loaded.authenticateInstance(newInstanceKey)!.instance;
     expect(b.id).toBe(instanceId);
     for (const read of [
-      (i: typeof a) => i.listBackups(),
-      (i: typeof a) => i.listAlarms(),
-      (i: typeof a) => i.listRecipients(),
-      (i: typeof a) => i.listMaintenance(),
-      (i: typeof a) => i.listIntegrations('metrics'),
+      (i: typeof a) => i.backups.list(),
+      (i: typeof a) => i.alarms.list(),
+      (i: typeof a) => i.recipients.list(),
+      (i: typeof a) => i.maintenance.list(),
+      (i: typeof a) => i.integrations['metrics'].list(),
     ]) {
       // download links carry the listing time; both clocks stand at the same time
       expect(read(b)).toEqual(read(a));
     }
     const accountA = registry.authenticateInstance(newInstanceKey)!.account;
     const accountB = loaded.authenticateInstance(newInstanceKey)!.account;
-    expect(accountB.listInstances()).toEqual(accountA.listInstances());
-    expect(accountB.listTeamMembers()).toEqual(accountA.listTeamMembers());
-    expect(accountB.listInvoices()).toEqual(accountA.listInvoices());
-    expect(accountB.auditLogCsv()).toBe(accountA.auditLogCsv());
+    expect(accountB.instances.list()).toEqual(accountA.instances.list());
+    expect(accountB.team.list()).toEqual(accountA.team.list());
+    expect(accountB.invoices.list()).toEqual(accountA.invoices.list());
+    expect(accountB.audit.csv()).toBe(accountA.audit.csv());
   });
 
   it('a loaded state keeps its seed: reset goes back to the fixtures of that seed', () => {
     const loaded = fresh();
     registry.reseed(7);
-    const dump = json(registry.toJSON());
+    const dump = json(registry.dump());
     expect(loaded.seed).toBe(1);
-    loaded.restore(dump);
+    loadStateParts(loaded, dump);
     expect(loaded.seed).toBe(7);
     loaded.reset();
-    expect([...loaded.allAccounts()][0]!.id).toBe(dump.accounts[0]!.id);
+    expect([...loaded.allHomes()].map((h) => h.records)[0]!.id).toBe(dump.accounts[0]!.id);
   });
 });
 
@@ -145,7 +145,7 @@ describe('a state that cannot be loaded', () => {
   let good: RegistryState;
   beforeEach(() => {
     busy();
-    good = json(registry.toJSON());
+    good = json(registry.dump());
   });
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
@@ -195,17 +195,17 @@ describe('a state that cannot be loaded', () => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
       const bad = json(good) as any;
       spoil(bad);
-      const before = JSON.stringify(registry.toJSON());
+      const before = JSON.stringify(registry.dump());
       let error: unknown;
       try {
         checkStateShape(bad, tusk.deps.schemas, tusk.control.deps.document);
-        registry.restore(bad);
+        loadStateParts(registry, bad);
       } catch (err) {
         error = err;
       }
       expect(error).toBeInstanceOf(StateError);
       expect((error as StateError).message).toMatch(message);
-      expect(JSON.stringify(registry.toJSON())).toBe(before);
+      expect(JSON.stringify(registry.dump())).toBe(before);
       // the keys of the current state still open it
       expect(registry.authenticateCustomer(ROLE_KEYS.devops)).toBeDefined();
     });
@@ -237,7 +237,7 @@ describe('GET and PUT /__tusk/state', () => {
   it('GET dumps the state; PUT of it loads it (on either port)', async () => {
     busy();
     const dump = (await (await control('/__tusk/state')).json()) as RegistryState;
-    expect(dump).toEqual(json(registry.toJSON()));
+    expect(dump).toEqual(json(registry.dump()));
     registry.reset();
     const res = await tusk.instance.fetch(
       new Request('http://tusk/__tusk/state', { method: 'PUT', body: JSON.stringify(dump) }),
@@ -245,15 +245,15 @@ describe('GET and PUT /__tusk/state', () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { seed: number }).seed).toBe(1);
     // the clock moved with the load, so the due callback has had its first attempt since
-    const { outbox: _o, ...rest } = json(registry.toJSON());
+    const { outbox: _o, ...rest } = json(registry.dump());
     const { outbox: _d, ...expected } = dump;
     expect(rest).toEqual(expected);
   });
 
   it('PUT of a malformed or inconsistent dump is a 400 in the Error shape, naming the field and the rule, and changes nothing', async () => {
-    const before = JSON.stringify(registry.toJSON());
+    const before = JSON.stringify(registry.dump());
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
-    const dump = json(registry.toJSON()) as any;
+    const dump = json(registry.dump()) as any;
     dump.accounts[0].instances[0].plan = 'gold';
     const res = await control('/__tusk/state', { method: 'PUT', body: '{' });
     expect(res.status).toBe(400);
@@ -272,6 +272,13 @@ describe('GET and PUT /__tusk/state', () => {
       const err = await res.json();
       expect(err).toEqual({ error: expect.stringContaining(`${field}: `), field, rule });
     }
-    expect(JSON.stringify(registry.toJSON())).toBe(before);
+    expect(JSON.stringify(registry.dump())).toBe(before);
   });
 });
+
+/** A registry with `options` that holds `state`, loaded as the control plane loads one. */
+function loadedRegistry(state: RegistryState, options: RegistryOptions): Registry {
+  const registry = new Registry(options);
+  loadStateParts(registry, state);
+  return registry;
+}

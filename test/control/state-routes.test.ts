@@ -3,7 +3,7 @@
 // unknown control. No server ticker runs here, so only the controls themselves move anything.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import type { RegistryState } from '../../src/store/snapshot.js';
+import type { RegistryState } from '../../src/domain/state.js';
 import { ROLES } from '../../src/control/accounts.js';
 import { request } from './setup.js';
 import { basic } from './client.js';
@@ -105,7 +105,7 @@ describe('core controls: GET /__tusk/outbox', () => {
   /** Loads a state whose outbox holds one entry of each status (a `sending` one loads as pending). */
   const at = Date.now() + 86_400_000; // the pending one is not due yet
   async function outboxOfEveryStatus(): Promise<void> {
-    const state = json(tusk.registry.toJSON()) as RegistryState;
+    const state = json(tusk.registry.dump()) as RegistryState;
     const entry = (id: number, kind: 'callback' | 'notification', status: string, extra: object = {}) => ({
       id,
       kind,
@@ -197,8 +197,8 @@ describe('core controls: PUT /__tusk/state', () => {
   });
 
   it("refuses a malformed dump with 400 naming every problem, the first one's field and rule, and changes nothing", async () => {
-    const before = JSON.stringify(tusk.registry.toJSON());
-    const state = json(tusk.registry.toJSON()) as Partial<RegistryState>;
+    const before = JSON.stringify(tusk.registry.dump());
+    const state = json(tusk.registry.dump()) as Partial<RegistryState>;
     delete state.clock;
     state.seed = -1;
     expect(await control('PUT', '/state', state)).toStrictEqual({
@@ -209,15 +209,15 @@ describe('core controls: PUT /__tusk/state', () => {
         rule: 'required',
       },
     });
-    expect(JSON.stringify(tusk.registry.toJSON())).toBe(before);
+    expect(JSON.stringify(tusk.registry.dump())).toBe(before);
   });
 
   it('answers a failure of the server itself with 500, not with a 400 blaming the dump', async () => {
-    vi.spyOn(tusk.registry, 'restore').mockImplementation(() => {
+    vi.spyOn(tusk.registry, 'load').mockImplementation(() => {
       throw new Error('disk on fire');
     });
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    expect(await control('PUT', '/state', json(tusk.registry.toJSON()))).toStrictEqual({
+    expect(await control('PUT', '/state', json(tusk.registry.dump()))).toStrictEqual({
       status: 500,
       body: { error: 'Internal server error, try again later' },
     });

@@ -2,20 +2,20 @@
 // records against the interfaces' schemas; each problem names its place in the dump.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createTusk, type Tusk } from '../../src/server.js';
-import { StateError } from '../../src/store/snapshot.js';
-import { checkStateShape } from '../../src/control/state.js';
+import { StateError } from '../../src/domain/state.js';
+import { checkStateShape } from '../../src/control/state-check.js';
 
 let tusk: Tusk;
 beforeAll(async () => {
   tusk = await createTusk({ log: 'off' });
   const { account } = tusk.registry.authenticateCustomer('tusk-admin-key')!;
   const inst = account.instanceStore(1)!;
-  inst.createIntegration('logs', 'logs_e', { token: 'a' });
-  inst.createIntegration('metrics', 'metrics_c_v3', { api_key: 'k', region: 'eu' });
+  inst.integrations['logs'].create('logs_e', { token: 'a' });
+  inst.integrations['metrics'].create('metrics_c_v3', { api_key: 'k', region: 'eu' });
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a dump the test breaks on purpose
-const dump = (): any => JSON.parse(JSON.stringify(tusk.registry.toJSON()));
+const dump = (): any => JSON.parse(JSON.stringify(tusk.registry.dump()));
 const problemsOf = (value: unknown): string[] => {
   try {
     checkStateShape(value, tusk.deps.schemas, tusk.control.deps.document);

@@ -66,7 +66,7 @@ describe('the embedded server is killed', () => {
     await query(before.url, 'create table kept (x int)');
     await query(before.url, 'insert into kept values (1)');
     const databases = tusk.deps.databases!;
-    const store = [...tusk.registry.allAccounts()][0]!.instanceStores();
+    const store = [...tusk.registry.allHomes()].map((h) => h.records)[0]!.instanceStores();
     const instance = [...store].find((i) => i.id === before.id)!;
     // While the engine is not ready, no instance is.
     const readyWhileDown: boolean[] = [];

@@ -281,7 +281,7 @@ const input: fc.Arbitrary<Input | { what: string; load: 'server' | 'x'; spoil: S
 
 // ---- the checks ----
 
-const everything = () => JSON.stringify(tusk.registry.toJSON());
+const everything = () => JSON.stringify(tusk.registry.dump());
 /** What would show another account reached: its keys, its instances' identities and secrets, its clock. */
 async function identity(j: Job): Promise<string> {
   const { account } = (await call('customer', 'GET', '/__tusk/state', { key: j.admin_key })).body;

@@ -483,15 +483,15 @@ export class World {
   }
 
   get account() {
-    return [...this.tusk.registry.allAccounts()][0]!;
+    return [...this.tusk.registry.allHomes()].map((h) => h.records)[0]!;
   }
 
   /** The current admin key; a fresh world when the fuzz removed every admin. */
   adminKey(): string {
-    let admin = this.account.apiKeys().find((k) => k.role === 'admin');
-    if (!admin || this.account.listInstances().length === 0) {
+    let admin = this.account.apiKeys.list().find((k) => k.role === 'admin');
+    if (!admin || this.account.instances.list().length === 0) {
       this.reset();
-      admin = this.account.apiKeys().find((k) => k.role === 'admin')!;
+      admin = this.account.apiKeys.list().find((k) => k.role === 'admin')!;
     }
     return admin.key;
   }
@@ -504,7 +504,7 @@ export class World {
 
   instance(pick: number): { id: number; key: string } {
     this.adminKey();
-    const list = this.account.listInstances();
+    const list = this.account.instances.list();
     const id = list[Math.min(list.length - 1, Math.floor(pick * list.length))]!.id;
     return { id, key: this.account.instanceStore(id)!.apikey };
   }
@@ -514,10 +514,10 @@ export class World {
     const a = this.account;
     const store = instanceId === undefined ? undefined : a.instanceStore(instanceId);
     return JSON.stringify({
-      instances: a.listInstances(),
-      team: a.listTeamMembers().map((m) => ({ ...m, tags: a.memberTags(m.id) })),
-      keys: a.apiKeys(),
-      audit: a.auditEvents().length,
+      instances: a.instances.list(),
+      team: a.team.list().map((m) => ({ ...m, tags: a.team.tags(m.id) })),
+      keys: a.apiKeys.list(),
+      audit: a.audit.rows().length,
       outbox: this.tusk.registry.outbox.list().length,
       instance:
         store &&
@@ -526,12 +526,12 @@ export class World {
           : {
               key: store.apikey,
               url: store.url,
-              alarms: store.listAlarms(),
-              recipients: store.listRecipients(),
-              logs: store.listIntegrations('logs'),
-              metrics: store.listIntegrations('metrics'),
-              maintenance: store.listMaintenance(),
-              backups: store.listBackups().map((b) => b.id),
+              alarms: store.alarms.list(),
+              recipients: store.recipients.list(),
+              logs: store.integrations['logs'].list(),
+              metrics: store.integrations['metrics'].list(),
+              maintenance: store.maintenance.list(),
+              backups: store.backups.list().map((b) => b.id),
             }),
     });
   }
@@ -816,7 +816,7 @@ export class Runner {
       const id = Number(params.system_or_int_id ?? params.int_id);
       const found = this.world.account
         .instanceStore(instanceId)
-        ?.listIntegrations(kind)
+        ?.integrations[kind].list()
         .find((i) => i.id === id);
       if (!found) return { ok: true, notFound: true };
       stored = found.type;

@@ -14,7 +14,7 @@ import {
 } from '../../src/http/app.js';
 import { ApiError } from '../../src/core/errors.js';
 import { ConnectionReset } from '../../src/http/fault-step.js';
-import { Faults } from '../../src/store/fault-rules.js';
+import { Faults } from '../../src/domain/fault-rules.js';
 import type { PipelineEnv } from '../../src/http/pipeline.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 import { MemoRouter } from '../../src/http/router.js';

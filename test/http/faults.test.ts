@@ -1,4 +1,4 @@
-// Fault injection, unit by unit (src/store/fault-rules.ts, src/http/fault-step.ts): the flag form and latencies, the checks of a
+// Fault injection, unit by unit (src/domain/fault-rules.ts, src/http/fault-step.ts): the flag form and latencies, the checks of a
 // rule and their messages, which rules a request meets and what they decide (seeded: the same
 // decisions for the same seed), the answer of an injected error, and the pipeline step. The
 // documents are small ones made here, so that which statuses are declared where is known exactly.
@@ -14,7 +14,7 @@ import {
   parseLatency,
   type FaultDecision,
   type FaultRule,
-} from '../../src/store/fault-rules.js';
+} from '../../src/domain/fault-rules.js';
 import { ConnectionReset, faultResponse, faultStep } from '../../src/http/fault-step.js';
 
 /** Five customer operations (400, 401, 429, 500) and two instance ones (401, 404, 429, 500; listAlarms also 599). */

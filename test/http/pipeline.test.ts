@@ -22,7 +22,7 @@ import { errorResponse } from '../../src/http/app.js';
 import { basicCredentials, keyOfHeader } from '../../src/core/basic-auth.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 import { MAX_BODY_BYTES } from '../../src/core/limits.js';
-import { VirtualClock } from '../../src/store/clock.js';
+import { VirtualClock } from '../../src/domain/clock.js';
 import type { OperationValidator, RawBody } from '../../src/openapi/requests.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');

@@ -120,7 +120,7 @@ describe('where Prefer sits in the pipeline', () => {
   });
 
   it('after authorisation: a role that may not call the operation is still a 403', async () => {
-    const account = [...api.tusk.registry.allAccounts()][0]!;
+    const account = [...api.tusk.registry.allHomes()].map((h) => h.records)[0]!;
     const monitor = account.fixture.keys.find((k) => k.role === 'monitor')!;
     const res = await fetch(`${api.tusk.customerUrl}/api/instances`, {
       method: 'POST',

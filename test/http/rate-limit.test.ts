@@ -2,7 +2,7 @@
 // of --rate-limit N/S.
 import { describe, expect, it } from 'vitest';
 import { RateLimiter, parseRateLimit } from '../../src/http/rate-limit.js';
-import { VirtualClock } from '../../src/store/clock.js';
+import { VirtualClock } from '../../src/domain/clock.js';
 
 const T0 = 1_700_000_000_000;
 

@@ -8,7 +8,7 @@ import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 
 const TEXT = readFileSync(join(PROJECT_ROOT, 'ARCHITECTURE.md'), 'utf8');
 
-/** The paths named in backticks, with `src/`, `openapi/`, `test/` or `scripts/` in front or as a file of src/ (`store/home.ts`). */
+/** The paths named in backticks, with `src/`, `openapi/`, `test/` or `scripts/` in front or as a file of src/ (`accounts/home.ts`). */
 function namedPaths(text: string): string[] {
   const paths = new Set<string>();
   for (const [, raw] of text.matchAll(/`([\w./-]+\.(?:ts|yaml|js|md))`/g)) {

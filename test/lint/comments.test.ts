@@ -35,7 +35,7 @@ describe('comments in src/', () => {
   const files = sourceFiles(join(PROJECT_ROOT, 'src'));
 
   it('finds the sources it checks', () => {
-    expect(files).toContain('src/store/instance-api-state.ts');
+    expect(files).toContain('src/resources/instances/instance-resources.ts');
     expect(files).toContain('src/control/control.openapi.yaml');
     expect(files.length).toBeGreaterThan(50);
   });

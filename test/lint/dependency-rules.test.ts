@@ -1,5 +1,5 @@
 // The dependency check of `npm run lint` (.dependency-cruiser.cjs) fails on an import cycle and on
-// an import that points up the layers (store -> http, http -> a resource app, ...), and passes on
+// an import that points up the layers (domain -> http, a resource -> the server, ...), and passes on
 // this tree. Checked on a small tree of its own, so the rules are seen to bite.
 import { mkdirSync, writeFileSync } from 'node:fs';
 
@@ -32,32 +32,41 @@ describe('the dependency rules of src/', () => {
   it('pass on imports that point down the layers', async () => {
     const r = await cruise({
       'src/core/errors.ts': 'export const e = 1;\n',
-      'src/store/a.ts': "import { e } from '../core/errors.js';\nexport const a = e;\n",
-      'src/http/b.ts': "import { a } from '../store/a.js';\nexport const b = a;\n",
+      'src/domain/a.ts': "import { e } from '../core/errors.js';\nexport const a = e;\n",
+      'src/http/b.ts': "import { a } from '../domain/a.js';\nexport const b = a;\n",
     });
     expect(r.code, r.out).toBe(0);
   });
 
   it('fail on an import cycle', async () => {
     const r = await cruise({
-      'src/store/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
-      'src/store/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
+      'src/domain/a.ts': "import { b } from './b.js';\nexport const a = () => b;\n",
+      'src/domain/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
     });
     expect(r.code).not.toBe(0);
     expect(r.out).toMatch(/no-circular/);
   });
 
-  it('fail on an upward import: the store importing the HTTP layer, a resource app importing the server', async () => {
-    const store = await cruise({
+  it('fail on an upward import: the domain importing the HTTP layer, a resource importing the server', async () => {
+    const domain = await cruise({
       'src/http/errors.ts': 'export const e = 1;\n',
-      'src/store/a.ts': "import { e } from '../http/errors.js';\nexport const a = e;\n",
+      'src/domain/a.ts': "import { e } from '../http/errors.js';\nexport const a = e;\n",
     });
-    expect(store.code).not.toBe(0);
-    expect(store.out).toMatch(/layer-store/);
+    expect(domain.code).not.toBe(0);
+    expect(domain.out).toMatch(/layer-domain/);
     const app = await cruise({
       'src/server.ts': 'export const s = 1;\n',
-      'src/customer/app.ts': "import { s } from '../server.js';\nexport const c = s;\n",
+      'src/resources/x/routes.ts': "import { s } from '../../server.js';\nexport const c = s;\n",
     });
     expect(app.out).toMatch(/layer-resources/);
+  });
+
+  it('fail on an import between the control plane and the composition, which stand side by side', async () => {
+    const side = await cruise({
+      'src/compose.ts': 'export const c = 1;\n',
+      'src/control/a.ts': "import { c } from '../compose.js';\nexport const a = c;\n",
+    });
+    expect(side.code).not.toBe(0);
+    expect(side.out).toMatch(/layer-compose-control-docs/);
   });
 });

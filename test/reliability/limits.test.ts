@@ -13,8 +13,8 @@ const contract = await Contract.load();
 const basic = (key: string) => `Basic ${Buffer.from(`:${key}`).toString('base64')}`;
 
 function firstInstance(tusk: Tusk) {
-  const account = [...tusk.registry.allAccounts()][0]!;
-  const id = account.listInstances()[0]!.id;
+  const account = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
+  const id = account.instances.list()[0]!.id;
   return { account, id, store: account.instanceStore(id)!, key: account.instanceStore(id)!.apikey };
 }
 
@@ -51,7 +51,11 @@ describe('request bodies over 64 KiB', () => {
               : String(id),
         );
         const dump = () =>
-          JSON.stringify([account.toJSON?.() ?? account.listInstances(), store.listAlarms(), store.listRecipients()]);
+          JSON.stringify([
+            account.toJSON?.() ?? account.instances.list(),
+            store.alarms.list(),
+            store.recipients.list(),
+          ]);
         const before = dump();
         for (const [type, text] of [
           ['application/json', `{"name":"${'x'.repeat(MAX_BODY_BYTES)}"}`],
@@ -263,28 +267,28 @@ describe('long lists stay bounded', () => {
         path: '/api/alarms/recipients',
         body: { type: 'email', value: 'cap@example.com' },
         cap: LIST_CAPS.recipientsPerInstance,
-        count: () => store.listRecipients().length,
+        count: () => store.recipients.list().length,
       },
       {
         list: 'alarms',
         path: '/api/alarms',
         body: { type: 'notice' },
         cap: LIST_CAPS.alarmsPerInstance,
-        count: () => store.listAlarms().length,
+        count: () => store.alarms.list().length,
       },
       {
         list: 'logs integrations',
         path: '/api/integrations/logs/logs_d',
         body: { api_key: 'k', region: 'eu' },
         cap: LIST_CAPS.integrationsPerInstance,
-        count: () => store.listIntegrations('logs').length,
+        count: () => store.integrations['logs'].list().length,
       },
       {
         list: 'metrics integrations',
         path: '/api/integrations/metrics/metrics_c_v3',
         body: { api_key: 'k', region: 'eu' },
         cap: LIST_CAPS.integrationsPerInstance,
-        count: () => store.listIntegrations('metrics').length,
+        count: () => store.integrations['metrics'].list().length,
       },
     ];
     for (const c of cases) {
@@ -316,33 +320,33 @@ describe('long lists stay bounded', () => {
       last = await post('instance', '/api/backup', key, {});
     expect(last.status).toBe(400);
     expect(last.body.error).toMatch(/^backups: /);
-    expect(store.listBackups().length).toBeLessThanOrEqual(LIST_CAPS.backupsPerInstance);
+    expect(store.backups.list().length).toBeLessThanOrEqual(LIST_CAPS.backupsPerInstance);
   });
 
   it('instances and team members of an account; the audit log keeps the latest events', async () => {
-    const account = [...tusk.registry.allAccounts()][0]!;
-    const actor = account.apiKeys().find((k) => k.role === 'admin')!;
+    const account = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
+    const actor = account.apiKeys.list().find((k) => k.role === 'admin')!;
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const region = tusk.registry.catalogue.regions[0]!;
     const body = { name: 'cap', plan, region: `${region.provider}::${region.region}` };
-    for (let n = account.listInstances().length; n < LIST_CAPS.instancesPerAccount; n++)
-      account.createInstance(body, actor);
+    for (let n = account.instances.list().length; n < LIST_CAPS.instancesPerAccount; n++)
+      account.instances.create(body, actor);
     const refused = await post('customer', '/api/instances', actor.key, body);
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatch(/^instances: an account has at most 10000 instances/);
-    expect(account.listInstances()).toHaveLength(LIST_CAPS.instancesPerAccount);
+    expect(account.instances.list()).toHaveLength(LIST_CAPS.instancesPerAccount);
 
-    for (let i = account.listTeamMembers().length; i < LIST_CAPS.teamMembersPerAccount; i++)
-      account.inviteTeamMember({ email: `cap-${i}@example.com` }, actor);
+    for (let i = account.team.list().length; i < LIST_CAPS.teamMembersPerAccount; i++)
+      account.team.invite({ email: `cap-${i}@example.com` }, actor);
     const invite = await post('customer', '/api/team/invite', actor.key, { email: 'one-more@example.com' });
     expect(invite.status).toBe(400);
     expect(invite.body.error).toMatch(/^team: /);
 
-    const id = account.listInstances()[0]!.id;
-    for (let i = 0; account.auditEvents().length < LIST_CAPS.auditEventsPerAccount || i < 10; i++)
-      account.updateInstance(id, { name: `renamed-${i}` }, actor);
-    expect(account.auditEvents().length).toBe(LIST_CAPS.auditEventsPerAccount);
-    expect(account.auditEvents().at(-1)!.extras).toContainEqual(['name', expect.stringMatching(/^renamed-/)]);
+    const id = account.instances.list()[0]!.id;
+    for (let i = 0; account.audit.rows().length < LIST_CAPS.auditEventsPerAccount || i < 10; i++)
+      account.instances.update(id, { name: `renamed-${i}` }, actor);
+    expect(account.audit.rows().length).toBe(LIST_CAPS.auditEventsPerAccount);
+    expect(account.audit.rows().at(-1)!.extras).toContainEqual(['name', expect.stringMatching(/^renamed-/)]);
   }, 120_000);
 
   it('the documents state every cap in the description of the operation that creates the item', () => {

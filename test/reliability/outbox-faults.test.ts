@@ -175,7 +175,12 @@ describe('failing callback and notification targets', () => {
     }
     expect((await api('POST', '/api/alarms', { type: 'notice', recipients })).status).toBe(200);
     const event = await fetch(
-      `${tusk.customerUrl}/__tusk/instances/${[...tusk.registry.allAccounts()][0]!.listInstances().at(-1)!.id}/events`,
+      `${tusk.customerUrl}/__tusk/instances/${
+        [...tusk.registry.allHomes()]
+          .map((h) => h.records)[0]!
+          .instances.list()
+          .at(-1)!.id
+      }/events`,
       {
         method: 'POST',
         headers: { authorization: basic(key), 'content-type': 'application/json' },

@@ -105,9 +105,9 @@ describe('authentication of every operation', () => {
     vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
     tusk = await createTusk({ log: 'text', rateLimit: '1000000/1', provisionDelayMs: 0 });
     const admin = tusk.registry.adminKey;
-    const account = [...tusk.registry.allAccounts()][0]!;
+    const account = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
     // A customer key rotated away: the monitor's old key.
-    const monitor = account.apiKeys().find((k) => k.role === 'monitor')!.key;
+    const monitor = account.apiKeys.list().find((k) => k.role === 'monitor')!.key;
     expect((await call(tusk, 'customer', 'POST', '/api/apikeys/rotate-apikey', monitor)).status).toBe(200);
     const plan = tusk.registry.catalogue.plans.find((p) => !p.shared)!.name;
     const r = tusk.registry.catalogue.regions[0]!;
@@ -165,7 +165,7 @@ describe('authentication of every operation', () => {
     for (const op of ops(api)) {
       it(`${api} ${op.operationId} (${op.method.toUpperCase()} ${op.path}): 401 with WWW-Authenticate for every bad credential, nothing changes`, async () => {
         const before = JSON.stringify(
-          tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances()),
+          tusk.registry.dump?.() ?? [...tusk.registry.allHomes()].map((h) => h.records).map((a) => a.instances.list()),
         );
         for (const [what, header] of bad[api]) {
           const res = await send(tusk, api, op, header);
@@ -174,7 +174,10 @@ describe('authentication of every operation', () => {
           expect(contract.violations(api, op.operationId, res), what).toEqual([]);
         }
         expect(
-          JSON.stringify(tusk.registry.toJSON?.() ?? [...tusk.registry.allAccounts()].map((a) => a.listInstances())),
+          JSON.stringify(
+            tusk.registry.dump?.() ??
+              [...tusk.registry.allHomes()].map((h) => h.records).map((a) => a.instances.list()),
+          ),
         ).toBe(before);
       });
     }
@@ -182,9 +185,9 @@ describe('authentication of every operation', () => {
 
   it('no key ever reaches the request log or the request journal', async () => {
     const keys = new Set<string>();
-    for (const a of tusk.registry.allAccounts()) {
-      for (const k of a.apiKeys()) keys.add(k.key);
-      for (const i of a.listInstances()) keys.add(a.instanceStore(i.id)!.apikey);
+    for (const { records: a } of tusk.registry.allHomes()) {
+      for (const k of a.apiKeys.list()) keys.add(k.key);
+      for (const i of a.instances.list()) keys.add(a.instanceStore(i.id)!.apikey);
     }
     for (const list of Object.values(bad))
       for (const [, h] of list)
@@ -346,7 +349,13 @@ describe("another instance's key and another account's key: valid, but only for 
   }
 
   it("with instance B's key, every operation on A's ids is a 404, no response carries A's data, and A is unchanged", async () => {
-    const dumpA = () => JSON.stringify([...tusk.registry.allAccounts()][0]!.instanceStore(a.id)!.toJSON?.() ?? '');
+    const dumpA = () =>
+      JSON.stringify(
+        [...tusk.registry.allHomes()]
+          .map((h) => h.records)[0]!
+          .instanceStore(a.id)!
+          .toJSON?.() ?? '',
+      );
     const before = dumpA();
     const probe = { key: b.apikey };
     const results = await sweep('instance', probe, async (op) => {
@@ -381,8 +390,8 @@ describe("another instance's key and another account's key: valid, but only for 
   });
 
   it("with another account's keys (its admin key and its instance's key), no response carries this account's data, and its instance ids are 404", async () => {
-    const mine = [...tusk.registry.allAccounts()][0]!;
-    const before = JSON.stringify(mine.toJSON?.() ?? mine.listInstances());
+    const mine = [...tusk.registry.allHomes()].map((h) => h.records)[0]!;
+    const before = JSON.stringify(mine.toJSON?.() ?? mine.instances.list());
     const ownIds = new Set(
       (await listed(contract.operation('customer', 'getInstance'), otherAccount.admin, 'customer')).map(String),
     );
@@ -391,8 +400,8 @@ describe("another instance's key and another account's key: valid, but only for 
     const theirAdmin = { key: otherAccount.admin };
     const customer = await sweep('customer', theirAdmin, async (op) => {
       if (op.path !== '/api/instances/{id}') return (await listed(op, theirAdmin.key, 'customer')).slice(0, 3);
-      return mine
-        .listInstances()
+      return mine.instances
+        .list()
         .map((i) => String(i.id))
         .filter((id) => !ownIds.has(id));
     });
@@ -400,8 +409,8 @@ describe("another instance's key and another account's key: valid, but only for 
       ...secretsOfA,
       mine.name,
       mine.teamEmail,
-      ...mine.apiKeys().map((k) => k.key),
-      ...mine.listTeamMembers().map((m) => m.email),
+      ...mine.apiKeys.list().map((k) => k.key),
+      ...mine.team.list().map((m) => m.email),
     ];
     for (const { op, path, res } of [...customer, ...instance]) {
       expect(res.status, `${op.operationId} ${path}`).toBeLessThan(500);
@@ -411,6 +420,6 @@ describe("another instance's key and another account's key: valid, but only for 
         expect(res.status, `${op.operationId} ${path}`).toBe(404);
     }
     expect(customer.filter((x) => x.op.path === '/api/instances/{id}').length).toBeGreaterThan(3);
-    expect(JSON.stringify(mine.toJSON?.() ?? mine.listInstances())).toBe(before);
+    expect(JSON.stringify(mine.toJSON?.() ?? mine.instances.list())).toBe(before);
   });
 });

@@ -10,7 +10,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const crypto = await import('node:crypto');
-const { Registry } = await import('../../src/store/registry.js');
+const { Registry } = await import('../../src/accounts/registry.js');
 const { readContractRules } = await import('../../src/openapi/rules.js');
 const { loadDocuments } = await import('../../src/openapi/documents.js');
 
@@ -61,8 +61,8 @@ describe('the comparison path of a key', () => {
       adminKey: KEY,
       rules: readContractRules((await loadDocuments()).instance),
     });
-    const account = [...registry.allAccounts()][0]!;
-    const instanceKey = account.instanceStore(account.listInstances()[0]!.id)!.apikey;
+    const account = [...registry.allHomes()].map((h) => h.records)[0]!;
+    const instanceKey = account.instanceStore(account.instances.list()[0]!.id)!.apikey;
     vi.mocked(crypto.timingSafeEqual).mockClear();
     expect(registry.authenticateInstance(KEY)).toBeUndefined();
     expect(registry.authenticateCustomer(instanceKey)).toBeUndefined();

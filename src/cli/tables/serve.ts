@@ -2,7 +2,7 @@
 import { parseEngineSpec } from '../../databases/engine.js';
 import { parseRateLimit } from '../../http/rate-limit.js';
 import { DEFAULTS } from '../../server.js';
-import { parseFaultFlag } from '../../store/fault-rules.js';
+import { parseFaultFlag } from '../../domain/fault-rules.js';
 import type { Command } from '../flags.js';
 import { atLeast8, HELP, notEmpty, parses, PORT, RATE_LIMIT } from './checks.js';
 
