@@ -1,4 +1,4 @@
-// The flags of a `tusk` command, read from one table (tables.ts): each row names a flag, its
+// The flags of a `tusk` command, read from its table (tables/): each row names a flag, its
 // placeholder, its help, its default and the environment variable that stands in for it. The
 // parser and the help text are both made from the rows, so they cannot drift. A flag given on the
 // command line wins over its variable; an empty variable counts as unset; a switch's variable takes
@@ -54,7 +54,7 @@ const YES = ['1', 'true', 'yes', 'on'];
 const NO = ['0', 'false', 'no', 'off'];
 
 /** How a message names a flag: `--customer-port (or TUSK_CUSTOMER_PORT)`. */
-export const flagName = (flag: Flag): string => `--${flag.name}${flag.env ? ` (or ${flag.env})` : ''}`;
+const flagName = (flag: Flag): string => `--${flag.name}${flag.env ? ` (or ${flag.env})` : ''}`;
 
 /** A switch's variable, read: yes (true) or no (false); anything else is refused. */
 function envSwitch(flag: Flag, raw: string): boolean {
@@ -137,7 +137,7 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** The columns --help is wrapped to. */
-export const HELP_WIDTH = 100;
+const HELP_WIDTH = 100;
 
 /**
  * The flag lines of --help: each flag, its help wrapped beside it, and a last line with its default

@@ -1,4 +1,4 @@
-// `tusk proxy`: its flags and their variables read by the table (tables.ts, PROXY), then the
+// `tusk proxy`: its flags and their variables read by its table (tables/proxy.ts), then the
 // validating proxy started as a command (src/proxy/cli.ts).
 import { readCommand } from './command.js';
 import { UsageError, type FlagValue } from './flags.js';

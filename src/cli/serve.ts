@@ -1,4 +1,4 @@
-// `tusk serve`: the stand-in as a command. Reads its flags and their variables (tables.ts), starts
+// `tusk serve`: the stand-in as a command. Reads its flags and their variables (tables/serve.ts), starts
 // the servers (server.ts), prints what a first hour needs, and stops on SIGINT or SIGTERM with exit
 // code 0, writing the coverage report when asked. A start that cannot happen (a port taken, a
 // state file that is not a state) is one line naming the cause and the fix, exit code 2.
