@@ -147,4 +147,4 @@ export class Client {
 }
 
 /** A seeded pseudo-random generator (the server's own mulberry32, built by `npm run build`), so a run can be repeated. */
-export { mulberry32 as random } from '../dist/src/store/fault-rules.js';
+export { mulberry32 as random } from '../dist/src/domain/fault-rules.js';
