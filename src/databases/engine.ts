@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { AdminConnection } from './connection.js';
 import { EmbeddedServer, type EmbeddedOptions } from './embedded.js';
 import { EngineStates } from './engine-states.js';
-import { embeddedPort, listening } from './embedded-port.js';
+import { embeddedPort, listening, movedLine } from './embedded-port.js';
 import { isUnreachable, reasonOf, type EngineLog, type EngineSpec } from './engine-spec.js';
 
 export { blockedForPostgres, cleanStaleEmbedded, persistentDataDir } from './embedded.js';
@@ -53,10 +53,7 @@ export class PostgresEngine extends EngineStates {
   /** The embedded server moved off a port another process took: the instances' urls follow. */
   private readonly moved = (port: number, why: string) => {
     this.port = port;
-    this.log(
-      'warn',
-      `tusk: databases: ${why}; the embedded server listens on ${port} instead, so the instances' urls changed (GET /api/instances/{id} gives the new ones)`,
-    );
+    this.log('warn', movedLine(port, why));
   };
 
   /**
@@ -130,7 +127,6 @@ export class PostgresEngine extends EngineStates {
   }
 
   private async boot(): Promise<void> {
-    let connection: pg.PoolConfig;
     await this.reserve();
     if (this.spec.kind === 'embedded') {
       const server = new EmbeddedServer(this.port, this.options.dataDir, {
@@ -140,18 +136,23 @@ export class PostgresEngine extends EngineStates {
       this.embedded = server;
       await listening(server, () => server.boot(), this.moved);
       if (this.closed) throw new Error('closed while starting');
-      connection = {
-        host: '127.0.0.1',
-        port: this.port,
-        user: 'postgres',
-        password: server.password,
-        database: 'postgres',
-      };
-    } else {
-      connection = { connectionString: this.spec.url };
     }
-    this.admin = await AdminConnection.open(connection);
+    this.admin = await AdminConnection.open(
+      this.spec.kind === 'external' ? { connectionString: this.spec.url } : this.embeddedConnection(this.embedded!),
+    );
     this.version = this.admin.version;
+  }
+
+  /** The admin's login on the embedded server, where it listens now. */
+  private embeddedConnection(server: EmbeddedServer): pg.PoolConfig {
+    return { host: '127.0.0.1', port: this.port, user: 'postgres', password: server.password, database: 'postgres' };
+  }
+
+  /** New connections of the admin, on the embedded server's new port. */
+  private async reconnect(server: EmbeddedServer): Promise<void> {
+    const old = this.admin;
+    this.admin = await AdminConnection.open(this.embeddedConnection(server));
+    await old?.end();
   }
 
   /** Watches the server: the embedded process's exit at once, any server's silence within a probe. */
@@ -219,7 +220,10 @@ export class PostgresEngine extends EngineStates {
             await this.embedded.stop(1_000); // what is left of the crashed server
             if (this.closed) return;
             const server = this.embedded;
+            const before = this.port;
             await listening(server, () => server.start(), this.moved);
+            // Moved off a port taken meanwhile: the admin's connections follow it.
+            if (this.port !== before) await this.reconnect(server);
           }
           await this.admin!.query('select 1');
           if (this.closed) return;

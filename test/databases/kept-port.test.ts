@@ -3,11 +3,12 @@
 // (remembered beside the data, FILE.pgdata.port), so the url a client saved still connects to the
 // data; when another process has taken that port, the server listens on another, a line says that
 // the urls changed, and the new url connects. And a port taken between the engine's choice and the
-// server's start (another process was quicker) moves the server too, with the same line.
+// server's start (another process was quicker), or while the server is started again after a
+// crash, moves the server too, with the same line.
 import { chmodSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { PostgresEngine } from '../../src/databases/engine.js';
 import { freePort } from '../../src/core/net.js';
 import { serve } from '../support/serve.js';
@@ -98,4 +99,26 @@ describe.runIf(process.platform === 'linux')("the embedded server's port", () =>
     expect((await engine.sql('select 1 as one')).rows).toEqual([{ one: 1 }]);
     expect(await freePort('127.0.0.1', engine.port)).not.toBe(engine.port); // it listens there
   }, 60_000);
+
+  it('a port taken while the server is started again after a crash: it moves, says so, and the engine works there', async () => {
+    const lines: string[] = [];
+    const engine = new PostgresEngine({ kind: 'embedded' }, (level, line) => lines.push(`${level} ${line}`));
+    onTestFinished(() => engine.close());
+    await engine.start();
+    const [first, pid] = [engine.port, engine.serverPid!];
+    process.kill(pid, 'SIGKILL'); // as the OOM killer would
+    // Another process takes the port the moment the server lets go of it.
+    await vi.waitFor(() => hold(first), { timeout: 15_000, interval: 10 });
+    await vi.waitFor(() => expect(lines.join('\n')).toContain('tusk: databases: the Postgres server is back'), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    expect(engine.state).toBe('ready');
+    expect(engine.port).not.toBe(first);
+    expect(lines).toContain(
+      `warn tusk: databases: port ${first} of 127.0.0.1 is taken by another process; the embedded server listens on ${engine.port} instead, so the instances' urls changed (GET /api/instances/{id} gives the new ones)`,
+    );
+    // The admin's connections followed it.
+    expect((await engine.sql('select 2 as two')).rows).toEqual([{ two: 2 }]);
+  }, 90_000);
 });
