@@ -4,7 +4,7 @@
 // state file that is not a state) is one line naming the cause and the fix, exit code 2.
 import { DOCS_PATH } from '../docs/routes.js';
 import { writeCoverageFiles } from '../openapi/coverage-render.js';
-import { DEFAULTS, startTusk, type TuskOptions } from '../server.js';
+import { DEFAULTS, startTusk, type RunningTusk, type TuskOptions } from '../server.js';
 import { createLogger } from '../core/log.js';
 import { fail, readCommand } from './command.js';
 import { helpOf, UsageError, type FlagValue } from './flags.js';
@@ -71,7 +71,31 @@ export async function serveCommand(args: string[]): Promise<void> {
   if (!values) return;
   const { coverageFile, ...tuskOptions } = serveOptions(values);
   const logger = createLogger(values.log === 'json' ? 'json' : 'text');
-  let tusk;
+  // Listened for from the start: until a handler is installed, a signal ends the process where it
+  // stands, with no cleanup (a CI script that sends SIGTERM on reading `tusk: ready` did).
+  let tusk: RunningTusk | undefined;
+  let closing: string | undefined;
+  let stopped = false;
+  const shutdown = (signal: string) => {
+    closing ??= signal;
+    if (!tusk || stopped) return; // still starting: it stops once started (below)
+    stopped = true;
+    const running = tusk;
+    running.stopping(); // a Ctrl-C reaches the embedded Postgres server too: its end is expected now
+    logger.info(`tusk: ${closing}, shutting down`);
+    if (coverageFile) {
+      try {
+        for (const file of writeCoverageFiles(coverageFile, running.registry.coverage.report()))
+          logger.info(`tusk: coverage       ${file}`);
+      } catch (err) {
+        logger.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
+      }
+    }
+    void running.close().then(() => process.exit(0));
+    setTimeout(() => process.exit(0), 10_000).unref(); // close() stops the database engine too
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {
     tusk = await startTusk({ ...tuskOptions, logger });
   } catch (err) {
@@ -80,6 +104,7 @@ export async function serveCommand(args: string[]): Promise<void> {
       logger,
     );
   }
+  if (closing) return shutdown(closing); // a signal came while it started
   const o = { ...DEFAULTS, ...tuskOptions };
   logger.info(`tusk: customer API   ${tusk.customerUrl}`);
   logger.info(`tusk: instance API   ${tusk.instanceUrl}`);
@@ -94,7 +119,6 @@ export async function serveCommand(args: string[]): Promise<void> {
   if (tusk.control.state)
     logger.info(`tusk: state file     ${tusk.control.state.file} (${tusk.control.loadedState ? 'loaded' : 'new'})`);
   for (const rule of tusk.registry.faults.list()) logger.info(`tusk: fault          ${JSON.stringify(rule)}`);
-  let closing = false;
   const engine = tusk.deps.databases?.engine;
   if (engine) {
     const what =
@@ -122,22 +146,4 @@ export async function serveCommand(args: string[]): Promise<void> {
     `tusk: controls       ${tusk.customerUrl}/__tusk/ (health, reset, clock, state, outbox, requests; ${o.controlKey === undefined ? 'no key' : 'control key required'})`,
   );
   logger.info('tusk: ready');
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    tusk.stopping(); // a Ctrl-C reaches the embedded Postgres server too: its end is expected now
-    logger.info(`tusk: ${signal}, shutting down`);
-    if (coverageFile) {
-      try {
-        for (const file of writeCoverageFiles(coverageFile, tusk.registry.coverage.report()))
-          logger.info(`tusk: coverage       ${file}`);
-      } catch (err) {
-        logger.error(`tusk: coverage: cannot write ${coverageFile}: ${(err as Error).message}`);
-      }
-    }
-    void tusk.close().then(() => process.exit(0));
-    setTimeout(() => process.exit(0), 10_000).unref(); // close() stops the database engine too
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
