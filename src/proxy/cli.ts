@@ -76,12 +76,6 @@ export async function proxyCommand(values: ProxyCommandOptions): Promise<void> {
   } catch (err) {
     fail(`cannot listen: ${(err as Error).message}`);
   }
-  console.log(`tusk proxy: customer API   ${proxy.urls.customer} -> ${target(values.customerTarget)}`);
-  console.log(`tusk proxy: instance API   ${proxy.urls.instance} -> ${target(values.instanceTarget)}`);
-  console.log(
-    `tusk proxy: departures     ${proxy.urls.customer}/__tusk/departures${values.strict ? ' (strict: departing requests are refused)' : ''}`,
-  );
-  console.log('tusk proxy: ready');
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -106,4 +100,11 @@ export async function proxyCommand(values: ProxyCommandOptions): Promise<void> {
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // Printed once the handlers are installed: a SIGTERM sent on reading `ready` must meet them.
+  console.log(`tusk proxy: customer API   ${proxy.urls.customer} -> ${target(values.customerTarget)}`);
+  console.log(`tusk proxy: instance API   ${proxy.urls.instance} -> ${target(values.instanceTarget)}`);
+  console.log(
+    `tusk proxy: departures     ${proxy.urls.customer}/__tusk/departures${values.strict ? ' (strict: departing requests are refused)' : ''}`,
+  );
+  console.log('tusk proxy: ready');
 }
