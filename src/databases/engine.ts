@@ -8,32 +8,15 @@
 // for admin.ts; which database belongs to which instance is decided by instance-databases.ts.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { freePort } from '../core/net.js';
-import { EmbeddedServer } from './embedded.js';
+import { AdminConnection } from './connection.js';
+import { EmbeddedServer, type EmbeddedOptions } from './embedded.js';
+import { EngineStates } from './engine-states.js';
+import { embeddedPort, listening, movedLine } from './embedded-port.js';
+import { isUnreachable, reasonOf, type EngineLog, type EngineSpec } from './engine-spec.js';
 
 export { blockedForPostgres, cleanStaleEmbedded, persistentDataDir } from './embedded.js';
-
-/** Where the engine's lines go, with their level: an error, a warning, or news (info). */
-export type EngineLog = (level: 'info' | 'warn' | 'error', line: string) => void;
-
-export type EngineSpec = { kind: 'off' } | { kind: 'embedded' } | { kind: 'external'; url: string };
-
-/** off: not started yet; starting: the first start; ready: accepts connections; restarting: lost, being brought back; failed: the first start failed. */
-export type EngineState = 'off' | 'starting' | 'ready' | 'restarting' | 'failed';
-
-/** Reads `--databases`: `off`, `embedded`, or a postgres:// URL of an existing server's admin login. */
-export function parseEngineSpec(value: string): EngineSpec {
-  if (value === 'off' || value === 'embedded') return { kind: value };
-  if (/^postgres(ql)?:\/\//.test(value)) {
-    try {
-      new URL(value);
-      return { kind: 'external', url: value };
-    } catch {
-      /* falls through */
-    }
-  }
-  throw new Error(`--databases must be off, embedded or a postgres:// URL of an existing server, got "${value}"`);
-}
+export { isUnreachable, parseEngineSpec } from './engine-spec.js';
+export type { EngineLog, EngineSpec, EngineState } from './engine-spec.js';
 
 /** How often a ready server is probed, and how long a probe may take. */
 const PROBE_EVERY_MS = 1_000;
@@ -42,48 +25,18 @@ const PROBE_TIMEOUT_MS = 3_000;
 const BACKOFF_FIRST_MS = 250;
 const BACKOFF_MAX_MS = 5_000;
 
-/** Errors that say the server is out of reach (not that a statement was wrong). */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08003',
-  '08006',
-]);
-export function isUnreachable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string } | undefined;
-  return Boolean(
-    e &&
-    ((e.code && UNREACHABLE.has(e.code)) ||
-      /Connection terminated|connection timeout|the database system is (starting up|shutting down)/i.test(
-        e.message ?? '',
-      )),
-  );
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export class PostgresEngine {
+export class PostgresEngine extends EngineStates {
   /** Every role and database this process creates starts with it. */
   readonly prefix: string;
-  private pool?: pg.Pool;
-  /** The `pg` client module, loaded by the start (a server with `--databases off` never loads it). */
-  private client?: typeof pg;
+  /** The admin's connections, once started. */
+  private admin?: AdminConnection;
   private embedded?: EmbeddedServer;
   private started?: Promise<void>;
   private closed = false;
   /** Tusk is stopping: the server's end is expected, not a loss to recover from. */
   private ending = false;
-  private current: EngineState = 'off';
-  private readonly listeners = new Set<(state: EngineState) => void>();
-  /** Resolved when the server is ready again (made when it is lost). */
-  private back?: { promise: Promise<void>; resolve: () => void };
   private probeTimer?: NodeJS.Timeout;
   private probing = false;
   /** Probes in a row that got no answer in time. */
@@ -95,16 +48,25 @@ export class PostgresEngine {
   version = '';
   /** Why the engine could not start, if it could not. */
   failure?: Error;
+  /** Why the server was last found gone. */
+  private lostWhy = '';
+  /** The embedded server moved off a port another process took: the instances' urls follow. */
+  private readonly moved = (port: number, why: string) => {
+    this.port = port;
+    this.log('warn', movedLine(port, why));
+  };
 
   /**
    * @param options.dataDir a data directory the embedded server keeps across restarts (`--state`):
-   *   its databases survive, and its names carry the fixed prefix `tusk_`
+   *   its databases survive, its names carry the fixed prefix `tusk_`, and its port stays
+   * @param options.embedded how the embedded server uses the machine (embedded.ts: its Linux-only parts, its binaries)
    */
   constructor(
     readonly spec: Exclude<EngineSpec, { kind: 'off' }>,
     private readonly log: EngineLog = () => undefined,
-    private readonly options: { dataDir?: string } = {},
+    private readonly options: { dataDir?: string; embedded?: EmbeddedOptions } = {},
   ) {
+    super();
     this.prefix =
       spec.kind === 'embedded' && options.dataDir
         ? 'tusk_'
@@ -121,25 +83,14 @@ export class PostgresEngine {
     return this.embedded?.pid;
   }
 
-  /** The engine's state now. */
-  get state(): EngineState {
-    return this.current;
-  }
-
-  /** Calls `listener` on every change of state; returns what removes it. */
-  onState(listener: (state: EngineState) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private setState(state: EngineState): void {
-    if (state === this.current) return;
-    this.current = state;
-    if (state === 'ready') {
-      this.back?.resolve();
-      this.back = undefined;
-    }
-    for (const listener of this.listeners) listener(state);
+  /** While not ready: what starts, or what failed and its fix, in one line (GET /__tusk/health). */
+  get reason(): string | undefined {
+    return reasonOf(this.current, {
+      embedded: this.spec.kind === 'embedded',
+      address: `${this.host}:${this.port}`,
+      lost: this.lostWhy,
+      ...(this.failure ? { failure: this.failure } : {}),
+    });
   }
 
   /**
@@ -148,8 +99,9 @@ export class PostgresEngine {
    */
   async reserve(): Promise<void> {
     if (this.port) return;
-    if (this.spec.kind === 'embedded') this.port = await freePort();
-    else {
+    if (this.spec.kind === 'embedded') {
+      this.port = await embeddedPort(this.options.dataDir, this.log);
+    } else {
       const url = new URL(this.spec.url);
       this.host = url.hostname;
       this.port = Number(url.port || 5432);
@@ -175,29 +127,32 @@ export class PostgresEngine {
   }
 
   private async boot(): Promise<void> {
-    let connection: pg.PoolConfig;
     await this.reserve();
     if (this.spec.kind === 'embedded') {
-      const server = new EmbeddedServer(this.port, this.options.dataDir);
+      const server = new EmbeddedServer(this.port, this.options.dataDir, {
+        note: (line) => this.log('info', line),
+        ...this.options.embedded,
+      });
       this.embedded = server;
-      await server.boot();
+      await listening(server, () => server.boot(), this.moved);
       if (this.closed) throw new Error('closed while starting');
-      connection = {
-        host: '127.0.0.1',
-        port: this.port,
-        user: 'postgres',
-        password: server.password,
-        database: 'postgres',
-      };
-    } else {
-      connection = { connectionString: this.spec.url };
     }
-    this.client = (await import('pg')).default;
-    this.pool = new this.client.Pool({ ...connection, max: 4, connectionTimeoutMillis: 5_000 });
-    // A connection of the pool that breaks is removed by the pool; the probe tells whether the server is gone.
-    this.pool.on('error', () => undefined);
-    const { rows } = await this.pool.query<{ v: string }>("select current_setting('server_version') as v");
-    this.version = rows[0]!.v;
+    this.admin = await AdminConnection.open(
+      this.spec.kind === 'external' ? { connectionString: this.spec.url } : this.embeddedConnection(this.embedded!),
+    );
+    this.version = this.admin.version;
+  }
+
+  /** The admin's login on the embedded server, where it listens now. */
+  private embeddedConnection(server: EmbeddedServer): pg.PoolConfig {
+    return { host: '127.0.0.1', port: this.port, user: 'postgres', password: server.password, database: 'postgres' };
+  }
+
+  /** New connections of the admin, on the embedded server's new port. */
+  private async reconnect(server: EmbeddedServer): Promise<void> {
+    const old = this.admin;
+    this.admin = await AdminConnection.open(this.embeddedConnection(server));
+    await old?.end();
   }
 
   /** Watches the server: the embedded process's exit at once, any server's silence within a probe. */
@@ -213,7 +168,7 @@ export class PostgresEngine {
     this.probing = true;
     try {
       const answered = await Promise.race([
-        this.pool!.query('select 1').then(() => true),
+        this.admin!.query('select 1').then(() => true),
         sleep(PROBE_TIMEOUT_MS).then(() => false),
       ]);
       // A busy machine can be slow once: silence counts only three times in a row.
@@ -246,10 +201,8 @@ export class PostgresEngine {
   /** The server is gone: instances are not ready until it is back; brings it back. */
   private gone(why: string): void {
     if (this.closed || this.ending || this.current !== 'ready') return;
-    let resolve!: () => void;
-    const promise = new Promise<void>((r) => (resolve = r));
-    this.back = { promise, resolve };
     this.silent = 0;
+    this.lostWhy = why;
     this.setState('restarting');
     const what = this.embedded ? 'starting it again on the same data' : 'reconnecting when it is back';
     this.log('warn', `tusk: databases: the Postgres server is gone (${why}); instances are not ready; ${what}`);
@@ -266,9 +219,13 @@ export class PostgresEngine {
           if (this.embedded) {
             await this.embedded.stop(1_000); // what is left of the crashed server
             if (this.closed) return;
-            await this.embedded.start();
+            const server = this.embedded;
+            const before = this.port;
+            await listening(server, () => server.start(), this.moved);
+            // Moved off a port taken meanwhile: the admin's connections follow it.
+            if (this.port !== before) await this.reconnect(server);
           }
-          await this.pool!.query('select 1');
+          await this.admin!.query('select 1');
           if (this.closed) return;
           this.log(
             'info',
@@ -293,7 +250,7 @@ export class PostgresEngine {
     await this.start();
     while (this.current !== 'ready') {
       if (this.closed) throw new Error('the database engine is closed');
-      await Promise.race([this.back?.promise, sleep(PROBE_EVERY_MS)]);
+      await this.untilBack(PROBE_EVERY_MS);
     }
     if (this.closed) throw new Error('the database engine is closed');
   }
@@ -302,33 +259,23 @@ export class PostgresEngine {
   async sql(text: string): Promise<pg.QueryResult> {
     if (this.closed) throw new Error('the database engine is closed');
     await this.start();
-    return this.pool!.query(text);
+    return this.admin!.query(text);
   }
 
   /** A client of the admin on another database of the server (closed by the caller). */
   async connect(database: string): Promise<pg.Client> {
     await this.start();
-    const base = this.pool!.options as pg.PoolConfig;
-    let config: pg.ClientConfig;
-    if (base.connectionString) {
-      const url = new URL(base.connectionString);
-      url.pathname = `/${database}`;
-      config = { connectionString: url.toString() };
-    } else config = { host: base.host, port: base.port, user: base.user, password: base.password as string, database };
-    const client = new this.client!.Client(config);
-    client.on('error', () => undefined);
-    await client.connect();
-    return client;
+    return this.admin!.connect(database);
   }
 
   /** An identifier quoted for SQL (pg's own quoting). */
   ident(name: string): string {
-    return this.client!.escapeIdentifier(name);
+    return this.admin!.ident(name);
   }
 
   /** A string literal for SQL (pg's own quoting). */
   literal(text: string): string {
-    return this.client!.escapeLiteral(text);
+    return this.admin!.literal(text);
   }
 
   /**
@@ -341,10 +288,10 @@ export class PostgresEngine {
       await cleanup().catch((err: Error) => this.log('warn', `tusk: databases: cleanup failed: ${err.message}`));
     this.closed = true;
     clearInterval(this.probeTimer);
-    this.back?.resolve();
+    this.release();
     // A start in progress is waited for only while it can still finish quickly: its process must be stopped.
     await Promise.race([this.started?.catch(() => undefined), sleep(5_000)]);
-    await this.pool?.end().catch(() => undefined);
+    await this.admin?.end();
     await this.embedded?.stop();
     this.embedded?.dispose();
     this.setState('off');

@@ -20,3 +20,19 @@ describe('freePort', () => {
     await expect(freePort('192.0.2.1')).rejects.toMatchObject({ code: 'EADDRNOTAVAIL' });
   });
 });
+
+describe('freePort with a preferred port', () => {
+  it('gives the preferred port when it is free, and another when something listens on it', async () => {
+    const preferred = await freePort();
+    expect(await freePort('127.0.0.1', preferred)).toBe(preferred);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(preferred, '127.0.0.1', () => resolve()));
+    try {
+      const other = await freePort('127.0.0.1', preferred);
+      expect(other).not.toBe(preferred);
+      expect(other).toBeGreaterThan(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -476,6 +476,17 @@ describe('failures', () => {
     expect(calls.createDatabase).toBeUndefined();
     expect(databases.failures).toEqual(['tusk: databases: creating database tusk_t_dnever failed: initdb failed']);
   });
+
+  it("an engine in the failed state has said why: its steps' failures are recorded, not logged again", async () => {
+    const { engine, databases, logged } = setup();
+    engine.failure = new Error('initdb failed');
+    engine.state = 'failed';
+    databases.provision('never', 'pw');
+    databases.provision('other', 'pw');
+    await databases.idle();
+    expect(databases.failures).toHaveLength(2);
+    expect(logged).toEqual([]);
+  });
 });
 
 describe('sizes', () => {

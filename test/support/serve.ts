@@ -3,13 +3,13 @@
 // stopped when the test finishes, whatever its outcome (./processes.ts).
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../src/openapi/documents.js';
-import { start, type Started } from './processes.js';
+import { start, type Started, type StartOptions } from './processes.js';
 
 export const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 
 /** Starts `tusk serve ...args` (stopped with the test). */
-export function serve(args: string[]): Started {
-  return start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args]);
+export function serve(args: string[], options: StartOptions = {}): Started {
+  return start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0', ...args], options);
 }
 
 /** Starts `tusk serve ...args` and waits (at most 15 s) for `tusk: ready`. */

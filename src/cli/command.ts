@@ -1,0 +1,36 @@
+// How a `tusk` command begins and ends on the command line: its flags read by its table (--help
+// printed from it), and a usage error or a failed start as one line on stderr (or through the
+// command's logger, for `--log json`) with exit code 2.
+import type { Logger } from '../core/log.js';
+import { helpOf, readFlags, UsageError, type Command, type FlagValue } from './flags.js';
+
+export function fail(message: string, logger?: Logger, prefix = 'tusk'): never {
+  if (logger) logger.error(`${prefix}: ${message}`);
+  else console.error(`${prefix}: ${message}`);
+  process.exit(2);
+}
+
+/**
+ * The command's flags from `args` and the environment, each checked by its row; `check` adds the
+ * rules between flags (throwing UsageError). Undefined after printing the help for --help; a usage
+ * error ends the process with the message, the help and exit code 2.
+ */
+export function readCommand(
+  command: Command,
+  args: string[],
+  check: (values: Record<string, FlagValue>) => void = () => undefined,
+  prefix = 'tusk',
+): Record<string, FlagValue> | undefined {
+  try {
+    const { values } = readFlags(command, args);
+    if (values.help) {
+      process.stdout.write(helpOf(command));
+      return undefined;
+    }
+    check(values);
+    return values;
+  } catch (err) {
+    if (err instanceof UsageError) fail(`${err.message}\n\n${helpOf(command)}`, undefined, prefix);
+    throw err;
+  }
+}
