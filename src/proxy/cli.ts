@@ -1,6 +1,7 @@
 // `tusk proxy`: the validating proxy (proxy.ts) as a command. On SIGINT/SIGTERM it writes the
 // reports asked for (--report JSON, --junit XML, --coverage JSON and HTML) and exits 1 when a
-// departure was seen and --fail-on-departure is given (for CI), else 0.
+// departure was seen and --fail-on-departure is given (for CI), else 0. --record FILE appends every
+// exchange to FILE as HAR 1.2, secrets redacted unless --record-secrets (src/record/).
 import { parseArgs } from 'node:util';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -8,6 +9,8 @@ import { loadDocuments } from '../openapi/documents.js';
 import { writeCoverageFiles } from '../openapi/coverage-render.js';
 import { ValidatingProxy, type ReportedDeparture } from './proxy.js';
 import { html, text } from '../core/html.js';
+import { ExchangeRecorder } from '../record/recorder.js';
+import { packageVersion } from '../openapi/documents.js';
 
 export const PROXY_HELP = `Usage: tusk proxy --customer-target URL --instance-target URL [flags]
 
@@ -31,6 +34,13 @@ Flags:
   --junit FILE            on exit, write a JUnit XML report (one test case per operation seen)
   --coverage FILE         on exit, write the API coverage as JSON to FILE and as HTML beside it
   --fail-on-departure     exit with code 1 on shutdown when a departure was seen
+  --record FILE           append every exchange to FILE as HAR 1.2 as it happens (the file is
+                          a whole HAR document after each entry; an existing FILE is replaced).
+                          Secrets are redacted: the Authorization header's key, apikey, password
+                          and integration key fields (JSON, form, query), passwords in URLs and
+                          URL signatures, each a placeholder <redacted:KIND:N> that stands for
+                          the same secret throughout the file
+  --record-secrets        keep the secrets in the recording (with a warning)
   -h, --help              this help
 `;
 
@@ -90,6 +100,8 @@ export async function proxyCommand(args: string[]): Promise<void> {
         junit: { type: 'string' },
         coverage: { type: 'string' },
         'fail-on-departure': { type: 'boolean' },
+        record: { type: 'string' },
+        'record-secrets': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -119,6 +131,18 @@ export async function proxyCommand(args: string[]): Promise<void> {
     if (!Number.isInteger(n) || n < 0 || n > 65535) fail(`--${name} must be an integer from 0 to 65535, got "${v}"`);
     return n;
   };
+  if (values['record-secrets'] && !values.record) fail('--record-secrets needs --record FILE');
+  if (values.record === '') fail('--record needs a file name');
+  let recorder: ExchangeRecorder | undefined;
+  try {
+    if (values.record)
+      recorder = new ExchangeRecorder(values.record, {
+        secrets: Boolean(values['record-secrets']),
+        creator: { name: 'tusk proxy', version: packageVersion() },
+      });
+  } catch (err) {
+    fail(`cannot write --record ${values.record}: ${(err as Error).message}`);
+  }
   const proxy = new ValidatingProxy({
     documents: await loadDocuments(),
     targets: { customer: target('customer-target'), instance: target('instance-target') },
@@ -126,6 +150,7 @@ export async function proxyCommand(args: string[]): Promise<void> {
     ...(values.host ? { host: values.host } : {}),
     annotate: Boolean(values.annotate),
     strict: Boolean(values.strict),
+    ...(recorder ? { recorder } : {}),
   });
   try {
     await proxy.listen();
@@ -137,12 +162,23 @@ export async function proxyCommand(args: string[]): Promise<void> {
   console.log(
     `tusk proxy: departures     ${proxy.urls.customer}/__tusk/departures${values.strict ? ' (strict: departing requests are refused)' : ''}`,
   );
+  if (recorder) {
+    console.log(
+      `tusk proxy: recording      ${recorder.path} (HAR 1.2, ${values['record-secrets'] ? 'secrets kept' : 'secrets redacted'})`,
+    );
+    if (values['record-secrets'])
+      console.error(
+        `tusk proxy: warning: --record-secrets: ${recorder.path} holds API keys, passwords and integration keys in clear; keep it private and out of version control`,
+      );
+  }
   console.log('tusk proxy: ready');
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    console.log(`tusk proxy: ${signal}, ${proxy.exchanges} exchanges, ${proxy.departureCount} departures`);
+    console.log(
+      `tusk proxy: ${signal}, ${proxy.exchanges} exchanges, ${proxy.departureCount} departures${recorder ? `, ${recorder.count} recorded` : ''}`,
+    );
     await proxy.close();
     try {
       if (values.report)
