@@ -14,7 +14,7 @@ export interface SourceOptions {
   log: (line: string) => void;
   /** Waits; tests pass a fake. */
   sleep?: (ms: number) => Promise<void>;
-  /** Attempts of one request in all (429s, 5xx and failed connections together; default 10). */
+  /** Attempts of one request in all (429s and 5xx; default 10; a failed connection is tried 3 times at most). */
   attempts?: number;
   /** Longest wait for one Retry-After, ms (default 120 s); a longer one fails the request. */
   maxWaitMs?: number;
@@ -105,7 +105,9 @@ export class Source {
       } catch (err) {
         const why =
           (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-        if (attempt >= attempts) throw new SourceError(api, path, 0, `${api} GET ${path}: no answer (${why})`);
+        // A deployment that does not answer at all is given three tries, not the 429's patience.
+        if (attempt >= Math.min(attempts, 3))
+          throw new SourceError(api, path, 0, `${api} GET ${path}: no answer (${why})`);
         this.options.log(`tusk import: ${api} GET ${path}: no answer (${why}); again in ${pause / 1000} s`);
         await sleep(pause);
         pause = Math.min(pause * 2, 30_000);

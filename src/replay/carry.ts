@@ -85,6 +85,22 @@ export class Carry {
     return (this.byValue.get(String(recorded)) ?? []).some((c) => c.live === live);
   }
 
+  /**
+   * Whether the text `live` is the recorded text with the numbers in it that were carried replaced
+   * by what they were carried as (`db5` of instance 5, carried as 6: `db6`).
+   */
+  carriedWithin(recorded: unknown, live: unknown): boolean {
+    if (typeof recorded !== 'string' || typeof live !== 'string') return false;
+    const parts = recorded.split(/(\d+)/);
+    let texts = [''];
+    for (const [i, part] of parts.entries()) {
+      const options =
+        i % 2 === 1 ? [part, ...new Set((this.byValue.get(part) ?? []).map((c) => String(c.live)))] : [part];
+      texts = texts.flatMap((t) => options.map((o) => t + o)).slice(0, 64);
+    }
+    return texts.includes(live);
+  }
+
   /** Whether a recorded value was made by an answer (its place is known). */
   has(recorded: unknown): boolean {
     return recorded !== null && typeof recorded !== 'object' && this.byValue.has(String(recorded));

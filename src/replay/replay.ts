@@ -17,7 +17,8 @@
 //   comes back as a third one), times (fields named `*_at`, `*_date`, `*_by`, `date`, `time`, or a
 //   string in any of the interfaces' time forms), a backup's `size`, the human `error` message of an
 //   Error body, and values the recording redacted; a recorded value that was carried may come back
-//   as its carried value;
+//   as its carried value, and a text that names one (`db5` of instance 5) as that text naming the
+//   carried value (`db6`);
 // - `contentType`: another media type, or JSON recorded and something else answered;
 // - `contract`: the live answer departs from the documents (src/openapi/exchange.ts);
 // - `answer`: no answer (the deployment cannot be reached, or took longer than the timeout);
@@ -457,7 +458,7 @@ export class Replayer {
     if (TIME_FIELD.test(field) || (typeof rec === 'string' && TIME_VALUE.test(rec))) return;
     if (NATURAL_FIELDS.has(field)) return;
     if (ctx.error && field === 'error') return;
-    if (this.carry.carriedAs(rec, live)) return;
+    if (this.carry.carriedAs(rec, live) || this.carry.carriedWithin(rec, live)) return;
     d.push({
       kind: 'value',
       field: where,
