@@ -24,7 +24,7 @@ const ABOVE_HTTP = [
   'import/',
   'replay/',
   'server\\.ts',
-  'cli\\.ts',
+  'cli(\\.ts|/)',
   'conformance/',
 ];
 /** What the proxy, record/, import/ and replay/ must not import: the stand-in and the commands. */
@@ -36,7 +36,7 @@ const OUTSIDE_STAND_IN = [
   'instance/',
   'control/',
   'server\\.ts',
-  'cli\\.ts',
+  'cli(\\.ts|/)',
   'conformance/',
 ];
 module.exports = {
@@ -47,8 +47,8 @@ module.exports = {
     layer('store', 'store/', ['http/', ...ABOVE_HTTP]),
     layer('databases', 'databases/', ['store/', 'http/', ...ABOVE_HTTP]),
     layer('http', 'http/', ABOVE_HTTP),
-    layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
-    layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli\\.ts', 'conformance/']),
+    layer('resources', '(customer|instance)/', ['control/', 'proxy/', 'server\\.ts', 'cli(\\.ts|/)', 'conformance/']),
+    layer('control', 'control/', ['customer/', 'instance/', 'proxy/', 'server\\.ts', 'cli(\\.ts|/)', 'conformance/']),
     // The validating proxy judges traffic with the documents alone: no store, no stand-in.
     layer('proxy', 'proxy/', [...OUTSIDE_STAND_IN, 'import/', 'replay/']),
     // What records, reads and replays exchanges, and reads accounts, talks to deployments over
@@ -56,7 +56,7 @@ module.exports = {
     layer('record', 'record/', [...OUTSIDE_STAND_IN, 'proxy/', 'import/', 'replay/']),
     layer('import', 'import/', [...OUTSIDE_STAND_IN, 'proxy/', 'replay/']),
     layer('replay', 'replay/', [...OUTSIDE_STAND_IN, 'proxy/', 'import/']),
-    layer('server', 'server\\.ts', ['proxy/', 'record/', 'import/', 'replay/', 'cli\\.ts', 'conformance/']),
+    layer('server', 'server\\.ts', ['proxy/', 'record/', 'import/', 'replay/', 'cli(\\.ts|/)', 'conformance/']),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -8,6 +8,7 @@ import { PROJECT_ROOT, packageVersion } from '../src/openapi/documents.js';
 import { serveUntilReady } from './support/serve.js';
 import { run as runProcess, running, start } from './support/processes.js';
 import { tempDir } from './support/temp.js';
+import { freePort } from '../src/core/net.js';
 
 const BIN = join(PROJECT_ROOT, 'bin', 'tusk.js');
 
@@ -36,27 +37,30 @@ describe('the tusk command', () => {
     expect(readdirSync(tmpdir()).filter((n) => n.startsWith(`tusk-pg-${served.child.pid}-`))).toEqual([]);
   });
 
-  it('tusk serve --help lists every flag with its default', async () => {
+  it('tusk serve --help lists every flag with its default and its variable', async () => {
     const { code, out } = await run(['serve', '--help']);
     expect(code).toBe(0);
-    for (const flag of [
-      '--host',
-      '--customer-port',
-      '--instance-port',
-      '--api-key',
-      '--seed',
-      '--provision-delay',
-      '--rate-limit',
-      '--log',
-      '--quiet',
-      '--help',
+    for (const [flag, env] of [
+      ['--host', 'TUSK_HOST'],
+      ['--customer-port', 'TUSK_CUSTOMER_PORT'],
+      ['--instance-port', 'TUSK_INSTANCE_PORT'],
+      ['--api-key', 'TUSK_API_KEY'],
+      ['--seed', 'TUSK_SEED'],
+      ['--provision-delay', 'TUSK_PROVISION_DELAY'],
+      ['--rate-limit', 'TUSK_RATE_LIMIT'],
+      ['--state', 'TUSK_STATE'],
+      ['--log', 'TUSK_LOG'],
+      ['--quiet', 'TUSK_QUIET'],
     ]) {
-      expect(out).toMatch(new RegExp(`^  (-\\w, )?${flag}\\b.*\\(default [^)]+\\)$`, 'm'));
+      // The flag's line, its help wrapped below it, then its default and its variable.
+      expect(out).toMatch(new RegExp(`^  ${flag}\\b.*\\n(?: {10,}.*\\n)*? {10,}\\(default [^)]+; env ${env}\\)$`, 'm'));
     }
-    expect(out).toMatch(/default 4010/);
-    expect(out).toMatch(/default 4011/);
-    expect(out).toMatch(/default tusk-admin-key/);
+    expect(out).toMatch(/^  -h, --help +this help$/m);
+    expect(out).toMatch(/\(default 4010; env TUSK_CUSTOMER_PORT\)/);
+    expect(out).toMatch(/\(default 4011; env TUSK_INSTANCE_PORT\)/);
+    expect(out).toMatch(/\(default tusk-admin-key; env TUSK_API_KEY\)/);
     expect(out).toContain('/docs');
+    for (const line of out.split('\n')) expect(line.length, line).toBeLessThanOrEqual(100);
   });
 
   it('tusk --help lists the commands, and tusk docs --help its flags with their defaults', async () => {
@@ -67,7 +71,7 @@ describe('the tusk command', () => {
     expect(help.out).toMatch(/--help .*\(default off\)/);
     const docs = await run(['docs', '--help']);
     expect(docs.code).toBe(0);
-    expect(docs.out).toMatch(/^  --out DIR .*\(default dist\/docs\)$/m);
+    expect(docs.out).toMatch(/^  --out DIR .*\n +\(default dist\/docs; env TUSK_DOCS_OUT\)$/m);
   });
 
   it('tusk --version and tusk -v print the version of package.json', async () => {
@@ -82,7 +86,80 @@ describe('the tusk command', () => {
   it('refuses a malformed flag value with exit code 2 and a message', async () => {
     const { code, out } = await run(['serve', '--rate-limit', 'lots']);
     expect(code).toBe(2);
-    expect(out).toMatch(/--rate-limit must look like N\/S/);
+    expect(out).toMatch(/--rate-limit \(or TUSK_RATE_LIMIT\) must look like N\/S/);
+  });
+});
+
+describe('tusk serve and tusk proxy configured by the environment alone (as a container or a compose file does)', () => {
+  it('serve takes host, ports, key, seed, rate limit, log format, databases and quiet from TUSK_*; proxy its targets and ports from TUSK_PROXY_*', async () => {
+    const [customerPort, instancePort, proxyCustomer, proxyInstance] = await Promise.all([
+      freePort(),
+      freePort(),
+      freePort(),
+      freePort(),
+    ]);
+    const served = start(process.execPath, [BIN, 'serve'], {
+      env: {
+        ...process.env,
+        TUSK_HOST: '127.0.0.1',
+        TUSK_CUSTOMER_PORT: String(customerPort),
+        TUSK_INSTANCE_PORT: String(instancePort),
+        TUSK_API_KEY: 'env-admin-key',
+        TUSK_SEED: '42',
+        TUSK_RATE_LIMIT: '77/1',
+        TUSK_LOG: 'json',
+        TUSK_DATABASES: 'off',
+        TUSK_QUIET: '1',
+        TUSK_ANSWERS: 'production',
+      },
+    });
+    const out = await served.until(/"tusk: ready"/);
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(lines).toContain(`tusk: customer API   http://127.0.0.1:${customerPort}`);
+    expect(lines).toContain(`tusk: instance API   http://127.0.0.1:${instancePort}`);
+    expect(lines).toContain('tusk: seed           42, provision delay 1000 ms, rate limit 77/1 per key');
+    expect(lines).toContain('tusk: databases      off (instances are records only)');
+    expect(lines).toContain('tusk: modes          answers production');
+    const key = { authorization: 'Basic ' + Buffer.from(':env-admin-key').toString('base64') };
+    const plans = await fetch(`http://127.0.0.1:${customerPort}/api/plans`, { headers: key });
+    expect(plans.status).toBe(200);
+    expect(served.output()).not.toContain('GET /api/plans'); // quiet: no request log
+
+    const proxy = start(process.execPath, [BIN, 'proxy'], {
+      env: {
+        ...process.env,
+        TUSK_PROXY_CUSTOMER_TARGET: `http://127.0.0.1:${customerPort}`,
+        TUSK_PROXY_INSTANCE_TARGET: `http://127.0.0.1:${instancePort}`,
+        TUSK_PROXY_CUSTOMER_PORT: String(proxyCustomer),
+        TUSK_PROXY_INSTANCE_PORT: String(proxyInstance),
+        TUSK_PROXY_ANNOTATE: 'true',
+      },
+    });
+    await proxy.until(/tusk proxy: ready/);
+    const through = await fetch(`http://127.0.0.1:${proxyCustomer}/api/instances`, {
+      method: 'POST',
+      headers: { ...key, 'content-type': 'application/json' },
+      body: '{"name":"x"}',
+    });
+    expect(through.status).toBe(400);
+    expect(through.headers.get('tusk-departures')).toMatch(/request plan required/); // --annotate, from its variable
+    expect(await proxy.stop()).toBe(0);
+    expect(await served.stop()).toBe(0);
+  });
+
+  it('a flag given wins over its variable, and a bad variable is refused naming it, with exit code 2', async () => {
+    const env = { ...process.env, TUSK_CUSTOMER_PORT: 'none', TUSK_DATABASES: 'off' };
+    const bad = await runProcess(process.execPath, [BIN, 'serve'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.out).toMatch(
+      /^tusk: --customer-port \(or TUSK_CUSTOMER_PORT\) must be an integer from 0 to 65535, got "none"$/m,
+    );
+    const served = start(process.execPath, [BIN, 'serve', '--customer-port', '0', '--instance-port', '0'], { env });
+    await served.until(/tusk: ready/);
+    expect(await served.stop()).toBe(0);
   });
 });
 

@@ -69,7 +69,9 @@ describe('tusk test: arguments', () => {
       TUSK_CHECK_DATABASES: '1',
       TUSK_RATE_LIMIT: '1000/1',
     });
-    expect(() => parseTestArgs(['--rate-limit', 'fast'], {})).toThrow(/--rate-limit must look like N\/S/);
+    expect(() => parseTestArgs(['--rate-limit', 'fast'], {})).toThrow(
+      /--rate-limit \(or TUSK_RATE_LIMIT\) must look like N\/S/,
+    );
     expect(
       parseTestArgs(['--customer-url', 'http://c:1', '--instance-url', 'https://i'], {
         TUSK_API_KEY: 'K',

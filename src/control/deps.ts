@@ -8,9 +8,11 @@ import type { EngineState } from '../databases/engine.js';
 
 export type { EngineState };
 
-/** What GET /__tusk/health (health.ts) reads of the engine (PostgresEngine's `state`). */
+/** What GET /__tusk/health (health.ts) reads of the engine (PostgresEngine's `state` and `reason`). */
 export interface EngineHealth {
   readonly state: EngineState;
+  /** While not ready: what starts, or what failed and its fix (one line). */
+  readonly reason?: string;
 }
 
 export interface ControlDeps {

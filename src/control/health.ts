@@ -1,30 +1,54 @@
-// What a CI job or a person asks a running server first (outside the contract; open without a key,
-// even with --control-key, since they reveal nothing secret):
-//   GET /__tusk/health   liveness (it answers) and readiness: the state of the database engine
+// What a CI job, an orchestrator or a person asks a running server first (outside the contract; open
+// without a key, even with --control-key, since they reveal nothing secret):
+//   GET /__tusk/health   readiness by status code: 200 once everything served is ready, 503 while
+//                        something starts or failed (the same body, with the reason and the fix)
+//   GET /__tusk/live     liveness: 200 while the process serves, whatever the databases do
 //   GET /__tusk/         the controls of this server, from the control document: JSON, or an HTML
 //                        page for a browser (a request that accepts text/html)
 import { Hono } from 'hono';
 import { html } from '../core/html.js';
 import { packageVersion } from '../openapi/documents.js';
-import type { ControlDeps } from './deps.js';
+import type { ControlDeps, EngineHealth } from './deps.js';
 
 export type { EngineHealth, EngineState } from './deps.js';
 
 /** The paths open without the control key (app.ts). */
-export const OPEN_PATHS = new Set(['/__tusk', '/__tusk/', '/__tusk/health', '/__tusk/openapi.json']);
+export const OPEN_PATHS = new Set(['/__tusk', '/__tusk/', '/__tusk/health', '/__tusk/live', '/__tusk/openapi.json']);
 
+/** The health answer (the control document's Health). */
+export interface Health {
+  status: 'ok' | 'starting' | 'failed';
+  ready: boolean;
+  databases: EngineHealth['state'] | 'off';
+  reason?: string;
+  version: string;
+  uptime_s: number;
+}
+
+/** Whether everything served is ready, and if not, what starts or what failed (with its fix). */
+export function health(engine: EngineHealth | undefined): Health {
+  const databases = engine?.state ?? 'off';
+  const base = { databases, version: packageVersion(), uptime_s: Math.round(process.uptime()) };
+  if (databases === 'ready' || databases === 'off') return { status: 'ok', ready: true, ...base };
+  const reason =
+    engine?.reason ?? (databases === 'failed' ? 'the databases could not start' : `the databases are ${databases}`);
+  return { status: databases === 'failed' ? 'failed' : 'starting', ready: false, ...base, reason };
+}
+
+/** GET /__tusk/health: readiness, 200 or 503 with the same body. */
 export function healthRoutes(deps: ControlDeps): Hono {
   const app = new Hono();
   app.get('/', (c) => {
-    const databases = deps.engine?.state ?? 'off';
-    return c.json({
-      status: 'ok',
-      ready: databases === 'ready' || databases === 'off',
-      databases,
-      version: packageVersion(),
-      uptime_s: Math.round(process.uptime()),
-    });
+    const body = health(deps.engine);
+    return c.json(body, body.ready ? 200 : 503);
   });
+  return app;
+}
+
+/** GET /__tusk/live: liveness, 200 while the process answers (the health body, for a person reading it). */
+export function liveRoutes(deps: ControlDeps): Hono {
+  const app = new Hono();
+  app.get('/', (c) => c.json(health(deps.engine), 200));
   return app;
 }
 

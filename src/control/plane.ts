@@ -17,7 +17,7 @@ import { StateFile } from './persist.js';
 import { ControlDocument } from './document.js';
 import { sameKey } from './scope.js';
 import { eventLoopMonitor, runtimeRoutes } from './runtime.js';
-import { healthRoutes, indexRoute, OPEN_PATHS } from './health.js';
+import { healthRoutes, indexRoute, liveRoutes, OPEN_PATHS } from './health.js';
 import { stateRoutes } from './state-routes.js';
 import { instanceRoutes } from './instances.js';
 import { faultRoutes } from './faults.js';
@@ -40,7 +40,8 @@ export const CONTROL_ROUTES: ControlRoute[] = [
   { path: '/faults', routes: faultRoutes }, // fault injection
   { path: '/coverage', routes: coverageRoutes }, // what the clients' requests exercised
   { path: '/runtime', routes: runtimeRoutes }, // event-loop delay, memory
-  { path: '/health', routes: healthRoutes }, // liveness and the database engine's state
+  { path: '/health', routes: healthRoutes }, // readiness: 200, or 503 with the reason
+  { path: '/live', routes: liveRoutes }, // liveness: 200 while the process serves
 ];
 
 /** The control app: every module of CONTROL_ROUTES mounted at its path. */

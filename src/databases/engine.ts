@@ -95,6 +95,8 @@ export class PostgresEngine {
   version = '';
   /** Why the engine could not start, if it could not. */
   failure?: Error;
+  /** Why the server was last found gone. */
+  private lostWhy = '';
 
   /**
    * @param options.dataDir a data directory the embedded server keeps across restarts (`--state`):
@@ -124,6 +126,18 @@ export class PostgresEngine {
   /** The engine's state now. */
   get state(): EngineState {
     return this.current;
+  }
+
+  /** While not ready: what starts, or what failed and its fix, in one line (GET /__tusk/health). */
+  get reason(): string | undefined {
+    if (this.current === 'starting')
+      return this.spec.kind === 'embedded'
+        ? 'the databases are starting: the embedded Postgres server starts in the background'
+        : `the databases are starting: connecting to the Postgres server at ${this.host}:${this.port}`;
+    if (this.current === 'restarting')
+      return `the Postgres server is gone (${this.lostWhy}); ${this.embedded ? 'starting it again on the same data' : 'reconnecting when it is back'}`;
+    if (this.current === 'failed') return `the databases could not start: ${this.failure?.message ?? 'unknown'}`;
+    return undefined;
   }
 
   /** Calls `listener` on every change of state; returns what removes it. */
@@ -250,6 +264,7 @@ export class PostgresEngine {
     const promise = new Promise<void>((r) => (resolve = r));
     this.back = { promise, resolve };
     this.silent = 0;
+    this.lostWhy = why;
     this.setState('restarting');
     const what = this.embedded ? 'starting it again on the same data' : 'reconnecting when it is back';
     this.log('warn', `tusk: databases: the Postgres server is gone (${why}); instances are not ready; ${what}`);

@@ -30,14 +30,41 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Liveness and readiness
-         * @description Answers 200 as soon as the API answers (liveness). `databases` is the state of the Postgres
-         *     engine behind the instances (`off` with `--databases off`; `starting` while the embedded
-         *     server starts in the background; `ready`; `restarting` after it went away; `failed` when it
-         *     could not start), and `ready` is true when the engine is `ready` or `off`: wait for it
-         *     before tests that need an instance's database. Open without a key (nothing in it is secret).
+         * Readiness (by status code)
+         * @description Readiness, for a Kubernetes readiness probe, a Docker health check, a Testcontainers wait
+         *     strategy or a CI script: **200** once everything Tusk serves is ready, **503** while
+         *     something is starting or has failed (the same body, with `reason` saying what and, for a
+         *     failure, the fix). `databases` is the state of the Postgres engine behind the instances
+         *     (`off` with `--databases off`; `starting` while the embedded server starts in the
+         *     background; `ready`; `restarting` after it went away; `failed` when it could not start);
+         *     until it is `ready` (or `off`), instances stay `ready: false` and their `url` does not
+         *     connect. For liveness (the process answers, whatever the databases do) use
+         *     `GET /__tusk/live`. Open without a key (nothing in it is secret).
          */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/__tusk/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness
+         * @description Answers 200 while the process serves, whatever the state of the databases (a Kubernetes
+         *     liveness probe must not restart a Tusk whose databases are still starting or have failed:
+         *     readiness, `GET /__tusk/health`, says that). The body is the health answer's. Open without
+         *     a key.
+         */
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -418,17 +445,22 @@ export interface components {
     schemas: {
         Health: {
             /**
-             * @description The API answers.
-             * @constant
+             * @description `ok`: ready; `starting`: something starts (or starts again, after the database server went away); `failed`: something could not start.
+             * @enum {string}
              */
-            status: "ok";
-            /** @description The API answers and the database engine is `ready` (or `off`). */
+            status: "ok" | "starting" | "failed";
+            /** @description Everything Tusk serves is ready: the API answers and the database engine is `ready` (or `off`). */
             ready: boolean;
             /**
              * @description The database engine's state.
              * @enum {string}
              */
             databases: "off" | "starting" | "ready" | "restarting" | "failed";
+            /**
+             * @description Present when not ready: what is starting or what failed, with the fix of a failure (one line).
+             * @example the databases are starting: the embedded Postgres server starts in the background
+             */
+            reason?: string;
             /**
              * @description The tusk-mock package's version.
              * @example 0.1.0
@@ -951,7 +983,58 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The server answers. */
+            /** @description Ready. Everything Tusk serves is ready (`ready` is true, `status` is `ok`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "ready": true,
+                     *       "databases": "ready",
+                     *       "version": "0.1.0",
+                     *       "uptime_s": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /**
+             * @description Not ready: something Tusk serves is starting (`status` `starting`) or has failed
+             *     (`failed`); `reason` says what, and how to fix a failure. The API itself answers.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "failed",
+                     *       "ready": false,
+                     *       "databases": "failed",
+                     *       "reason": "the embedded Postgres server cannot start: ...",
+                     *       "version": "0.1.0",
+                     *       "uptime_s": 3
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves. */
             200: {
                 headers: {
                     [name: string]: unknown;

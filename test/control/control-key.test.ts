@@ -83,7 +83,7 @@ describe('tusk serve on a non-loopback address', () => {
     const p = serve(['--quiet', '--databases', 'off', '--host', '0.0.0.0']);
     expect(await p.exit).toBe(2);
     expect(p.output()).toMatch(
-      /--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY, or --control-open/,
+      /--host 0\.0\.0\.0 is reachable from other machines.*--control-key KEY \(or TUSK_CONTROL_KEY\), or --control-open/,
     );
   });
 

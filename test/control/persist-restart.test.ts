@@ -136,6 +136,6 @@ describe('tusk serve --state (the command; needs npm run build)', () => {
   it('tusk serve --help lists --state with its default', async () => {
     const s = serve(['--help']);
     await s.exit;
-    expect(s.output()).toMatch(/^  --state FILE\s+.*\(default none: in memory\)$/m);
+    expect(s.output()).toMatch(/^  --state FILE\s+.*\n(?: +.*\n)*? +\(default none: in memory; env TUSK_STATE\)$/m);
   });
 });
