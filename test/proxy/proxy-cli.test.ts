@@ -128,6 +128,6 @@ describe('tusk proxy in front of Tusk', () => {
       tusk.instanceUrl,
     ]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/--customer-target must be an http\(s\) URL/);
+    expect(stderr).toMatch(/--customer-target (\(or TUSK_PROXY_CUSTOMER_TARGET\) )?must be an http\(s\) URL/);
   });
 });
