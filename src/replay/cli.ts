@@ -47,7 +47,6 @@ export async function replayCommand(values: ReplayCommandOptions): Promise<void>
     onResult: (r) => console.log(progressLine(r)),
   });
   const results = await replayer.run(recording.exchanges);
-  console.log(formatReplaySummary(results, file, customerUrl));
   if (values.junit) {
     try {
       const path = resolve(values.junit);
@@ -58,5 +57,6 @@ export async function replayCommand(values: ReplayCommandOptions): Promise<void>
       fail(`cannot write --junit ${values.junit}: ${(err as Error).message}`);
     }
   }
+  console.log(formatReplaySummary(results, file, customerUrl));
   process.exitCode = results.some((r) => r.departures.length) ? 1 : 0;
 }
