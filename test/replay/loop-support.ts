@@ -16,6 +16,12 @@ export interface Urls {
 
 export const basic = (key: string) => `Basic ${Buffer.from(`:${key}`).toString('base64')}`;
 
+/** The two URLs a `tusk serve` or `tusk proxy` prints when it starts. */
+const printedUrls = (out: string): Urls => ({
+  customer: /customer API\s+(\S+)/.exec(out)![1]!,
+  instance: /instance API\s+(\S+)/.exec(out)![1]!,
+});
+
 /** `tusk serve --databases off --provision-delay 0 ...args` on free ports, once ready. */
 export async function serveTusk(args: string[] = []): Promise<{ process: Started; urls: Urls }> {
   const p = start(process.execPath, [
@@ -32,14 +38,7 @@ export async function serveTusk(args: string[] = []): Promise<{ process: Started
     '--quiet',
     ...args,
   ]);
-  const out = await p.until(/tusk: ready/);
-  return {
-    process: p,
-    urls: {
-      customer: /customer API\s+(\S+)/.exec(out)![1]!,
-      instance: /instance API\s+(\S+)/.exec(out)![1]!,
-    },
-  };
+  return { process: p, urls: printedUrls(await p.until(/tusk: ready/)) };
 }
 
 /** `tusk proxy` in front of `target`, recording to `file` (`extra`: --record-secrets, ...), once ready. */
@@ -63,14 +62,7 @@ export async function recordingProxy(
     file,
     ...extra,
   ]);
-  const out = await p.until(/tusk proxy: ready/);
-  return {
-    process: p,
-    urls: {
-      customer: /customer API\s+(\S+)/.exec(out)![1]!,
-      instance: /instance API\s+(\S+)/.exec(out)![1]!,
-    },
-  };
+  return { process: p, urls: printedUrls(await p.until(/tusk proxy: ready/)) };
 }
 
 /** `tusk import` of the account behind `key` at `source` into `out`. */
