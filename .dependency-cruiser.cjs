@@ -12,7 +12,10 @@
 //   compose.ts, control, docs, replicas   the two interfaces' apps, the /__tusk/ plane, the API
 //              reference, a team's replicas on one Postgres
 //   server     builds and starts everything;  cli, conformance  the `tusk` command
-// proxy/ (the validating proxy) uses core and openapi only, and only cli uses it.
+// Beside them, what speaks HTTP to a deployment and never touches the stand-in: proxy/ (the
+// validating proxy), record/ (HAR, go-vcr cassettes, redaction; shared by the three), import/
+// (`tusk import`) and replay/ (`tusk replay`): core, openapi and record only; only cli uses them,
+// and import and replay do not use each other or the proxy.
 // A module may import its own folder and the folders below it, never one above.
 /** @type {import('dependency-cruiser').IConfiguration} */
 const ORDER = [
@@ -27,12 +30,15 @@ const ORDER = [
   'server\\.ts',
   '(cli\\.ts|cli/|conformance/)',
 ];
+// Beside the stand-in, each with what it may use of src/ besides core/, openapi/ and generated/.
+const BESIDE = ['proxy', 'record', 'import', 'replay'];
+const MAY_USE = { proxy: ['record'], record: [], import: ['record'], replay: ['record'] };
 const layer = (i) => ({
   name: `layer-${ORDER[i].replace(/[^a-z]+/g, '-').replace(/^-|-$/g, '')}`,
   severity: 'error',
   comment: `src/${ORDER[i]} must not import what is above it`,
   from: { path: `^src/${ORDER[i]}` },
-  to: { path: `^src/(${ORDER.slice(i + 1).join('|')}|proxy/)` },
+  to: { path: `^src/(${[...ORDER.slice(i + 1), ...BESIDE.map((b) => `${b}/`)].join('|')})` },
 });
 module.exports = {
   forbidden: [
@@ -45,14 +51,14 @@ module.exports = {
       from: { path: '^src/(compose\\.ts|control/|docs/|replicas/)' },
       to: { path: '^src/(compose\\.ts|control/|docs/|replicas/)', pathNot: '^src/$1' },
     },
-    // The validating proxy judges traffic with the documents alone: no store, no stand-in.
-    {
-      name: 'layer-proxy',
+    // The validating proxy, recordings, import and replay judge traffic with the documents alone.
+    ...BESIDE.map((name) => ({
+      name: `layer-${name}`,
       severity: 'error',
-      comment: 'src/proxy/ uses core/ and openapi/ only',
-      from: { path: '^src/proxy/' },
-      to: { path: '^src/', pathNot: '^src/(core|openapi|proxy|generated)/' },
-    },
+      comment: `src/${name}/ uses core/, openapi/${MAY_USE[name].map((m) => `, ${m}/`).join('')} only`,
+      from: { path: `^src/${name}/` },
+      to: { path: '^src/', pathNot: `^src/(core|openapi|generated|${[name, ...MAY_USE[name]].join('|')})/` },
+    })),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

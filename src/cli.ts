@@ -16,6 +16,8 @@ Commands:
   docs      write the API reference as static HTML (tusk docs --help)
   proxy     forward to a deployment, checking every exchange against the documents (tusk proxy --help)
   coverage  print what the clients' requests exercised on a running stand-in (tusk coverage --help)
+  import    read an account of a deployment, GET requests only, into a state file for serve (tusk import --help)
+  replay    send a recording (HAR, go-vcr cassette) again and name each departure (tusk replay --help)
 
 Every flag of a command can also come from an environment variable (TUSK_HOST, TUSK_CUSTOMER_PORT,
 TUSK_API_KEY, ...); its --help names each one. A flag given wins over its variable.
@@ -38,6 +40,10 @@ export async function main(argv: string[]): Promise<void> {
       return (await import('./cli/coverage.js')).coverageCommand(rest);
     case 'proxy':
       return (await import('./cli/proxy.js')).proxyCommand(rest);
+    case 'import':
+      return (await import('./cli/import.js')).importCommand(rest);
+    case 'replay':
+      return (await import('./cli/replay.js')).replayCommand(rest);
     case '-v':
     case '--version':
     case 'version':

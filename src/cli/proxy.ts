@@ -29,5 +29,7 @@ export async function proxyCommand(args: string[]): Promise<void> {
     ...(str('junit') ? { junit: str('junit') } : {}),
     ...(str('coverage') ? { coverage: str('coverage') } : {}),
     failOnDeparture: values['fail-on-departure'] === true,
+    ...(str('record') ? { record: str('record') } : {}),
+    recordSecrets: values['record-secrets'] === true,
   });
 }

@@ -1,12 +1,15 @@
 // `tusk proxy`: the validating proxy (proxy.ts) as a command. On SIGINT/SIGTERM it writes the
 // reports asked for (--report JSON, --junit XML, --coverage JSON and HTML) and exits 1 when a
-// departure was seen and --fail-on-departure is given (for CI), else 0.
+// departure was seen and --fail-on-departure is given (for CI), else 0. --record FILE appends every
+// exchange to FILE as HAR 1.2, secrets redacted unless --record-secrets (src/record/).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadDocuments } from '../openapi/documents.js';
 import { writeCoverageFiles } from '../openapi/coverage-render.js';
 import { ValidatingProxy, type ReportedDeparture } from './proxy.js';
 import { html, text } from '../core/html.js';
+import { ExchangeRecorder } from '../record/recorder.js';
+import { packageVersion } from '../openapi/documents.js';
 
 /** The command's flags, read by the `tusk` command from its table (src/cli/tables.ts, PROXY). */
 export interface ProxyCommandOptions {
@@ -21,6 +24,10 @@ export interface ProxyCommandOptions {
   junit?: string;
   coverage?: string;
   failOnDeparture: boolean;
+  /** Append every exchange to this file as HAR. */
+  record?: string;
+  /** Keep the secrets in the recording. */
+  recordSecrets?: boolean;
 }
 
 function fail(message: string): never {
@@ -63,6 +70,17 @@ function write(file: string, text: string): string {
 
 export async function proxyCommand(values: ProxyCommandOptions): Promise<void> {
   const target = (url: string) => url.replace(/\/$/, '');
+  if (values.recordSecrets && !values.record) fail('--record-secrets needs --record FILE');
+  let recorder: ExchangeRecorder | undefined;
+  try {
+    if (values.record)
+      recorder = new ExchangeRecorder(values.record, {
+        secrets: Boolean(values.recordSecrets),
+        creator: { name: 'tusk proxy', version: packageVersion() },
+      });
+  } catch (err) {
+    fail(`cannot write --record ${values.record}: ${(err as Error).message}`);
+  }
   const proxy = new ValidatingProxy({
     documents: await loadDocuments(),
     targets: { customer: target(values.customerTarget), instance: target(values.instanceTarget) },
@@ -70,6 +88,7 @@ export async function proxyCommand(values: ProxyCommandOptions): Promise<void> {
     ...(values.host ? { host: values.host } : {}),
     annotate: values.annotate,
     strict: values.strict,
+    ...(recorder ? { recorder } : {}),
   });
   try {
     await proxy.listen();
@@ -80,7 +99,9 @@ export async function proxyCommand(values: ProxyCommandOptions): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    console.log(`tusk proxy: ${signal}, ${proxy.exchanges} exchanges, ${proxy.departureCount} departures`);
+    console.log(
+      `tusk proxy: ${signal}, ${proxy.exchanges} exchanges, ${proxy.departureCount} departures${recorder ? `, ${recorder.count} recorded` : ''}`,
+    );
     await proxy.close();
     try {
       if (values.report)
@@ -106,5 +127,14 @@ export async function proxyCommand(values: ProxyCommandOptions): Promise<void> {
   console.log(
     `tusk proxy: departures     ${proxy.urls.customer}/__tusk/departures${values.strict ? ' (strict: departing requests are refused)' : ''}`,
   );
+  if (recorder) {
+    console.log(
+      `tusk proxy: recording      ${recorder.path} (HAR 1.2, ${values.recordSecrets ? 'secrets kept' : 'secrets redacted'})`,
+    );
+    if (values.recordSecrets)
+      console.error(
+        `tusk proxy: warning: --record-secrets: ${recorder.path} holds API keys, passwords and integration keys in clear; keep it private and out of version control`,
+      );
+  }
   console.log('tusk proxy: ready');
 }

@@ -10,7 +10,10 @@
 // and counted into API coverage (GET /__tusk/coverage). With `strict`, a request that departs is
 // refused with the stand-in's own answer (400 naming field and rule, 401, 404) instead of being
 // forwarded. A target that cannot be reached is a 502 (one that does not answer in time a 504)
-// with a JSON Error body; nothing a client or a target does crashes the proxy.
+// with a JSON Error body; nothing a client or a target does crashes the proxy. With `record`, every
+// exchange the target answered (and every request --strict refused) is appended to a HAR file as
+// it happens, its secrets redacted (src/record/); a recording that cannot be written is logged
+// once and stops, the traffic goes on.
 import {
   createServer,
   request as httpRequest,
@@ -25,6 +28,7 @@ import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
 import { ExchangeChecker, type Departure } from '../openapi/exchange.js';
 import { CoverageRecorder } from '../openapi/coverage-recorder.js';
 import { readOperations } from '../openapi/operations.js';
+import type { ExchangeRecorder, SeenExchange } from '../record/recorder.js';
 
 /** One departure as the proxy reports it. */
 export interface ReportedDeparture extends Departure {
@@ -51,6 +55,8 @@ export interface ProxyOptions {
   log?: (line: string) => void;
   /** ms a target may take to answer before the client gets a 504 (default 30 s). */
   timeoutMs?: number;
+  /** Where every exchange is appended as HAR (`--record FILE`); closed by close(). */
+  recorder?: ExchangeRecorder;
 }
 
 /** Largest request body read (and forwarded); a larger one is a 413, as at the stand-in. */
@@ -129,7 +135,22 @@ export class ValidatingProxy {
     );
     this.agents.http.destroy();
     this.agents.https.destroy();
+    this.options.recorder?.close();
   }
+
+  /** Appends an exchange to the recording; a failure (a full disk) is logged once and ends the recording. */
+  private record(x: SeenExchange): void {
+    const recorder = this.options.recorder;
+    if (!recorder || this.recordingFailed) return;
+    try {
+      recorder.record(x);
+    } catch (err) {
+      this.recordingFailed = true;
+      this.log(`tusk proxy: cannot record to ${recorder.path}, recording stopped: ${(err as Error).message}`);
+    }
+  }
+
+  private recordingFailed = false;
 
   private log(line: string): void {
     (this.options.log ?? ((l: string) => console.error(l)))(line);
@@ -178,6 +199,27 @@ export class ValidatingProxy {
       );
     if (body === 'aborted') return; // the client went away
     this.exchanges++;
+    const startedAt = new Date();
+    const seen = (
+      status: number,
+      headers: SeenExchange['responseHeaders'],
+      text: string | undefined,
+      size: number,
+      extra: Partial<SeenExchange> = {},
+    ): SeenExchange => ({
+      api,
+      method,
+      url: `${this.urls[api]}${req.url ?? '/'}`,
+      requestHeaders: req.headers,
+      requestBody: body,
+      status,
+      responseHeaders: headers,
+      responseBody: text,
+      responseSize: size,
+      startedAt,
+      ms: Date.now() - startedAt.getTime(),
+      ...extra,
+    });
     const checked = await this.checker.requestDepartures(api, {
       method,
       path: url.pathname,
@@ -190,12 +232,19 @@ export class ValidatingProxy {
       this.note(api, operationId, method, url.pathname, undefined, checked.departures);
       const err = checked.error;
       this.coverage.record(api, operationId ?? undefined, err.status, undefined, { method, path: url.pathname });
-      res.writeHead(err.status, {
+      const headers = {
         'content-type': 'application/json',
         ...err.headers,
         ...(this.options.annotate ? { 'tusk-departures': departureHeader(checked.departures) } : {}),
-      });
-      res.end(JSON.stringify(err.body));
+      };
+      const text = JSON.stringify(err.body);
+      res.writeHead(err.status, headers);
+      res.end(text);
+      this.record(
+        seen(err.status, headers, text, Buffer.byteLength(text), {
+          comment: 'refused by tusk proxy --strict, not forwarded',
+        }),
+      );
       return;
     }
     const target = new URL(this.options.targets[api]);
@@ -258,6 +307,7 @@ export class ValidatingProxy {
             );
           this.note(api, operationId, method, url.pathname, status, found);
           this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
+          this.record(seen(status, answer.headers, text, size, { statusText: answer.statusMessage ?? '' }));
           return found;
         };
         if (this.options.annotate) {

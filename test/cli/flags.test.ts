@@ -39,6 +39,8 @@ describe('the tables of flags', () => {
         proxy: 'TUSK_PROXY_',
         coverage: 'TUSK_COVERAGE_',
         docs: 'TUSK_DOCS_',
+        import: 'TUSK_IMPORT_',
+        replay: 'TUSK_REPLAY_',
       }[command.name]!;
       for (const name of names) expect(name, command.name).toMatch(new RegExp(`^${prefix}[A-Z_]+$`));
     }

@@ -69,4 +69,28 @@ describe('the dependency rules of src/', () => {
     expect(side.code).not.toBe(0);
     expect(side.out).toMatch(/layer-compose-control-docs/);
   });
+
+  it("fail when record/, import/ or replay/ reach into the stand-in's store, or import and replay use each other", async () => {
+    const store = 'export const s = 1;\n';
+    for (const name of ['record', 'import', 'replay']) {
+      const r = await cruise({
+        'src/accounts/home.ts': store,
+        [`src/${name}/a.ts`]: "import { s } from '../accounts/home.js';\nexport const a = s;\n",
+      });
+      expect(r.code, r.out).not.toBe(0);
+      expect(r.out).toMatch(new RegExp(`layer-${name}`));
+    }
+    const across = await cruise({
+      'src/replay/a.ts': 'export const a = 1;\n',
+      'src/import/b.ts': "import { a } from '../replay/a.js';\nexport const b = a;\n",
+    });
+    expect(across.out).toMatch(/layer-import/);
+    const allowed = await cruise({
+      'src/core/errors.ts': 'export const e = 1;\n',
+      'src/record/har.ts': "import { e } from '../core/errors.js';\nexport const h = e;\n",
+      'src/replay/a.ts': "import { h } from '../record/har.js';\nexport const a = h;\n",
+      'src/proxy/p.ts': "import { h } from '../record/har.js';\nexport const p = h;\n",
+    });
+    expect(allowed.code, allowed.out).toBe(0);
+  });
 });
