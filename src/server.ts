@@ -22,8 +22,8 @@ import type { FaultRule } from './domain/fault-rules.js';
 import type { Context } from 'hono';
 import { readOperations } from './openapi/operations.js';
 import { ControlPlane } from './control/plane.js';
-import { PostgresEngine, parseEngineSpec, persistentDataDir, type EngineLog } from './databases/engine.js';
-import { Databases } from './databases/instance-databases.js';
+import { parseEngineSpec, type EngineLog } from './databases/engine.js';
+import { openDatabases } from './databases/open.js';
 import { createLogger, type Logger } from './core/log.js';
 import { CONTROL_PREFIX } from './control/plane.js';
 import { Replica, isSharedState } from './replicas/replica.js';
@@ -115,18 +115,11 @@ export async function createTusk(options: TuskOptions = {}): Promise<Tusk> {
   // the expected end, not an error: a Ctrl-C reaches the embedded server too.
   let stopping = false;
   const databaseLog: EngineLog = (level, line) => logger.log(stopping ? 'debug' : level, line);
-  let databases: Databases | undefined;
-  if (engineSpec.kind !== 'off') {
-    // With --state, the embedded server keeps its data beside the state file: databases survive restarts.
-    const kept = engineSpec.kind === 'embedded' && o.state ? persistentDataDir(o.state) : undefined;
-    if (kept?.why)
-      logger.warn(`tusk: databases: keeping the data in ${kept.dir}, not beside the state file: ${kept.why}`);
-    const engine = new PostgresEngine(engineSpec, databaseLog, kept ? { dataDir: kept.dir } : {});
-    await engine.reserve();
-    databases = new Databases(engine, databaseLog);
-    // The server starts in the background: the API answers at once, instances turn ready once their database is made.
-    void engine.start().catch(() => undefined);
-  }
+  const databases = await openDatabases(engineSpec, {
+    state: o.state,
+    shared: isSharedState(o.state),
+    log: databaseLog,
+  });
   const allOperations = [
     ...readOperations('customer', documents.customer),
     ...readOperations('instance', documents.instance),

@@ -89,6 +89,18 @@ describe('the tusk command', () => {
     expect(code).toBe(2);
     expect(out).toMatch(/--rate-limit \(or TUSK_RATE_LIMIT\) must look like N\/S/);
   });
+
+  it('refuses an embedded server for each replica of a team (a postgres:// --state), naming what to give', async () => {
+    const { code, out } = await run([
+      'serve',
+      '--state',
+      'postgres://tusk@127.0.0.1:1/tusk',
+      '--databases',
+      'embedded',
+    ]);
+    expect(code).toBe(2);
+    expect(out).toMatch(/--databases embedded would give each replica of a team .* a server of its own/);
+  });
 });
 
 describe('tusk serve and tusk proxy configured by the environment alone (as a container or a compose file does)', () => {

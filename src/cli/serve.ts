@@ -5,6 +5,7 @@
 import { DOCS_PATH } from '../docs/routes.js';
 import { writeCoverageFiles } from '../openapi/coverage-render.js';
 import { DEFAULTS, startTusk, type RunningTusk, type TuskOptions } from '../server.js';
+import { isSharedState } from '../replicas/replica.js';
 import { createLogger } from '../core/log.js';
 import { fail, readCommand } from './command.js';
 import { helpOf, UsageError, type FlagValue } from './flags.js';
@@ -25,6 +26,13 @@ export function serveOptions(values: Record<string, FlagValue>): TuskOptions & {
       `--host ${host} is reachable from other machines, and the controls under /__tusk/ can reset and read every account (their keys included): give --control-key KEY (or TUSK_CONTROL_KEY), or --control-open (or TUSK_CONTROL_OPEN=1) to run without one`,
     );
   }
+  // A team's replicas put the instances' databases on the state's server unless told otherwise.
+  const state = str('state');
+  const databases = str('databases') ?? (isSharedState(state) ? state : 'embedded');
+  if (isSharedState(state) && databases === 'embedded')
+    throw new UsageError(
+      "--databases embedded would give each replica of a team (a postgres:// --state) a server of its own: give --databases URL, or off; without it, the state's server",
+    );
   const options = {
     host: str('host'),
     customerPort: int('customer-port'),
@@ -33,9 +41,9 @@ export function serveOptions(values: Record<string, FlagValue>): TuskOptions & {
     seed: int('seed'),
     provisionDelayMs: int('provision-delay'),
     rateLimit: str('rate-limit'),
-    state: str('state'),
+    state,
     faults: values.fault as string[] | undefined,
-    databases: str('databases') ?? 'embedded',
+    databases,
     controlKey,
     answers: str('answers') as 'default' | 'production' | undefined,
     varySuccess: values['vary-success'] === true ? true : undefined,

@@ -17,13 +17,24 @@ export class AdminConnection {
     const pool = new client.Pool({ ...connection, max: 4, connectionTimeoutMillis: 5_000 });
     // A connection of the pool that breaks is removed by the pool; the probe tells whether the server is gone.
     pool.on('error', () => undefined);
+    let version: { v: string; who: string; may: boolean };
     try {
-      const { rows } = await pool.query<{ v: string }>("select current_setting('server_version') as v");
-      return new AdminConnection(client, pool, rows[0]!.v);
+      const { rows } = await pool.query<{ v: string; who: string; may: boolean }>(
+        "select current_setting('server_version') as v, current_user as who, rolsuper or (rolcreaterole and rolcreatedb) as may from pg_roles where rolname = current_user",
+      );
+      version = rows[0]!;
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
     }
+    // Every instance has a role and a database of its own: the login must be allowed to make both.
+    if (!version.may) {
+      await pool.end().catch(() => undefined);
+      throw new Error(
+        `the role ${version.who} may not create roles and databases, which every instance needs: as a superuser, run ALTER ROLE ${client.escapeIdentifier(version.who)} CREATEROLE CREATEDB (or give --databases off, or another login)`,
+      );
+    }
+    return new AdminConnection(client, pool, version.v);
   }
 
   query(text: string): Promise<pg.QueryResult> {

@@ -1,5 +1,7 @@
 // What the engine is told and what it tells: the `--databases` value it runs on, its states, the
-// lines it logs, and which errors say the server is out of reach (not that a statement was wrong).
+// lines it logs, the prefix of the names it makes, and which errors say the server is out of reach
+// (not that a statement was wrong).
+import { createHash, randomBytes } from 'node:crypto';
 /** Where the engine's lines go, with their level: an error, a warning, or news (info). */
 export type EngineLog = (level: 'info' | 'warn' | 'error', line: string) => void;
 
@@ -60,4 +62,18 @@ export function reasonOf(
     return `the Postgres server is gone (${about.lost}); ${about.embedded ? 'starting it again on the same data' : 'reconnecting when it is back'}`;
   if (state === 'failed') return `the databases could not start: ${about.failure?.message ?? 'unknown'}`;
   return undefined;
+}
+
+/**
+ * The prefix of every role and database the engine makes: `tusk_` for the embedded server's kept data
+ * (`kept`), else one of this process's own (a shared server's other users' names are never touched).
+ */
+export function namePrefix(kept: boolean): string {
+  return kept ? 'tusk_' : `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
+}
+
+/** The prefix a team's replicas share: one per state database (`--state postgres://.../DB`). */
+export function teamPrefix(stateUrl: string): string {
+  const database = decodeURIComponent(new URL(stateUrl).pathname.slice(1)) || 'postgres';
+  return `tusk_t${createHash('sha256').update(database).digest('hex').slice(0, 8)}_`;
 }

@@ -6,16 +6,15 @@
 // one that went away), and cleans up always. Its state (`off`, `starting`, `ready`, `restarting`,
 // `failed`) is what the control plane reports and what an instance's `ready` waits on. It runs SQL
 // for admin.ts; which database belongs to which instance is decided by instance-databases.ts.
-import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { AdminConnection } from './connection.js';
 import { EmbeddedServer, type EmbeddedOptions } from './embedded.js';
 import { EngineStates } from './engine-states.js';
 import { embeddedPort, listening, movedLine } from './embedded-port.js';
-import { isUnreachable, reasonOf, type EngineLog, type EngineSpec } from './engine-spec.js';
+import { isUnreachable, namePrefix, reasonOf, type EngineLog, type EngineSpec } from './engine-spec.js';
 
 export { blockedForPostgres, cleanStaleEmbedded, persistentDataDir } from './embedded.js';
-export { isUnreachable, parseEngineSpec } from './engine-spec.js';
+export { isUnreachable, parseEngineSpec, teamPrefix } from './engine-spec.js';
 export type { EngineLog, EngineSpec, EngineState } from './engine-spec.js';
 
 /** How often a ready server is probed, and how long a probe may take. */
@@ -60,17 +59,15 @@ export class PostgresEngine extends EngineStates {
    * @param options.dataDir a data directory the embedded server keeps across restarts (`--state`):
    *   its databases survive, its names carry the fixed prefix `tusk_`, and its port stays
    * @param options.embedded how the embedded server uses the machine (embedded.ts: its Linux-only parts, its binaries)
+   * @param options.prefix the names' prefix, where it must not be this process's (a team's replicas share one)
    */
   constructor(
     readonly spec: Exclude<EngineSpec, { kind: 'off' }>,
     private readonly log: EngineLog = () => undefined,
-    private readonly options: { dataDir?: string; embedded?: EmbeddedOptions } = {},
+    private readonly options: { dataDir?: string; embedded?: EmbeddedOptions; prefix?: string } = {},
   ) {
     super();
-    this.prefix =
-      spec.kind === 'embedded' && options.dataDir
-        ? 'tusk_'
-        : `tusk_${process.pid.toString(36)}_${randomBytes(3).toString('hex')}_`;
+    this.prefix = options.prefix ?? namePrefix(spec.kind === 'embedded' && options.dataDir !== undefined);
   }
 
   /** The kept data directory, if any (`--state`). */

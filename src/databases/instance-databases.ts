@@ -13,64 +13,58 @@
 // dropped), create-backup (a snapshot: a copy made by the server), restore (the database becomes
 // the snapshot; the seeded backup history, which has no snapshot, restores the database as it was
 // created: empty), pitr (the newest snapshot at or before pit), run-maintenance (sessions ended).
+//
+// In a team (`shared`: replicas of one Tusk on one server), the replica that answered a create
+// makes the database; another that loads the instance waits for it to exist (and makes it empty
+// only if it never comes: its maker died first), finds snapshots other replicas took by their
+// names, and none drops a database when it stops.
 import { DatabaseAdmin } from './admin.js';
-import { isUnreachable, type EngineLog, type PostgresEngine } from './engine.js';
+import type { EngineLog, PostgresEngine } from './engine.js';
 import { databaseKeyOf, type DatabaseRef, type InstanceDatabases, type ProvisionOptions } from './records.js';
+import { SizeWatch } from './sizes.js';
+import { StepQueue } from './steps.js';
+import { Snapshots } from './snapshots.js';
 
 export { databaseKeyOf } from './records.js';
 export type { DatabaseRef, InstanceDatabases, ProvisionOptions } from './records.js';
 
-const RETRIES = 3;
-/** How often the databases' sizes are read. */
-const SIZE_EVERY_MS = 2_000;
+/** In a team, how long a replica that loaded an instance waits for its maker to make its database. */
+export const ADOPT_WAIT_MS = 60_000;
+const ADOPT_POLL_MS = 250;
 
 export class Databases implements InstanceDatabases {
-  private queue: Promise<void> = Promise.resolve();
+  private readonly steps: StepQueue;
   /** The databases made (while the engine is ready, they accept connections). */
   private readonly made = new Set<string>();
   private readonly live = new Map<string, DatabaseRef>();
-  /** Snapshots per database: backup id -> [snapshot database, time taken (ms on the virtual clock)]. */
-  private readonly snapshots = new Map<string, Map<number, { name: string; at: number }>>();
-  /** Steps that failed for good, for the log and the tests. */
-  readonly failures: string[] = [];
-  private readonly sizeListeners = new Map<string, (bytes: number) => void>();
-  private sizeTimer?: NodeJS.Timeout;
-  private measuring = false;
-  private closed = false;
-  /** Resolves when close() begins: a step waiting for the engine gives up then. */
-  private readonly closing: Promise<void>;
-  private startClosing!: () => void;
+  /** Of each database made: the password and connection limit it was made with. */
+  private readonly signatures = new Map<string, string>();
+  /** Of each database: its instance's backups (id, time taken), whose snapshots may be found on the server. */
+  private readonly backupsOf = new Map<string, () => { id: number; at: number }[]>();
+  private readonly snapshots = new Snapshots();
+  private readonly sizes: SizeWatch;
   /** Whether the server's own databases were checked (once, after the first database is made). */
   private guarded = false;
   readonly admin: DatabaseAdmin;
 
   /** Every few seconds, the real sizes of the live databases go to their instances (disk_used_gb). */
-  private watchSizes(): void {
-    if (this.sizeTimer) return;
-    this.sizeTimer = setInterval(() => void this.measureSizes(), SIZE_EVERY_MS);
-    this.sizeTimer.unref();
-  }
-
-  /** One query for every live database's size; a failure is skipped (the next round tries again). */
-  async measureSizes(): Promise<void> {
-    if (this.measuring || this.engine.state !== 'ready' || this.sizeListeners.size === 0) return;
-    this.measuring = true;
-    try {
-      const sizes = await this.admin.sizes();
-      for (const [database, bytes] of sizes) if (this.made.has(database)) this.sizeListeners.get(database)?.(bytes);
-    } catch {
-      /* the engine is busy or down: the next round */
-    } finally {
-      this.measuring = false;
-    }
+  measureSizes(): Promise<void> {
+    return this.sizes.measure();
   }
 
   constructor(
     readonly engine: PostgresEngine,
     private readonly log: EngineLog = (level, line) => (level === 'info' ? console.log(line) : console.error(line)),
+    /** A team's replica: the server and its databases are shared with the other replicas. */
+    private readonly shared = false,
   ) {
     this.admin = new DatabaseAdmin(engine);
-    this.closing = new Promise((resolve) => (this.startClosing = resolve));
+    this.sizes = new SizeWatch(
+      engine,
+      () => this.admin.sizes(),
+      (database) => this.made.has(database),
+    );
+    this.steps = new StepQueue(engine, log);
   }
 
   get host(): string {
@@ -81,50 +75,18 @@ export class Databases implements InstanceDatabases {
     return this.engine.port;
   }
 
-  /**
-   * Runs `step` after every step asked before it, once the engine is ready; a step that fails
-   * because the server went away waits for it to be back (not counted as an attempt); other
-   * failures are retried, then logged. Never throws.
-   */
-  private enqueue(what: string, step: () => Promise<void>, retries = RETRIES): Promise<void> {
-    const run = async () => {
-      for (let attempt = 1; !this.closed;) {
-        try {
-          await Promise.race([this.engine.whenReady(), this.closing]);
-        } catch (err) {
-          if (!this.closed) this.fail(what, err);
-          return;
-        }
-        if (this.closed) return;
-        try {
-          await step();
-          return;
-        } catch (err) {
-          if (this.closed) return;
-          if (isUnreachable(err)) await this.engine.check();
-          if (this.engine.state !== 'ready') continue; // lost meanwhile: run again once it is back
-          if (attempt++ >= retries) {
-            this.fail(what, err);
-            return;
-          }
-          await new Promise((r) => setTimeout(r, 200 * attempt));
-        }
-      }
-    };
-    this.queue = this.queue.then(run);
-    return this.queue;
+  private enqueue(what: string, step: () => Promise<void>, retries?: number): Promise<void> {
+    return this.steps.add(what, step, retries);
   }
 
-  private fail(what: string, err: unknown): void {
-    const line = `tusk: databases: ${what} failed: ${(err as Error).message}`;
-    this.failures.push(line);
-    // An engine that could not start said why, once: its steps add nothing but repeats.
-    if (this.engine.state !== 'failed') this.log('error', line);
+  /** Steps that failed for good, for the log and the tests. */
+  get failures(): string[] {
+    return this.steps.failures;
   }
 
   /** Resolves once every step asked so far has run. */
   idle(): Promise<void> {
-    return this.queue;
+    return this.steps.idle();
   }
 
   /** Whether `ref` is still the database of a live instance (a step for a deleted or reset one announces nothing). */
@@ -135,34 +97,57 @@ export class Databases implements InstanceDatabases {
   provision(key: string, password: string, options: ProvisionOptions = {}): DatabaseRef {
     const id = databaseKeyOf(key);
     const ref = { role: `${this.engine.prefix}u${id}`, database: `${this.engine.prefix}d${id}` };
+    const signature = `${password}\n${options.connectionLimit ?? -1}`;
+    // Asked again as it was made (a team's replica loading an account another wrote): nothing to do.
+    const same = !options.from && this.made.has(ref.database) && this.signatures.get(ref.database) === signature;
     this.live.set(ref.database, ref);
-    if (options.onSize) this.sizeListeners.set(ref.database, options.onSize);
-    this.watchSizes();
-    const { from, backups, connectionLimit } = options;
-    void this.enqueue(`creating database ${ref.database}`, async () => {
-      if (!this.isLive(ref)) return; // deleted (or replaced) before it was made
-      let template: string | undefined;
-      if (from) template = from.at === undefined ? from.ref.database : this.snapshotAt(from.ref, from.at);
-      const kept = await this.admin.createDatabase(ref.role, password, ref.database, {
-        ...(template ? { template } : {}),
-        ...(connectionLimit !== undefined ? { connectionLimit } : {}),
-      });
-      // A database kept from an earlier run: its snapshots that still exist serve its backups again.
-      if (kept && backups) {
-        const existing = await this.admin.databasesLike(`${ref.database}_b`);
-        const list = this.snapshots.get(ref.database) ?? new Map<number, { name: string; at: number }>();
-        for (const b of backups()) {
-          const name = `${ref.database}_b${b.id}`;
-          if (!existing.has(name)) continue;
-          await this.admin.makePrivate(name);
-          list.set(b.id, { name, at: b.at });
-        }
-        this.snapshots.set(ref.database, list);
-      }
-      await this.guard(ref.role);
-      if (this.isLive(ref)) this.made.add(ref.database);
-    });
+    if (options.onSize) this.sizes.listen(ref.database, options.onSize);
+    if (options.backups) this.backupsOf.set(ref.database, options.backups);
+    if (!same)
+      void this.enqueue(`creating database ${ref.database}`, () => this.make(ref, password, options, Date.now()));
     return ref;
+  }
+
+  private async make(ref: DatabaseRef, password: string, options: ProvisionOptions, since: number): Promise<void> {
+    if (!this.isLive(ref)) return; // deleted (or replaced) before it was made
+    const { from, backups, connectionLimit } = options;
+    if (this.shared && options.loaded && !this.made.has(ref.database) && !(await this.exists(ref.database))) {
+      if (Date.now() - since < ADOPT_WAIT_MS) {
+        const again = () =>
+          void this.enqueue(`creating database ${ref.database}`, () => this.make(ref, password, options, since));
+        setTimeout(again, ADOPT_POLL_MS).unref();
+        return;
+      }
+      this.log(
+        'warn',
+        `tusk: databases: ${ref.database} was not made by the replica that created its instance within ${ADOPT_WAIT_MS / 1000} s: made empty here`,
+      );
+    }
+    let template: string | undefined;
+    if (from) {
+      if (this.shared) await this.findSnapshots(from.ref);
+      template = from.at === undefined ? from.ref.database : this.snapshots.at(from.ref.database, from.at);
+    }
+    const kept = await this.admin.createDatabase(ref.role, password, ref.database, {
+      ...(template ? { template } : {}),
+      ...(connectionLimit !== undefined ? { connectionLimit } : {}),
+    });
+    // A database kept from an earlier run (or made by another replica): its snapshots that still exist serve its backups again.
+    if (kept && backups) await this.snapshots.find(this.admin, ref, backups());
+    await this.guard(ref.role);
+    if (!this.isLive(ref)) return;
+    this.made.add(ref.database);
+    this.signatures.set(ref.database, `${password}\n${connectionLimit ?? -1}`);
+  }
+
+  private async exists(database: string): Promise<boolean> {
+    return (await this.admin.databasesLike(database)).has(database);
+  }
+
+  /** In a team: the snapshots of `ref` that other replicas took, registered here too. */
+  private async findSnapshots(ref: DatabaseRef): Promise<void> {
+    const backups = this.backupsOf.get(ref.database);
+    if (backups) await this.snapshots.find(this.admin, ref, backups());
   }
 
   /** Once: closes the server's own databases to instance roles, or says which stay open (an external server's). */
@@ -183,51 +168,47 @@ export class Databases implements InstanceDatabases {
   }
 
   setPassword(ref: DatabaseRef, password: string): void {
+    this.signatures.delete(ref.database);
     void this.enqueue(`setting the password of ${ref.role}`, () => this.admin.setPassword(ref.role, password));
   }
 
   setConnectionLimit(ref: DatabaseRef, limit: number | undefined): void {
+    this.signatures.delete(ref.database);
     void this.enqueue(`setting the connection limit of ${ref.role}`, () =>
       this.admin.setConnectionLimit(ref.role, limit ?? -1),
     );
   }
 
   drop(ref: DatabaseRef): void {
-    this.live.delete(ref.database);
-    this.sizeListeners.delete(ref.database);
-    this.made.delete(ref.database);
-    const snaps = [...(this.snapshots.get(ref.database)?.values() ?? [])];
-    this.snapshots.delete(ref.database);
+    const known = this.snapshots.names(ref.database);
+    this.forget(ref.database);
     void this.enqueue(`dropping ${ref.database}`, async () => {
       await this.admin.dropDatabase(ref.database);
-      for (const s of snaps) await this.admin.dropDatabase(s.name);
+      // Its snapshots: those taken here, and those on the server (another replica's, an earlier run's).
+      const found = await this.admin.databasesLike(`${ref.database}_b`);
+      for (const name of new Set([...known, ...found])) await this.admin.dropDatabase(name);
       await this.admin.dropRole(ref.role);
     });
   }
 
+  private forget(database: string): void {
+    this.live.delete(database);
+    this.sizes.forget(database);
+    this.made.delete(database);
+    this.snapshots.forget(database);
+    this.signatures.delete(database);
+    this.backupsOf.delete(database);
+  }
+
   snapshot(ref: DatabaseRef, backupId: number, at: number, done?: (bytes: number) => void): void {
-    const name = `${ref.database}_b${backupId}`;
+    const name = Snapshots.nameOf(ref.database, backupId);
     void this.enqueue(`snapshot ${name}`, async () => {
       if (!this.isLive(ref)) return;
       await this.admin.snapshot(ref.database, name);
-      // Registered once it exists: a restore or a copy asked before finds no half-made snapshot.
-      const list = this.snapshots.get(ref.database) ?? new Map<number, { name: string; at: number }>();
-      this.snapshots.set(ref.database, list);
-      list.set(backupId, { name, at });
+      this.snapshots.add(ref.database, backupId, at);
       const bytes = await this.admin.size(name);
       if (this.isLive(ref)) done?.(bytes);
     });
-  }
-
-  /**
-   * The snapshot database of the newest backup taken at or before `at`, if any; of backups taken at
-   * the same time (a frozen clock), the one taken last.
-   */
-  private snapshotAt(ref: DatabaseRef, at: number): string | undefined {
-    let best: { name: string; at: number } | undefined;
-    for (const s of this.snapshots.get(ref.database)?.values() ?? [])
-      if (s.at <= at && (!best || s.at >= best.at)) best = s;
-    return best?.name;
   }
 
   /** The database is replaced (not ready meanwhile) by the template `pick` names when the step runs. */
@@ -235,6 +216,7 @@ export class Databases implements InstanceDatabases {
     this.made.delete(ref.database);
     void this.enqueue(what, async () => {
       if (!this.isLive(ref)) return;
+      if (this.shared) await this.findSnapshots(ref);
       await this.admin.recreate(ref.database, ref.role, pick());
       if (!this.isLive(ref)) return;
       this.made.add(ref.database);
@@ -245,7 +227,7 @@ export class Databases implements InstanceDatabases {
   restore(ref: DatabaseRef, backupId: number, done?: () => void): void {
     this.replaceWith(
       ref,
-      () => this.snapshots.get(ref.database)?.get(backupId)?.name,
+      () => this.snapshots.of(ref.database, backupId),
       `restoring ${ref.database} from backup ${backupId}`,
       done,
     );
@@ -254,7 +236,7 @@ export class Databases implements InstanceDatabases {
   recover(ref: DatabaseRef, at: number, done?: () => void): void {
     this.replaceWith(
       ref,
-      () => this.snapshotAt(ref, at),
+      () => this.snapshots.at(ref.database, at),
       `recovering ${ref.database} to ${new Date(at).toISOString()}`,
       done,
     );
@@ -266,9 +248,11 @@ export class Databases implements InstanceDatabases {
 
   dropAll(): void {
     this.live.clear();
-    this.sizeListeners.clear();
+    this.sizes.clear();
     this.made.clear();
     this.snapshots.clear();
+    this.signatures.clear();
+    this.backupsOf.clear();
     void this.enqueue('dropping every database', () => this.admin.dropEverything());
   }
 
@@ -287,13 +271,12 @@ export class Databases implements InstanceDatabases {
   /**
    * Stops: the steps not yet run are dropped (a state file and the next start put the databases in
    * step again), the one running may finish for a moment, then the engine closes (an external
-   * server first loses every role and database of this process).
+   * server first loses every role and database of this process; a team's, shared, loses none).
    */
   async close(): Promise<void> {
-    clearInterval(this.sizeTimer);
-    this.closed = true;
-    this.startClosing();
-    await Promise.race([this.queue, new Promise((r) => setTimeout(r, 2_000).unref())]);
-    await this.engine.close(this.engine.spec.kind === 'external' ? () => this.admin.dropEverything() : undefined);
+    this.sizes.stop();
+    await this.steps.close(2_000);
+    const ours = this.engine.spec.kind === 'external' && !this.shared;
+    await this.engine.close(ours ? () => this.admin.dropEverything() : undefined);
   }
 }

@@ -26,6 +26,8 @@ export interface ProvisionOptions {
   backups?: () => { id: number; at: number }[];
   /** The most sessions its role may have at once (the plan's limit); absent: none of its own. */
   connectionLimit?: number;
+  /** The instance was loaded (a state, or in a team another replica's write), not created here. */
+  loaded?: boolean;
 }
 
 export interface InstanceDatabases {

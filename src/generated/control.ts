@@ -535,6 +535,7 @@ export interface components {
          */
         OutboxStatus: "pending" | "sending" | "delivered" | "failed" | "recorded";
         OutboxEntry: {
+            /** @description sent as the `Tusk-Delivery` header of every attempt to deliver it (the same for each attempt and, in a team's Tusk, whichever replica sends it): a receiver that sees an id twice has the same delivery again */
             id: number;
             /** @enum {string} */
             kind: "callback" | "notification";

@@ -23,7 +23,7 @@ vi.mock('pg', async () => {
         if (server.signal) raise(server.signal);
         throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5999'), { code: 'ECONNREFUSED' });
       }
-      return { rows: text.includes('server_version') ? [{ v: '17.10' }] : [{ '?column?': 1 }] };
+      return { rows: text.includes('server_version') ? [{ v: '17.10', who: 'tusk', may: true }] : [{ '?column?': 1 }] };
     }
     async end(): Promise<void> {}
   }

@@ -18,7 +18,10 @@ vi.mock('pg', () => {
     const b = server.behaviour;
     if (b === 'silent') return new Promise(() => undefined);
     if (typeof b === 'object') throw b.fail;
-    return { rows: text.includes('server_version') ? [{ v: '17.10' }] : [{ '?column?': 1 }], rowCount: 1 };
+    return {
+      rows: text.includes('server_version') ? [{ v: '17.10', who: 'tusk', may: true }] : [{ '?column?': 1 }],
+      rowCount: 1,
+    };
   };
   class Pool {
     readonly record: { config: unknown; ended: boolean };

@@ -64,13 +64,14 @@ function standInAdmin() {
   return { admin, calls, order, answers };
 }
 
-function setup(options: { external?: boolean } = {}) {
+function setup(options: { external?: boolean; shared?: boolean } = {}) {
   const engine = new StandInEngine();
   if (options.external) engine.spec = { kind: 'external', url: 'postgres://x@127.0.0.1/postgres' };
   const logged: [string, string][] = [];
   const databases = new Databases(
     engine as unknown as PostgresEngine,
     (level, line) => void logged.push([level, line]),
+    options.shared ?? false,
   );
   const stand = standInAdmin();
   Object.defineProperty(databases, 'admin', { value: stand.admin });
@@ -96,6 +97,74 @@ describe('the name of an instance database', () => {
     const { databases } = setup();
     expect(databases.provision('Ab-12', 'pw')).toEqual({ role: 'tusk_t_uab12', database: 'tusk_t_dab12' });
     expect([databases.host, databases.port]).toEqual(['127.0.0.1', 6543]);
+  });
+});
+
+describe("a team's replica (shared server)", () => {
+  it('makes nothing for an instance it loaded until its maker made the database, then keeps it', async () => {
+    vi.useFakeTimers();
+    const { databases, calls, answers } = setup({ shared: true });
+    let made = false;
+    answers.databasesLike = async () => new Set(made ? ['tusk_t_dloaded'] : []);
+    answers.createDatabase = async () => true;
+    const ref = databases.provision('loaded', 'pw', { loaded: true });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(calls.createDatabase).toBeUndefined();
+    expect(databases.isReady(ref)).toBe(false);
+    made = true;
+    await vi.advanceTimersByTimeAsync(300);
+    await databases.idle();
+    expect(calls.createDatabase).toEqual([['tusk_t_uloaded', 'pw', 'tusk_t_dloaded', {}]]);
+    expect(databases.isReady(ref)).toBe(true);
+  });
+
+  it('makes it empty, and says so, when its maker has not made it within 60 s', async () => {
+    vi.useFakeTimers();
+    const { databases, calls, logged } = setup({ shared: true });
+    const ref = databases.provision('orphan', 'pw', { loaded: true });
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(calls.createDatabase).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(2_000);
+    await databases.idle();
+    expect(calls.createDatabase).toHaveLength(1);
+    expect(databases.isReady(ref)).toBe(true);
+    expect(
+      logged.some(([level, line]) => level === 'warn' && /tusk_t_dorphan was not made .* made empty here/.test(line)),
+    ).toBe(true);
+  });
+
+  it('creates what a request created here at once; a database asked again as it was made costs no statement', async () => {
+    const { databases, calls } = setup({ shared: true });
+    databases.provision('mine', 'pw');
+    await databases.idle();
+    expect(calls.createDatabase).toHaveLength(1);
+    databases.provision('mine', 'pw', { loaded: true });
+    await databases.idle();
+    expect(calls.createDatabase).toHaveLength(1);
+    // Another password (a state load that changed it): made again, which sets it.
+    databases.provision('mine', 'other-pw', { loaded: true });
+    await databases.idle();
+    expect(calls.createDatabase).toHaveLength(2);
+  });
+
+  it('restores from a snapshot another replica took, found on the server by its name', async () => {
+    const { databases, calls, answers } = setup({ shared: true });
+    const ref = databases.provision('restored', 'pw', { backups: () => [{ id: 3, at: 10 }] });
+    await databases.idle();
+    answers.databasesLike = async () => new Set(['tusk_t_drestored_b3']);
+    const done = vi.fn();
+    databases.restore(ref, 3, done);
+    await databases.idle();
+    expect(calls.recreate).toEqual([['tusk_t_drestored', 'tusk_t_urestored', 'tusk_t_drestored_b3']]);
+    expect(done).toHaveBeenCalled();
+  });
+
+  it('drops nothing when it closes', async () => {
+    const { databases, calls } = setup({ shared: true, external: true });
+    databases.provision('stays', 'pw');
+    await databases.idle();
+    await databases.close();
+    expect(calls.dropEverything).toBeUndefined();
   });
 });
 
@@ -215,7 +284,7 @@ describe('provisioning', () => {
     const ref = databases.provision('gone', 'pw');
     databases.drop(ref);
     await databases.idle();
-    expect(order).toEqual(['dropDatabase tusk_t_dgone', 'dropRole tusk_t_ugone']);
+    expect(order).toEqual(['dropDatabase tusk_t_dgone', 'databasesLike tusk_t_dgone_b', 'dropRole tusk_t_ugone']);
     expect(databases.isReady(ref)).toBe(false);
   });
 
@@ -247,19 +316,23 @@ describe('the other operations', () => {
   });
 
   it('delete drops the database, then its snapshots, then its role', async () => {
-    const { databases, order } = setup();
+    const { databases, order, answers } = setup();
     const ref = databases.provision('del', 'pw');
     databases.snapshot(ref, 4, 1);
     databases.snapshot(ref, 5, 2);
     await databases.idle();
     order.length = 0;
+    // On the server: one of them, and one another replica of a team took.
+    answers.databasesLike = async () => new Set(['tusk_t_ddel_b5', 'tusk_t_ddel_b9']);
     databases.drop(ref);
     expect(databases.isReady(ref)).toBe(false);
     await databases.idle();
     expect(order).toEqual([
       'dropDatabase tusk_t_ddel',
+      'databasesLike tusk_t_ddel_b',
       'dropDatabase tusk_t_ddel_b4',
       'dropDatabase tusk_t_ddel_b5',
+      'dropDatabase tusk_t_ddel_b9',
       'dropRole tusk_t_udel',
     ]);
   });

@@ -1,19 +1,30 @@
-// A team's Tusk as a team runs it: one Postgres, three `tusk serve --state postgres://...`
-// processes, and nginx in front of them (round-robin, a refused connection tried on the next
-// replica: `proxy_next_upstream error timeout non_idempotent`; its other settings its defaults).
-// Through nginx the conformance suite passes with the clock moved, in both answer modes, while every
-// replica is restarted in turn; a replica killed with SIGKILL under writes loses no write it
-// acknowledged, the others serve within 3 s, and started again it serves what was written without
-// it; an instance's url is the same before and after every replica restarted.
-import { rmSync } from 'node:fs';
+// A team's Tusk as README's recipe runs it ("A team's Tusk: replicas on one Postgres", the blocks
+// marked `<!-- readme-test: team -->` and `team-nginx`): one Postgres, three `tusk serve` processes
+// with the same TUSK_STATE=postgres://... (their instances' databases on that server), and nginx in
+// front of them with README's lines (round-robin, a refused connection tried on the next replica:
+// `proxy_next_upstream error timeout non_idempotent`; its other settings its defaults). Through
+// nginx the conformance suite passes, its database checks included, with the clock moved, in both
+// answer modes, while every replica is restarted in turn; a replica killed with SIGKILL under
+// writes loses no write it acknowledged, the others serve within 3 s, and started again it serves
+// what was written without it; an instance's url is the same, and its database open, before and
+// after every replica restarted.
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/core/net.js';
+import { PROJECT_ROOT } from '../../src/openapi/documents.js';
 import { BIN } from '../support/serve.js';
 import { run, start, type Finished, type Started } from '../support/processes.js';
-import { startNginx, type RunningNginx } from '../support/nginx.js';
+import { startNginxWith, type RunningNginx } from '../support/nginx.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { query } from '../databases/support.js';
 
-const ADMIN = 'replicas-admin-key';
+const README = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+const RECIPE = /<!-- readme-test: team -->\n```sh\n([\s\S]*?)\n```/.exec(README)?.[1] ?? '';
+const NGINX = /<!-- readme-test: team-nginx -->\n```nginx\n([\s\S]*?)\n```/.exec(README)?.[1] ?? '';
+const EXPORTS = Object.fromEntries([...RECIPE.matchAll(/^export (\w+)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+const SERVE_LINES = RECIPE.split('\n').filter((l) => l.startsWith('tusk serve'));
+const ADMIN = EXPORTS.TUSK_API_KEY!;
 const auth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
 const JSON_TYPE = { 'content-type': 'application/json' };
 const ROLE_KEYS =
@@ -22,23 +33,29 @@ const ROLE_KEYS =
 let postgres: TestPostgres;
 let state: string;
 let nginx: RunningNginx;
-const ports: { customer: number; instance: number }[] = [];
+/** README's ports, each replaced by a free one. */
+const PORTS = new Map<string, number>();
+const localPort = (text: string) => text.replace(/\b(4[01]\d\d)\b/g, (p) => String(PORTS.get(p) ?? p));
 const replicas: Started[] = [];
 const KEEP: Finished = () => undefined;
 
-/** Starts replica `i` on its ports (again, after a stop), resolved once it is ready. */
+/** Starts replica `i` as README's line `i` does (again, after a stop), resolved once it is ready. */
 async function startReplica(i: number, extra: string[] = []): Promise<Started> {
-  const { customer, instance } = ports[i]!;
-  const flags = ['--state', state, '--databases', 'off', '--quiet', '--api-key', ADMIN, '--rate-limit', '1000/1'];
-  const at = ['--customer-port', String(customer), '--instance-port', String(instance)];
+  const flags = localPort(SERVE_LINES[i]!)
+    .replace(/^tusk serve|&$/g, '')
+    .trim()
+    .split(/\s+/);
+  const env = { ...process.env, ...EXPORTS, TUSK_STATE: state };
+  const test = ['--quiet', '--rate-limit', '1000/1'];
   // Replicas outlive the test that starts them: the file's afterAll stops them.
-  const replica = start(process.execPath, [BIN, 'serve', ...flags, ...at, ...extra], { onFinished: KEEP });
+  const replica = start(process.execPath, [BIN, 'serve', ...flags, ...test, ...extra], { env, onFinished: KEEP });
   replicas[i] = replica;
   await replica.until(/tusk: ready/, 60_000);
   return replica;
 }
 
-const url = (i: number, api: 'customer' | 'instance') => `http://127.0.0.1:${ports[i]![api]}`;
+const url = (i: number, api: 'customer' | 'instance') =>
+  `http://127.0.0.1:${PORTS.get(new RegExp(`--${api}-port (\\d+)`).exec(SERVE_LINES[i]!)![1]!)}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON as read
 async function call(target: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
@@ -51,7 +68,7 @@ async function call(target: string, init: RequestInit = {}): Promise<{ status: n
 function suite(): Promise<{ code: number | null; out: string }> {
   return run(
     process.execPath,
-    [BIN, 'test', '--customer-url', nginx.urls.customer!, '--instance-url', nginx.urls.instance!],
+    [BIN, 'test', '--check-databases', '--customer-url', nginx.urls.customer!, '--instance-url', nginx.urls.instance!],
     {
       env: { ...process.env, TUSK_API_KEY: ADMIN, TUSK_RATE_LIMIT: '1000/1', TUSK_ROLE_KEYS: ROLE_KEYS },
     },
@@ -59,14 +76,20 @@ function suite(): Promise<{ code: number | null; out: string }> {
 }
 
 beforeAll(async () => {
+  expect(SERVE_LINES).toHaveLength(3);
   postgres = await startPostgres();
   state = await postgres.database('tusk_replicas');
-  for (let i = 0; i < 3; i++) ports.push({ customer: await freePort(), instance: await freePort() });
+  for (const p of new Set((RECIPE + NGINX).match(/\b4[01]\d\d\b/g))) PORTS.set(p, await freePort());
   for (let i = 0; i < 3; i++) await startReplica(i);
-  nginx = await startNginx(
-    { customer: [0, 1, 2].map((i) => url(i, 'customer')), instance: [0, 1, 2].map((i) => url(i, 'instance')) },
+  const customer = `http://127.0.0.1:${PORTS.get('4010')}`;
+  const instance = `http://127.0.0.1:${PORTS.get('4011')}`;
+  nginx = await startNginxWith(
+    localPort(NGINX.replace(/listen (\d+);/g, 'listen 127.0.0.1:$1;')),
+    { customer, instance },
     15_000,
-    { onFinished: KEEP },
+    {
+      onFinished: KEEP,
+    },
   );
 }, 180_000);
 
@@ -140,21 +163,27 @@ describe('three replicas behind nginx', () => {
     expect(again.body).toStrictEqual(listed.body);
   }, 120_000);
 
-  it('keep an instance url the same across a restart of every replica', async () => {
+  it('keep an instance url the same, and its database, across a restart of every replica', async () => {
     const created = await call(`${nginx.urls.customer}/api/instances`, {
       method: 'POST',
       headers: { ...auth(ADMIN), ...JSON_TYPE },
       body: JSON.stringify({ name: 'url-test', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
     });
-    const before = (await call(`${url(0, 'customer')}/api/instances/${created.body.id}`, { headers: auth(ADMIN) }))
-      .body;
+    const ready = async (i: number) => {
+      for (let n = 0; n < 600; n++) {
+        const got = await call(`${url(i, 'customer')}/api/instances/${created.body.id}`, { headers: auth(ADMIN) });
+        if (got.body.ready) return got.body as { url: string };
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`instance ${created.body.id} never ready through replica ${i}`);
+    };
+    const before = await ready(0);
+    await query(before.url, 'create table kept (x int); insert into kept values (7)');
     for (let i = 0; i < 3; i++) {
       await replicas[i]!.stop('SIGTERM');
       await startReplica(i);
     }
-    for (let i = 0; i < 3; i++) {
-      const after = await call(`${url(i, 'customer')}/api/instances/${created.body.id}`, { headers: auth(ADMIN) });
-      expect(after.body.url).toBe(before.url);
-    }
+    for (let i = 0; i < 3; i++) expect((await ready(i)).url).toBe(before.url);
+    expect(await query(before.url, 'select x from kept')).toEqual([{ x: 7 }]);
   }, 180_000);
 });

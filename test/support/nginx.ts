@@ -66,6 +66,31 @@ async function tryNginx(
     const retry = 'proxy_next_upstream error timeout non_idempotent;';
     return `  server { listen 127.0.0.1:${ports[i]}; location / { proxy_pass http://${name}; ${retry} } }`;
   });
+  const urls = Object.fromEntries(Object.keys(upstreams).map((name, i) => [name, `http://127.0.0.1:${ports[i]}`]));
+  return runNginx(dir, [...groups, ...servers].join('\n'), urls, timeoutMs, options);
+}
+
+/**
+ * Starts nginx with `httpLines` (upstreams and servers, as a user writes them) in the `http` block
+ * of a configuration otherwise the same as startNginx's, and resolves once each of `urls` answers.
+ */
+export function startNginxWith(
+  httpLines: string,
+  urls: Record<string, string>,
+  timeoutMs = 15_000,
+  options: StartOptions = {},
+): Promise<RunningNginx> {
+  const dir = options.onFinished ? mkdtempSync(join(tmpdir(), 'tusk-nginx-')) : tempDir('tusk-nginx-');
+  return runNginx(dir, httpLines, urls, timeoutMs, options);
+}
+
+async function runNginx(
+  dir: string,
+  httpLines: string,
+  urls: Record<string, string>,
+  timeoutMs: number,
+  options: StartOptions,
+): Promise<RunningNginx> {
   // As root (CI), the workers run as root too: they use the test's temporary folder, which only its owner may enter.
   const user = process.getuid?.() === 0 ? 'user root;\n' : '';
   writeFileSync(
@@ -82,12 +107,11 @@ http {
   fastcgi_temp_path ${join(dir, 'fastcgi')};
   uwsgi_temp_path ${join(dir, 'uwsgi')};
   scgi_temp_path ${join(dir, 'scgi')};
-${[...groups, ...servers].join('\n')}
+${httpLines}
 }
 `,
   );
   const nginx = start(nginxBinary(), ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', 'stderr'], options);
-  const urls = Object.fromEntries(Object.keys(upstreams).map((name, i) => [name, `http://127.0.0.1:${ports[i]}`]));
   const until = Date.now() + timeoutMs;
   for (const url of Object.values(urls)) {
     for (;;) {

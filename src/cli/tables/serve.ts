@@ -106,7 +106,7 @@ databases failed, with the reason); GET /__tusk/live answers 200 while the proce
       arg: 'embedded|off|URL',
       env: 'TUSK_DATABASES',
       check: parses(parseEngineSpec, 'must be off, embedded or a postgres:// URL of an existing server'),
-      help: 'a real Postgres database behind every instance: on an embedded server started in the background, on an existing server (postgres://ADMIN:PW@HOST:PORT/postgres; roles and databases under a prefix of this process, dropped on delete, reset and shutdown), or off (records only)',
+      help: "a real Postgres database behind every instance: on an embedded server started in the background, on an existing server (postgres://ADMIN:PW@HOST:PORT/postgres; roles and databases under a prefix of this process, dropped on delete, reset and shutdown; with a postgres:// --state, by default the state's server, under a prefix of the team, never dropped on shutdown), or off (records only)",
       default: 'embedded',
     },
     {

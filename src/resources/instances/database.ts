@@ -19,6 +19,8 @@ export interface DatabaseOwner {
 export interface DatabaseInit {
   plan: { name: string };
   copyOf?: { source: { readonly db?: DatabaseRef | undefined }; at?: number } | undefined;
+  /** Loaded from a state (or another replica's write), not created by a request here. */
+  loaded?: boolean;
 }
 
 /** Provisions the database of `instance` (built from `init`), its role's password `password`, on the engine's `databases`. */
@@ -34,6 +36,7 @@ export function provisionDatabase(
   return databases.provision(instance.providerid, password, {
     ...(from ? { from } : {}),
     ...(connectionLimit !== undefined ? { connectionLimit } : {}),
+    ...(init.loaded ? { loaded: true } : {}),
     onSize: (bytes) => instance.monitor.observeDiskUsed(bytes / 1e9),
     backups: () => {
       const { backups } = instance;

@@ -110,7 +110,8 @@ export class InstanceStore {
     this.origin = ctx.clock.now();
     this.initialDue = state ? -Infinity : firstDueOfInitialState(this.id, this.origin);
     // Its real database, a copy of its source's for a fork or a point-in-time copy (database.ts).
-    if (ctx.databases) this.db = provisionDatabase(ctx.databases, this, init, this.password);
+    if (ctx.databases)
+      this.db = provisionDatabase(ctx.databases, this, { ...init, loaded: state !== undefined }, this.password);
     if (state) this.built = new InstanceResources(this, ctx, this.origin, this.databaseNames, state);
     ctx.keys.addInstanceKey(this.key, this.accountId, this.id);
   }
