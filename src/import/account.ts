@@ -8,17 +8,16 @@
 import { parse } from 'csv-parse/sync';
 import type { InterfaceName } from '../openapi/documents.js';
 import { Source, SourceError } from './source.js';
-import {
-  parseExtras,
-  parseTime,
-  type AccountRead,
-  type AuditRow,
-  type InstanceRead,
-  type InstanceSummary,
-  type InvoiceDetail,
-  type InvoiceSummary,
-  type TeamMember,
-} from './state.js';
+import type {
+  AccountRead,
+  AuditRow,
+  InstanceRead,
+  InstanceSummary,
+  InvoiceDetail,
+  InvoiceSummary,
+  TeamMember,
+} from './read.js';
+import { parseExtras, parseTime } from './values.js';
 
 export interface ReadOptions {
   /** Months of the audit log read at most (default 12). */

@@ -1,6 +1,7 @@
 // What `tusk import` writes: a state file in the format `tusk serve --state FILE` loads (the State
 // schema of the control document, src/control/control.openapi.yaml; types in
-// src/generated/control.ts), made from what the source's public API answered (account.ts reads it).
+// src/generated/control.ts), made from what the source's public API answered (account.ts reads it,
+// read.ts types it; each instance is built by instance.ts).
 // Pure: the same reads give the same state but for the fresh secrets. The rules, so that every GET
 // the import made answers the same body when served, keys and passwords aside:
 // - ids are kept (instances, recipients, alarms, integrations, backups, maintenance, invoices), and
@@ -13,20 +14,15 @@
 // - secrets are new unless keepSecrets: instance keys and passwords, the account's keys (the API
 //   never shows them: one per role of the team, the admin one printed), integrations' keys
 //   (placeholders `<redacted:KIND:N>`, as a recording has them).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { components as Control } from '../generated/control.js';
 import type { components as Customer } from '../generated/customer.js';
-import type { components as Instance } from '../generated/instance.js';
 import { Redactor } from '../record/redact.js';
+import { creationTimes, DEFAULT_PG_VERSION, maxId, stateInstance, type StateInstance } from './instance.js';
+import type { AccountRead, InvoiceDetail } from './read.js';
+import { freshSecret } from './values.js';
 
 type S = Control['schemas'];
-type GenInstance = S['StateInstance'];
-/** An instance of the State schema, with the records the schema leaves as "an object of the interface's schema" typed by them. */
-type StateInstance = Omit<GenInstance, 'recipients' | 'alarms' | 'integrations'> & {
-  recipients: Omit<GenInstance['recipients'], 'items'> & { items: Recipient[] };
-  alarms: Omit<GenInstance['alarms'], 'items'> & { items: Alarm[] };
-  integrations: Omit<GenInstance['integrations'], 'logs' | 'metrics'> & { logs: Integration[]; metrics: Integration[] };
-};
 type StateAccount = Omit<S['StateAccount'], 'customer' | 'invoices' | 'instances'> & {
   customer: Customer['schemas']['InvoiceCustomer'];
   invoices: (Omit<S['StateAccount']['invoices'][number], 'detail'> & { detail: InvoiceDetail })[];
@@ -34,54 +30,6 @@ type StateAccount = Omit<S['StateAccount'], 'customer' | 'invoices' | 'instances
 };
 /** The State schema of the control document, as import writes it. */
 export type State = Omit<S['State'], 'accounts'> & { accounts: StateAccount[] };
-export type InstanceSummary = Customer['schemas']['InstanceSummary'];
-export type InstanceDetail = Customer['schemas']['Instance'];
-export type TeamMember = Customer['schemas']['TeamMember'];
-export type InvoiceSummary = Customer['schemas']['InvoiceSummary'];
-export type InvoiceDetail = Customer['schemas']['InvoiceDetail'];
-export type Recipient = Instance['schemas']['Recipient'];
-export type Alarm = Instance['schemas']['Alarm'];
-export type Integration = Instance['schemas']['Integration'];
-export type Backup = Instance['schemas']['Backup'];
-export type Maintenance = Instance['schemas']['Maintenance'];
-
-/** One row of the audit log as its CSV has it. */
-export interface AuditRow {
-  at: number;
-  event: string;
-  source: string;
-  user: string;
-  extras: [string, string][];
-}
-
-/** What was read of one instance; a part that could not be read is undefined (and reported). */
-export interface InstanceRead {
-  summary: InstanceSummary;
-  detail?: InstanceDetail;
-  recipients?: Recipient[];
-  alarms?: Alarm[];
-  logs?: Integration[];
-  metrics?: Integration[];
-  backups?: Backup[];
-  maintenance?: Maintenance[];
-}
-
-/** What was read of the account. */
-export interface AccountRead {
-  /** The source's time when the reading ended (ms). */
-  sourceNow: number;
-  /** This machine's time then (ms). */
-  localNow: number;
-  instances: InstanceRead[];
-  team?: TeamMember[];
-  invoices?: { summary: InvoiceSummary; detail: InvoiceDetail }[];
-  /** The audit rows of the months read (all of each), oldest first. */
-  audit?: AuditRow[];
-  /** The months read (`yyyy-mm`), newest first. */
-  auditMonths?: string[];
-  /** Notes of the reading (parts that could not be read). */
-  notes: string[];
-}
 
 export interface BuildOptions {
   /** The customer key the account was read with. */
@@ -98,88 +46,9 @@ export interface Built {
   report: string[];
 }
 
-/** The databases the stand-in keeps per instance: `db<id>` (the one of its url) and `analytics` (src/store/instance-store.ts). */
-const standInDatabases = (id: number) => [`db${id}`, 'analytics'];
-/** pg_version is not shown by the API: createInstance's default (openapi/customer/instances.yaml). */
-const DEFAULT_PG_VERSION = '17';
-/** An instance the source showed not ready turns ready this long after the import's time. */
-const NOT_READY_MS = 60_000;
 /** Clocks closer than this are taken as the same (the Date header has whole seconds). */
 const SAME_CLOCK_MS = 5_000;
-const DAY = 86_400_000;
 const ROLES = ['admin', 'devops', 'member', 'monitor', 'billing manager'];
-
-/** A fresh secret of letters and digits. */
-export function freshSecret(length: number): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  const bytes = randomBytes(length * 2);
-  let out = '';
-  for (const b of bytes) {
-    if (b >= 248) continue; // 248 = 62 * 4: no bias
-    out += alphabet[b % 62];
-    if (out.length === length) break;
-  }
-  return out.length === length ? out : out + freshSecret(length - out.length);
-}
-
-/**
- * A time as the interfaces write them, in ms: `2026-11-28 03:27:00+0000`, `2026-12-02 02:00:00
- * +0000`, `2026-11-28 07:37:28 UTC`, ISO 8601; NaN when it is none of these.
- */
-export function parseTime(text: string): number {
-  const m = /^(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?\s*(Z|UTC|GMT|[+-]\d\d:?\d\d)?$/i.exec(
-    text.trim(),
-  );
-  if (!m) return Number.NaN;
-  const [, y, mo, d, h, mi, s = '0', frac = '', zone = 'Z'] = m;
-  const base = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s, Math.round(Number(`0${frac}`) * 1000));
-  if (/^(Z|UTC|GMT)$/i.test(zone)) return base;
-  const sign = zone.startsWith('-') ? -1 : 1;
-  const digits = zone.replace(/[^0-9]/g, '');
-  return base - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
-}
-
-/** Minutes of a maintenance `duration` (`30 minutes`, `1 hour`, `2 hours`, `1 hour 30 minutes`); NaN when unreadable. */
-export function parseDuration(text: string): number {
-  let minutes = 0;
-  let found = false;
-  for (const m of text.matchAll(/(\d+)\s*(hours?|h|minutes?|mins?|m)\b/gi)) {
-    found = true;
-    minutes += Number(m[1]) * (/^h/i.test(m[2]!) ? 60 : 1);
-  }
-  return found ? minutes : Number.NaN;
-}
-
-/**
- * The Extras column of an audit row (`key = value, key = value`) as pairs. A value may hold `, `
- * itself: a piece without ` = ` continues the value before it, so the pairs written again as
- * `key = value` joined by `, ` give the text back.
- */
-export function parseExtras(text: string): [string, string][] | undefined {
-  if (!text) return [];
-  const pairs: [string, string][] = [];
-  for (const piece of text.split(', ')) {
-    const eq = piece.indexOf(' = ');
-    if (eq > 0) pairs.push([piece.slice(0, eq), piece.slice(eq + 3)]);
-    else if (pairs.length) pairs[pairs.length - 1]![1] += `, ${piece}`;
-    else return undefined;
-  }
-  return pairs;
-}
-
-const maxId = (items: readonly { id: number }[] | undefined) => (items ?? []).reduce((m, x) => Math.max(m, x.id), 0);
-const startOfDay = (t: number) => Math.floor(t / DAY) * DAY;
-
-/** The password of a connection url (`postgres://user:PASSWORD@host/db`), if it has one. */
-function passwordOf(url: string): string | undefined {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^:/@]*:([^@/]+)@/i.exec(url);
-  if (!m) return undefined;
-  try {
-    return decodeURIComponent(m[1]!);
-  } catch {
-    return m[1];
-  }
-}
 
 /** The state file for what was read (see the first comment). */
 export function buildState(read: AccountRead, options: BuildOptions): Built {
@@ -226,139 +95,10 @@ export function buildState(read: AccountRead, options: BuildOptions): Built {
     };
   });
 
-  const created = new Map<number, number>();
-  for (const row of audit) {
-    if (row.event !== 'instance.create') continue;
-    const id = Number(row.extras.find(([k]) => k === 'instance_id')?.[1]);
-    if (Number.isInteger(id) && !created.has(id)) created.set(id, row.at);
-  }
-
+  const created = creationTimes(audit);
   const instances = [...read.instances]
     .sort((a, b) => a.summary.id - b.summary.id)
-    .flatMap((i): StateInstance[] => {
-      const s = i.summary;
-      const label = `instance ${s.id} (${s.name})`;
-      if (!i.detail) {
-        report.push(`${label}: getInstance could not be read; not carried`);
-        return [];
-      }
-      let createdAt = created.get(s.id);
-      const earliestBackup = Math.min(
-        ...(i.backups ?? []).map((b) => parseTime(b.backup_date)).filter((t) => !Number.isNaN(t)),
-      );
-      if (createdAt === undefined) {
-        createdAt = Number.isFinite(earliestBackup) ? Math.min(earliestBackup, now) : now;
-        report.push(
-          `${label}: no instance.create row in the audit months read; created_at taken as ${new Date(createdAt).toISOString()}${Number.isFinite(earliestBackup) ? ' (its oldest backup)' : ' (the import)'}`,
-        );
-      }
-      const readyAt = i.detail.ready ? Math.min(createdAt, now) : now + NOT_READY_MS;
-      if (!i.detail.ready)
-        report.push(`${label}: not ready at the source; ready ${NOT_READY_MS / 1000} s after the import's time`);
-      const password = (keep && passwordOf(i.detail.url)) || freshSecret(24);
-      const apikey = keep ? i.detail.apikey : freshSecret(36);
-
-      const recipients = i.recipients ?? [];
-      let defaultId = recipients.find((r) => r.name === 'Default' && r.type === 'email')?.id ?? recipients[0]?.id;
-      const recipientItems = [...recipients];
-      if (defaultId === undefined) {
-        defaultId = 1;
-        recipientItems.push({ id: 1, type: 'email', value: teamEmail, name: 'Default', options: null });
-        report.push(`${label}: no recipient read; a default recipient (${teamEmail}) was added`);
-      }
-      const integrate = (list: Integration[] | undefined) =>
-        (list ?? []).map((x) => ({ ...x, config: redactor.value(x.config) }));
-
-      // Backups: those of the stand-in's two databases; the daily ones go on from the day after
-      // the latest of each (today, when that was yesterday: today's is not taken yet).
-      const databases = standInDatabases(s.id);
-      const backups = (i.backups ?? []).filter((b) => databases.includes(b.database_name));
-      const dropped = (i.backups ?? []).length - backups.length;
-      if (dropped)
-        report.push(
-          `${label}: ${dropped} backups of databases the stand-in does not keep (it keeps ${databases.join(' and ')}) not carried`,
-        );
-      const today = startOfDay(now);
-      const nextDaily = databases.map((db) => {
-        const latest = Math.max(...backups.filter((b) => b.database_name === db).map((b) => parseTime(b.backup_date)));
-        return Number.isFinite(latest) && startOfDay(latest) === today - DAY ? today : today + DAY;
-      });
-      const backupItems = backups.flatMap((b) => {
-        const at = parseTime(b.backup_date);
-        if (Number.isNaN(at)) {
-          report.push(
-            `${label}: backup ${b.id} has an unreadable backup_date ${JSON.stringify(b.backup_date)}; not carried`,
-          );
-          return [];
-        }
-        return [{ id: b.id, database_name: b.database_name, taken_at: at, ready_at: at, size: b.size }];
-      });
-
-      const maintenance = (i.maintenance ?? []).flatMap((m) => {
-        const scheduledBy = parseTime(m.scheduled_by);
-        const requiredBy = parseTime(m.required_by);
-        const minutes = parseDuration(m.duration);
-        if ([scheduledBy, requiredBy, minutes].some(Number.isNaN)) {
-          report.push(`${label}: maintenance ${m.id} has unreadable times or duration; not carried`);
-          return [];
-        }
-        // Started by hand before its time: when is not shown; taken as the import's time.
-        const startedByHand = m.status === 'in_progress' && scheduledBy > now;
-        if (startedByHand)
-          report.push(
-            `${label}: maintenance ${m.id} was started before its time; started_at taken as the import's time`,
-          );
-        return [
-          {
-            id: m.id,
-            scheduled_by: scheduledBy,
-            required_by: requiredBy,
-            minutes: Math.min(Math.max(minutes, 1), 525_600),
-            description: m.description,
-            ...(startedByHand ? { started_at: now } : {}),
-          },
-        ];
-      });
-
-      for (const [part, value] of Object.entries({
-        recipients: i.recipients,
-        alarms: i.alarms,
-        'log integrations': i.logs,
-        'metrics integrations': i.metrics,
-        backups: i.backups,
-        maintenance: i.maintenance,
-      }))
-        if (value === undefined) report.push(`${label}: its ${part} could not be read; none carried`);
-
-      return [
-        {
-          id: s.id,
-          name: s.name,
-          tags: [...(s.tags ?? i.detail.tags ?? [])],
-          plan: s.plan,
-          region: s.region,
-          pg_version: DEFAULT_PG_VERSION,
-          created_at: createdAt,
-          ready_at: readyAt,
-          providerid: s.providerid,
-          apikey,
-          password,
-          recipients: {
-            last_id: Math.max(maxId(recipientItems), defaultId),
-            default_id: defaultId,
-            items: recipientItems,
-          },
-          alarms: { last_id: maxId(i.alarms), items: [...(i.alarms ?? [])] },
-          integrations: {
-            last_id: Math.max(maxId(i.logs), maxId(i.metrics)),
-            logs: integrate(i.logs),
-            metrics: integrate(i.metrics),
-          },
-          backups: { last_id: maxId(i.backups), next_daily: nextDaily, items: backupItems },
-          maintenance: { last_id: maxId(i.maintenance), items: maintenance },
-        },
-      ];
-    });
+    .flatMap((i) => stateInstance(i, { now, keep, redactor, teamEmail, created, report }));
 
   const account: StateAccount = {
     id: integrationAccount ?? randomUUID(),

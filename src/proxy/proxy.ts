@@ -13,34 +13,19 @@
 // with a JSON Error body; nothing a client or a target does crashes the proxy. With `record`, every
 // exchange the target answered (and every request --strict refused) is appended to a HAR file as
 // it happens, its secrets redacted (src/record/); a recording that cannot be written is logged
-// once and stops, the traffic goes on.
-import {
-  createServer,
-  request as httpRequest,
-  Agent as HttpAgent,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+// once and stops, the traffic goes on. forward.ts passes the exchanges on; departures.ts logs,
+// counts and keeps the departures.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InterfaceName, OpenApiDocument } from '../openapi/documents.js';
-import { ExchangeChecker, type Departure } from '../openapi/exchange.js';
+import { ExchangeChecker } from '../openapi/exchange.js';
 import { CoverageRecorder } from '../openapi/coverage-recorder.js';
 import { readOperations } from '../openapi/operations.js';
 import type { ExchangeRecorder, SeenExchange } from '../record/recorder.js';
+import { departureHeader, DepartureLog, type ReportedDeparture } from './departures.js';
+import { Forwarder, MAX_REQUEST_BYTES, readBody } from './forward.js';
 
-/** One departure as the proxy reports it. */
-export interface ReportedDeparture extends Departure {
-  time: string;
-  api: InterfaceName;
-  /** The operation the request was for (null: none of the document's). */
-  operation_id: string | null;
-  method: string;
-  path: string;
-  /** The target's status (absent for a request refused by --strict or not forwarded). */
-  status?: number;
-}
+export type { ReportedDeparture } from './departures.js';
 
 export interface ProxyOptions {
   documents: Record<InterfaceName, OpenApiDocument>;
@@ -59,38 +44,13 @@ export interface ProxyOptions {
   recorder?: ExchangeRecorder;
 }
 
-/** Largest request body read (and forwarded); a larger one is a 413, as at the stand-in. */
-const MAX_REQUEST_BYTES = 1024 * 1024;
-/** Largest response body checked; a larger one is forwarded unchecked past this size. */
-const MAX_CHECKED_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** Departures kept for GET /__tusk/departures (the oldest go first). */
-const MAX_KEPT = 10_000;
-/** Hop-by-hop headers, never forwarded (RFC 9110, 7.6.1). */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'proxy-authorization',
-  'proxy-authenticate',
-]);
-
 export class ValidatingProxy {
   readonly checker: ExchangeChecker;
   readonly coverage: CoverageRecorder;
-  readonly departures: ReportedDeparture[] = [];
-  /** Departures seen in all (the kept list is bounded). */
-  departureCount = 0;
+  private readonly departureLog = new DepartureLog((line) => this.log(line));
   exchanges = 0;
   private readonly servers = new Map<InterfaceName, Server>();
-  /** Kept-alive connections to the targets; one left idle for 4 s is closed (before a common 5 s keep-alive timeout of the target's closes it under a request). */
-  private readonly agents = {
-    http: new HttpAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }),
-    https: new HttpsAgent({ keepAlive: true, maxSockets: 256, timeout: 4_000 }),
-  };
+  private readonly forwarder: Forwarder;
   readonly urls = {} as Record<InterfaceName, string>;
 
   constructor(private readonly options: ProxyOptions) {
@@ -100,6 +60,17 @@ export class ValidatingProxy {
       ...readOperations('instance', options.documents.instance),
     ]);
     for (const api of ['customer', 'instance'] as const) new URL(options.targets[api]); // throws on a bad URL
+    this.forwarder = new Forwarder(options.timeoutMs ?? 30_000);
+  }
+
+  /** The latest departures, oldest first (bounded). */
+  get departures(): ReportedDeparture[] {
+    return this.departureLog.kept;
+  }
+
+  /** Departures seen in all (the kept list is bounded). */
+  get departureCount(): number {
+    return this.departureLog.count;
   }
 
   async listen(): Promise<void> {
@@ -133,8 +104,7 @@ export class ValidatingProxy {
           }),
       ),
     );
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    this.forwarder.close();
     this.options.recorder?.close();
   }
 
@@ -154,34 +124,6 @@ export class ValidatingProxy {
 
   private log(line: string): void {
     (this.options.log ?? ((l: string) => console.error(l)))(line);
-  }
-
-  private note(
-    api: InterfaceName,
-    operationId: string | null,
-    method: string,
-    path: string,
-    status: number | undefined,
-    found: Departure[],
-  ): void {
-    for (const d of found) {
-      this.departureCount++;
-      const reported: ReportedDeparture = {
-        time: new Date().toISOString(),
-        api,
-        operation_id: operationId,
-        method,
-        path,
-        ...(status !== undefined ? { status } : {}),
-        ...d,
-      };
-      this.departures.push(reported);
-      if (this.departures.length > MAX_KEPT) this.departures.shift();
-      // Never the message of a request departure: it may quote a value of the body.
-      this.log(
-        `tusk proxy: departure (${d.side}) ${api} ${operationId ?? '-'} ${method} ${path}${status !== undefined ? ` ${status}` : ''}: ${d.field ? `${d.field}: ` : ''}rule ${d.rule}${d.side === 'response' ? ` - ${d.message}` : ''}`,
-      );
-    }
   }
 
   private async handle(api: InterfaceName, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -229,7 +171,7 @@ export class ValidatingProxy {
     });
     const operationId = checked.op?.operationId ?? null;
     if (this.options.strict && checked.departures.length && checked.error) {
-      this.note(api, operationId, method, url.pathname, undefined, checked.departures);
+      this.departureLog.note(api, operationId, method, url.pathname, undefined, checked.departures);
       const err = checked.error;
       this.coverage.record(api, operationId ?? undefined, err.status, undefined, { method, path: url.pathname });
       const headers = {
@@ -247,54 +189,11 @@ export class ValidatingProxy {
       );
       return;
     }
-    const target = new URL(this.options.targets[api]);
-    const upstreamPath = target.pathname.replace(/\/$/, '') + url.pathname + url.search;
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers))
-      if (v !== undefined && !HOP_BY_HOP.has(k) && k !== 'host') headers[k] = v;
-    headers.host = target.host;
-    if (body.byteLength > 0 || headers['content-length'] !== undefined)
-      headers['content-length'] = String(body.byteLength);
-    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const dispatch = (again: boolean) => {
-      const upstream = send({
-        protocol: target.protocol,
-        hostname: target.hostname,
-        port: target.port,
-        method,
-        path: upstreamPath,
-        headers,
-        agent: target.protocol === 'https:' ? this.agents.https : this.agents.http,
-      });
-      const timeout = setTimeout(
-        () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
-        this.options.timeoutMs ?? 30_000,
-      );
-      upstream.on('error', (err: NodeJS.ErrnoException) => {
-        clearTimeout(timeout);
-        if (res.headersSent) return void res.destroy();
-        // A kept-alive connection that the target closed while it was idle (its keep-alive timeout
-        // passing as the request went out) fails before the target read the request: sent once
-        // more, on a new connection, as Node's documentation advises (not a 502 of the target's).
-        if (!again && upstream.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE'))
-          return void dispatch(true);
-        const status = err.code === 'ETIMEDOUT' ? 504 : 502;
-        const why = `the ${api} target ${target.origin} ${status === 504 ? 'did not answer in time' : `cannot be reached (${err.code ?? err.message})`}`;
-        this.log(`tusk proxy: ${status} to ${method} ${url.pathname}: ${why}`);
-        this.fail(res, status, `${status === 504 ? 'Gateway timeout' : 'Bad gateway'}: ${why}`);
-      });
-      res.on('close', () => {
-        if (!res.writableFinished) upstream.destroy();
-      });
-      upstream.on('response', (answer) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const outHeaders: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(answer.headers))
-          if (v !== undefined && !HOP_BY_HOP.has(k)) outHeaders[k] = v;
-        const finish = () => {
-          clearTimeout(timeout);
-          const text = size <= MAX_CHECKED_RESPONSE_BYTES ? Buffer.concat(chunks).toString('utf8') : undefined;
+    this.forwarder.forward(
+      { api, target: new URL(this.options.targets[api]), method, url, headers: req.headers, body, res },
+      {
+        annotate: Boolean(this.options.annotate),
+        answered: (answer, text, size) => {
           const status = answer.statusCode ?? 502;
           const found = [...checked.departures];
           if (checked.op && text !== undefined)
@@ -305,42 +204,17 @@ export class ValidatingProxy {
                 { head: method === 'HEAD' },
               ),
             );
-          this.note(api, operationId, method, url.pathname, status, found);
+          this.departureLog.note(api, operationId, method, url.pathname, status, found);
           this.coverage.record(api, operationId ?? undefined, status, undefined, { method, path: url.pathname });
           this.record(seen(status, answer.headers, text, size, { statusText: answer.statusMessage ?? '' }));
           return found;
-        };
-        if (this.options.annotate) {
-          // The header goes before the body: the answer is read whole first.
-          answer.on('data', (c: Buffer) => {
-            size += c.byteLength;
-            chunks.push(c);
-          });
-          answer.on('end', () => {
-            const found = finish();
-            const buffered = Buffer.concat(chunks);
-            if ('content-length' in outHeaders) outHeaders['content-length'] = String(buffered.byteLength);
-            if (found.length) outHeaders['tusk-departures'] = departureHeader(found);
-            res.writeHead(answer.statusCode ?? 502, outHeaders);
-            res.end(buffered);
-          });
-        } else {
-          res.writeHead(answer.statusCode ?? 502, outHeaders);
-          answer.on('data', (c: Buffer) => {
-            size += c.byteLength;
-            if (size <= MAX_CHECKED_RESPONSE_BYTES) chunks.push(c);
-            res.write(c);
-          });
-          answer.on('end', () => {
-            res.end();
-            finish();
-          });
-        }
-        answer.on('error', () => res.destroy());
-      });
-      upstream.end(body);
-    };
-    dispatch(false);
+        },
+        failed: (status, why) => {
+          this.log(`tusk proxy: ${status} to ${method} ${url.pathname}: ${why}`);
+          this.fail(res, status, `${status === 504 ? 'Gateway timeout' : 'Bad gateway'}: ${why}`);
+        },
+      },
+    );
   }
 
   private json(res: ServerResponse, status: number, value: unknown): void {
@@ -353,26 +227,4 @@ export class ValidatingProxy {
     if (res.headersSent) return void res.destroy();
     this.json(res, status, { error: message });
   }
-}
-
-/** `Tusk-Departures`: the departures of one exchange, `side field rule` each, comma-separated (Latin-1 safe). */
-function departureHeader(found: Departure[]): string {
-  return found
-    .map((d) => `${d.side} ${d.field ?? '-'} ${d.rule}`.replace(/[^\x20-\x7e]|,/g, (ch) => encodeURIComponent(ch)))
-    .join(', ');
-}
-
-async function readBody(req: IncomingMessage): Promise<Uint8Array | 'too large' | 'aborted'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.byteLength;
-      if (size > MAX_REQUEST_BYTES) return 'too large';
-      chunks.push(chunk);
-    }
-  } catch {
-    return 'aborted';
-  }
-  return Buffer.concat(chunks);
 }

@@ -6,6 +6,7 @@
 // the request best wins (the same interface, the same collection, the same field, the same key of
 // the instance interface), the latest of equals.
 import type { InterfaceName } from '../openapi/documents.js';
+import { PLACEHOLDER } from '../record/redact.js';
 
 /** Where a value was made: the exchange, its interface and collection, and the field. */
 export interface Place {
@@ -37,6 +38,9 @@ export function isIdentifierField(field: string): boolean {
     ['providerid', 'apikey', 'key', 'password', 'url', 'file_name'].includes(field)
   );
 }
+
+/** Whether a value is a placeholder the recording put in place of a secret (`<redacted:KIND:N>`): carried as a made value. */
+export const isPlaceholder = (v: unknown) => typeof v === 'string' && PLACEHOLDER.test(v);
 
 /** The name of what a collection holds (`/api/alarms/recipients` -> `recipient`, `/api/backup` -> `backup`). */
 const noun = (collection: string) => (collection.split('/').pop() ?? '').replace(/s$/, '');

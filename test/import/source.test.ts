@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Source, SourceError, retryAfterMs } from '../../src/import/source.js';
-import { parseDuration, parseExtras, parseTime } from '../../src/import/state.js';
+import { parseDuration, parseExtras, parseTime } from '../../src/import/values.js';
 import { parseAuditCsv } from '../../src/import/account.js';
 
 /** A server answering from a list of (status, headers, body), one per request, and recording the methods. */
