@@ -33,6 +33,8 @@ export interface HomeShared {
   coverage: CoverageRecorder;
   /** Fault rules with none set yet, for an account setting its first. */
   makeFaults: () => Faults;
+  /** Runs `apply` as a change of account `accountId` (at once; in a team, as a write of its row). */
+  settle: (accountId: string, apply: () => void) => void;
 }
 
 export class AccountHome {
@@ -48,7 +50,13 @@ export class AccountHome {
     private readonly shared: HomeShared,
   ) {
     this.clock = new AccountClock(shared.serverClock);
-    this.context = { ...shared.context, clock: this.clock, outbox: shared.outbox.forAccount(id) };
+    this.context = {
+      ...shared.context,
+      clock: this.clock,
+      outbox: shared.outbox.forAccount(id),
+      // The account's records as they are when the work is done (a load may have replaced them).
+      settle: (instanceId, apply) => shared.settle(id, () => apply(this.current.instanceStore(instanceId))),
+    };
   }
 
   /** A home whose records are built from `fixture` (their keys registered with the key index). */

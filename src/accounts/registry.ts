@@ -9,7 +9,6 @@ import { VirtualClock } from '../domain/clock.js';
 import type { Outbox } from '../domain/outbox.js';
 import type { StoreContext } from '../domain/types.js';
 import type { CustomerPrincipal, InstancePrincipal } from '../resources/env.js';
-
 export type { CustomerPrincipal, InstancePrincipal };
 import type { CoverageRecorder } from '../openapi/coverage-recorder.js';
 import { STATE_VERSION, StateError, type AccountDump, type RegistryState } from '../domain/state.js';
@@ -40,6 +39,8 @@ export class Registry {
   private accountFaults = new Set<Faults>(); // the homes' own rules (no lookup while none has any)
 
   readonly options: RegistryOptions;
+  /** How background work's announcements become changes of an account: at once; a team's replica makes them writes. */
+  settle = (_id: string, apply: () => void): void => apply();
 
   constructor(options: RegistryOptions) {
     this.options = { ...options };
@@ -47,6 +48,7 @@ export class Registry {
     const parts = serverParts(this.options, this.clock, this.keys, {
       accountClock: (id) => this.homes.get(id)?.clock,
       madeFaults: (faults) => this.accountFaults.add(faults),
+      settle: (id, apply) => this.settle(id, apply),
     });
     ({ outbox: this.outbox, context: this.context, faults: this.faults } = parts);
     ({ journal: this.journal, coverage: this.coverage, shared: this.shared } = parts);
@@ -222,8 +224,7 @@ export class Registry {
     this.options.seed = state.seed;
     this.clock.load(state.clock);
     this.outbox.load(state.outbox);
-    // The databases of instances the state keeps are kept (a database is named after its
-    // instance's providerid); the others go.
+    // The databases of instances the state keeps are kept (named after the providerid); the others go.
     dropReplaced(
       this.context.databases,
       [...previous.homes.values()].map((h) => h.records),

@@ -51,6 +51,8 @@ export function serverParts(
     accountClock: (id: string) => AccountClock | undefined;
     /** Told of every home's fault rules, made when the account sets its first. */
     madeFaults: (faults: Faults) => void;
+    /** Runs `apply` as a change of account `id` (HomeShared.settle). */
+    settle: (id: string, apply: () => void) => void;
   },
 ) {
   const outbox = new Outbox({ clock, accountClock: homes.accountClock, ...options.outbox });
@@ -80,6 +82,7 @@ export function serverParts(
       homes.madeFaults(made);
       return made;
     },
+    settle: homes.settle,
   };
   return { outbox, context, faults, journal, coverage, shared };
 }

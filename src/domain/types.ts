@@ -58,6 +58,18 @@ export interface StoreContext {
   databases?: InstanceDatabases;
   /** Where instances' keys and passwords come from. */
   secrets: SecretSource;
+  /**
+   * Applies what background work (a database step) announces when it is done, to instance
+   * `instanceId` as the account holds it then (undefined: gone), as a change of the account: at
+   * once in one process; in a team's replica, as a write of the account's row. Absent: `apply`
+   * runs at once on what the caller holds.
+   */
+  settle?: (instanceId: number, apply: (instance: SettledInstance | undefined) => void) => void;
+}
+
+/** An instance as background work finds it again when done (its resources are checked by their class). */
+export interface SettledInstance {
+  readonly backups: unknown;
 }
 
 /** A fresh random secret: URL-safe, `length` characters. */

@@ -891,6 +891,8 @@ export interface components {
                     taken_at: components["schemas"]["StateTime"];
                     ready_at: components["schemas"]["StateTime"];
                     size: number;
+                    /** @description its snapshot is still being made (with a database engine): not listed until it is */
+                    pending?: boolean;
                 }[];
             };
             maintenance: {

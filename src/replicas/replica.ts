@@ -87,17 +87,17 @@ export class Replica {
     this.copies = new Copies(this.registry);
     this.leader = new Leader(this, this.registry, options.logger, this.registry.journal.capacity);
     this.journal = new SharedJournal(this.registry.journal, this.pool, options.logger);
+    // A delivery's outcome, and what a database step announces when done (a backup made, a
+    // restore done): each written as a change of its account.
+    this.registry.settle = (account, change) =>
+      void this.write(account, () => {
+        change();
+        return NO_ANSWER();
+      });
     this.registry.outbox.share({
       ids: () => this.outboxId(),
       delivers: () => this.leader.leads,
-      // A delivery's outcome, written as a change of its account.
-      commit: (account, change) => {
-        if (account === undefined) return change();
-        void this.write(account, () => {
-          change();
-          return NO_ANSWER();
-        });
-      },
+      commit: (account, change) => (account === undefined ? change() : this.registry.settle(account, change)),
     });
   }
 

@@ -3,6 +3,8 @@
 // team. An instance created through one replica is ready, at the same url, through another, which
 // makes nothing of its own; a backup one replica took restores through another; a replica that
 // stops drops nothing; a login that may not create roles and databases is refused with its fix.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
@@ -81,15 +83,24 @@ describe("a team's databases", () => {
     const i = await readyThrough(a!, created.body.id);
     await query(i.url, 'create table t (x int)');
     await query(i.url, 'insert into t values (42)');
+    const listed = async () =>
+      ((await json(`${b!.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) })).body as { id: number }[]).map(
+        (x) => x.id,
+      );
+    const before = await listed();
     const backup = await json(`${a!.instanceUrl}/api/backup`, {
       method: 'POST',
       headers: keyAuth(i.apikey),
       body: '{}',
     });
     expect(backup.status).toBeLessThan(300);
-    await a!.deps.databases!.idle(); // the snapshot is made by a
-    const ids = (await json(`${b!.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) })).body as { id: number }[];
-    const newest = Math.max(...ids.map((x) => x.id));
+    // Listed through b once a made its snapshot (not before).
+    let newest: number | undefined;
+    for (let n = 0; n < 600 && newest === undefined; n++) {
+      newest = (await listed()).find((id) => !before.includes(id));
+      if (newest === undefined) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(newest).toBeDefined();
     await query(i.url, 'drop table t');
     const restored = await json(`${b!.instanceUrl}/api/backup/restore`, {
       method: 'POST',
@@ -100,6 +111,60 @@ describe("a team's databases", () => {
     await b!.deps.databases!.idle();
     await readyThrough(b!, created.body.id);
     expect(await query(i.url, 'select x from t')).toEqual([{ x: 42 }]);
+  });
+
+  it('call back once a backup one replica made is ready, and once a restore through another is done', async () => {
+    const [a, b] = replicas;
+    const received: { path: string; body: string }[] = [];
+    const receiver: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const arrived = async (path: string) => {
+      for (let n = 0; n < 600 && !received.some((r) => r.path === path); n++)
+        await new Promise((r) => setTimeout(r, 50));
+      return received.filter((r) => r.path === path);
+    };
+    try {
+      const created = await json(`${a!.customerUrl}/api/instances`, {
+        method: 'POST',
+        headers: ADMIN,
+        body: JSON.stringify({ name: 'called-back', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+      });
+      const i = await readyThrough(a!, created.body.id);
+      const backup = await json(`${a!.instanceUrl}/api/backup`, {
+        method: 'POST',
+        headers: keyAuth(i.apikey),
+        body: JSON.stringify({ callback: `${target}/backup` }),
+      });
+      expect(backup.status).toBeLessThan(300);
+      const made = await arrived('/backup');
+      expect(made).toHaveLength(1);
+      const backupId = JSON.parse(made[0]!.body).backup_id as number;
+      // Made and announced: listed through the other replica too.
+      const listed = (await json(`${b!.instanceUrl}/api/backup`, { headers: keyAuth(i.apikey) })).body as {
+        id: number;
+      }[];
+      expect(listed.map((x) => x.id)).toContain(backupId);
+      const restored = await json(`${b!.instanceUrl}/api/backup/restore`, {
+        method: 'POST',
+        headers: keyAuth(i.apikey),
+        body: JSON.stringify({ backup_id: backupId, callback: `${target}/restore` }),
+      });
+      expect(restored.status).toBeLessThan(300);
+      expect(await arrived('/restore')).toHaveLength(1);
+      // Sent once, not once per replica.
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(received.map((r) => r.path).sort()).toEqual(['/backup', '/restore']);
+    } finally {
+      receiver.close();
+    }
   });
 
   it('keep every database when a replica stops', async () => {

@@ -133,26 +133,43 @@ export class Backups {
     const item = this.history.add({ databaseName: db, takenAt: now, readyAt, pending: real !== undefined });
     const { id } = item;
     const { callback } = body;
-    const announce = () => {
-      item.pending = false;
-      this.history.changed();
+    // Made: listed once ready, and its callback due then.
+    const announce = (b: Backups) => {
+      const made = b.history.find(id);
+      if (made?.pending) {
+        made.pending = false;
+        b.history.changed();
+      }
       if (!callback) return;
       const payload: BackupReadyCallback = {
         action: 'backup',
         backup_id: id,
-        account_id: this.who.accountId,
+        account_id: b.who.accountId,
         database_name: db,
         status: 'ready',
       };
-      this.ctx.outbox.schedule({ event: 'backup', target: callback, body: payload, dueAt: readyAt });
+      b.ctx.outbox.schedule({ event: 'backup', target: callback, body: payload, dueAt: readyAt });
     };
-    if (!real) announce();
+    if (!real) announce(this);
     else
-      real.snapshot(id, now, (bytes) => {
-        this.setSize(id, bytes);
-        announce();
-      });
+      real.snapshot(id, now, (bytes) =>
+        this.settled((b) => {
+          b.setSize(id, bytes);
+          announce(b);
+        }),
+      );
     return { id, readyAt };
+  }
+
+  /**
+   * Runs `apply` on this instance's backups as the account holds them once background work is done
+   * (ctx.settle: in a team, as a write of the account): not at all when the instance is gone.
+   */
+  private settled(apply: (current: Backups) => void): void {
+    if (!this.ctx.settle) return apply(this);
+    this.ctx.settle(this.who.instanceId, (instance) => {
+      if (instance?.backups instanceof Backups) apply(instance.backups);
+    });
   }
 
   /**
@@ -170,22 +187,23 @@ export class Backups {
       );
     }
     const { callback } = body;
-    const announce = () => {
+    const announce = (b: Backups) => {
       if (!callback) return;
       const payload: RestoreCompletedCallback = {
         action: 'restore',
         backup_id: backup.id,
-        account_id: this.who.accountId,
+        account_id: b.who.accountId,
       };
-      this.ctx.outbox.schedule({
+      b.ctx.outbox.schedule({
         event: 'restore',
         target: callback,
         body: payload,
-        dueAt: now + this.ctx.restoreDelayMs,
+        dueAt: now + b.ctx.restoreDelayMs,
       });
     };
-    if (this.database && backup.databaseName === this.who.databases[0]) this.database.restore(backup.id, announce);
-    else announce();
+    if (this.database && backup.databaseName === this.who.databases[0])
+      this.database.restore(backup.id, () => this.settled(announce));
+    else announce(this);
   }
 
   /**
@@ -208,18 +226,18 @@ export class Backups {
       );
     }
     const { callback } = body;
-    const announce = () => {
+    const announce = (b: Backups) => {
       if (!callback) return;
-      const payload: PitrCompletedCallback = { action: 'pitr', account_id: this.who.accountId };
-      this.ctx.outbox.schedule({
+      const payload: PitrCompletedCallback = { action: 'pitr', account_id: b.who.accountId };
+      b.ctx.outbox.schedule({
         event: 'pitr',
         target: callback,
         body: payload,
-        dueAt: now + this.ctx.restoreDelayMs,
+        dueAt: now + b.ctx.restoreDelayMs,
       });
     };
-    if (this.database) this.database.recover(pit + MINUTE - 1, announce);
-    else announce();
+    if (this.database) this.database.recover(pit + MINUTE - 1, () => this.settled(announce));
+    else announce(this);
   }
 
   /** When backup `id` was taken (ms on the clock); NaN for an unknown id. */

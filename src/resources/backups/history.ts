@@ -51,6 +51,7 @@ export class BackupHistory {
           readyAt: b.ready_at,
           size: b.size,
           salt: 0,
+          ...(b.pending ? { pending: true } : {}),
         });
       return;
     }
@@ -115,6 +116,7 @@ export class BackupHistory {
         taken_at: b.takenAt,
         ready_at: b.readyAt,
         size: sizeOf(b),
+        ...(b.pending ? { pending: true } : {}),
       })),
     };
   }
