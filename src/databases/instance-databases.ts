@@ -96,7 +96,10 @@ export class Databases implements InstanceDatabases {
 
   provision(key: string, password: string, options: ProvisionOptions = {}): DatabaseRef {
     const id = databaseKeyOf(key);
-    const ref = { role: `${this.engine.prefix}u${id}`, database: `${this.engine.prefix}d${id}` };
+    const database = `${this.engine.prefix}d${id}`;
+    // The same database asked again (a state or another replica's write loaded its instance anew)
+    // keeps its reference: the steps asked for it before (a snapshot, a restore) still announce.
+    const ref = this.live.get(database) ?? { role: `${this.engine.prefix}u${id}`, database };
     const signature = `${password}\n${options.connectionLimit ?? -1}`;
     // Asked again as it was made (a team's replica loading an account another wrote): nothing to do.
     const same = !options.from && this.made.has(ref.database) && this.signatures.get(ref.database) === signature;

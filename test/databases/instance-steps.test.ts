@@ -159,6 +159,18 @@ describe("a team's replica (shared server)", () => {
     expect(done).toHaveBeenCalled();
   });
 
+  it('announces a snapshot asked before the instance was loaded anew (another replica wrote its account)', async () => {
+    const { databases } = setup({ shared: true });
+    const ref = databases.provision('reloaded', 'pw');
+    await databases.idle();
+    const done = vi.fn();
+    databases.snapshot(ref, 2, 5, done);
+    const again = databases.provision('reloaded', 'pw', { loaded: true });
+    await databases.idle();
+    expect(again).toBe(ref);
+    expect(done).toHaveBeenCalledTimes(1);
+  });
+
   it('drops nothing when it closes', async () => {
     const { databases, calls } = setup({ shared: true, external: true });
     databases.provision('stays', 'pw');
