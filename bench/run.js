@@ -15,7 +15,8 @@
 // with its request log off), --op-requests N (per operation that makes or uses up a resource,
 // default 5000), --op-seconds S / --op-warmup S (per repeatable operation), --op-rounds N (Tusk
 // and Prism in turn, medians; default 3, 1 with --quick), --operation a,b (only these), --from
-// FILE (write BENCHMARKS.md's blocks again from a results file, no run).
+// FILE (write BENCHMARKS.md's blocks again from a results file, no run), --team-before DIR (the team
+// part also measures a replica of another built checkout, DIR, in the same rounds: before and after).
 
 // The parts of the run are in bench/parts/ (one file each, by their --only name), what they share in
 // bench/lib/ (the options, the servers, the measurement, Tusk's set-up) and the report in

@@ -26,6 +26,7 @@ export const { values: flags } = parseArgs({
     'op-rounds': { type: 'string' },
     operation: { type: 'string' },
     from: { type: 'string' },
+    'team-before': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });

@@ -209,9 +209,10 @@ function teamMarkdown(res) {
   row('in-memory `tusk serve`', tm.memory);
   row('one replica', tm.replica);
   row(`${tm.replicas} replicas at once (connections split, summed)`, tm.team);
+  if (tm.before) row(`before: one replica of ${tm.before.tree}`, tm.before.replica);
   lines.push(
     '',
-    `Replica / in-memory: **${tm.ratio}x** (median of the rounds' own ratios: ${tm.ratios.join(', ')}); ${tm.replicas} replicas at once / in-memory: ${tm.teamRatio}x (${tm.teamRatios.join(', ')}).`,
+    `Replica / in-memory: **${tm.ratio}x** (median of the rounds' own ratios: ${tm.ratios.join(', ')}); ${tm.replicas} replicas at once / in-memory: ${tm.teamRatio}x (${tm.teamRatios.join(', ')})${tm.before ? `; before, replica / in-memory: ${tm.before.ratio}x (${tm.before.ratios.join(', ')})` : ''}.`,
     '',
     '| target | figure | result |',
     '|---|---:|---|',

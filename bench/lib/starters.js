@@ -26,13 +26,14 @@ async function ready(proc, first) {
   }
 }
 
-export async function startTusk({ profile, state, name = 'tusk' } = {}) {
+/** Tusk; `state`: a replica of the team on that Postgres; `bin`: another tree's built bin/tusk.js (the team part's --team-before). */
+export async function startTusk({ profile, state, name = 'tusk', bin = TUSK_BIN } = {}) {
   const [customerPort, instancePort] = [await freePort(), await freePort()];
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const since = performance.now();
   const proc = startNode(
     [
-      TUSK_BIN,
+      bin,
       'serve',
       '--quiet',
       '--databases',

@@ -8,8 +8,12 @@
 // the ratio replica/in-memory: the median of each round's own ratio, whose two measurements are
 // next to each other in time (a slow minute of the shared machine falls on both). The CPU time per
 // request of Tusk and of Postgres (its postmaster and backends) shows where a replica's time goes.
+// With --team-before DIR (another checkout, built), three replicas of DIR's Tusk on another database
+// of the same Postgres too, and one of them measured in the same rounds: before and after a change.
 // Into results.team; the machine's load average is kept with it.
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
 import { median } from '../load.js';
 import { load, measure, round1 } from '../lib/measure.js';
 import { flags, log, opts } from '../lib/options.js';
@@ -22,6 +26,7 @@ export const REPLICAS = 3;
 const TITLE = 'GET /api/alarms';
 const NEW_INSTANCE = { name: 'bench-team', plan: 'hippo', region: 'amazon-web-services::us-east-1' };
 
+const round2 = (x) => (x == null ? null : Math.round(x * 100) / 100);
 const loads = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 /** The same request as a workload of one server. */
@@ -70,16 +75,27 @@ function summary(fs) {
 }
 
 export async function teamPart(results) {
+  const beforeBin = flags['team-before'] ? join(resolve(flags['team-before']), 'bin', 'tusk.js') : undefined;
+  if (beforeBin && !existsSync(join(resolve(flags['team-before']), 'dist', 'src', 'cli.js')))
+    throw new Error(`--team-before ${flags['team-before']}: no built Tusk there (run npm run build in it)`);
   const loadBefore = loads();
   const started = [];
   let postgres;
   try {
     postgres = await startPostgres();
-    const state = await postgres.database('tusk_bench_team');
-    // One after another: the first makes the schema and writes the seeded state, the others load it.
-    for (let i = 0; i < REPLICAS; i++)
-      started.push(await startTusk({ profile: flags.profile, state, name: `replica-${i + 1}` }));
-    const replicas = [...started];
+    /** Three replicas on a database of their own; one after another: the first makes the schema and writes the seeded state, the others load it. */
+    const team = async (database, prefix, bin) => {
+      const state = await postgres.database(database);
+      const replicas = [];
+      for (let i = 0; i < REPLICAS; i++) {
+        const r = await startTusk({ profile: flags.profile, state, name: `${prefix}-${i + 1}`, bin });
+        started.push(r);
+        replicas.push(r);
+      }
+      return replicas;
+    };
+    const replicas = await team('tusk_bench_team', 'replica');
+    const before = beforeBin ? await team('tusk_bench_team_before', 'before', beforeBin) : undefined;
     const memory = await startTusk({ profile: flags.profile, name: 'in-memory' });
     started.push(memory);
 
@@ -87,9 +103,10 @@ export async function teamPart(results) {
       (await api(server.customer, 'POST', '/api/instances', ADMIN_KEY, NEW_INSTANCE)).json().apikey;
     const memoryKey = await create(memory);
     const teamKey = await create(replicas[0]);
+    const beforeKey = before && (await create(before[0]));
     const expected = (await api(memory.instance, 'GET', '/api/alarms', memoryKey)).json().length;
-    for (const r of replicas) {
-      const got = (await api(r.instance, 'GET', '/api/alarms', teamKey)).json().length;
+    for (const [r, key] of [...replicas.map((r) => [r, teamKey]), ...(before ?? []).map((r) => [r, beforeKey])]) {
+      const got = (await api(r.instance, 'GET', '/api/alarms', key)).json().length;
       if (got !== expected) throw new Error(`${r.name} lists ${got} alarms, the in-memory process ${expected}`);
     }
     for (const s of started) await settle(s.proc.pid);
@@ -102,9 +119,10 @@ export async function teamPart(results) {
       memory: () => measure(alarmsOf(memory, memoryKey), memory.proc.pid),
       replica: () => measure(alarmsOf(replicas[0], teamKey), replicas[0].proc.pid, opts.warmup, pg),
       team: () => measureAll(replicas, teamKey, postgres),
+      ...(before ? { before: () => measure(alarmsOf(before[0], beforeKey), before[0].proc.pid, opts.warmup, pg) } : {}),
     };
-    const names = { memory: 'in-memory', replica: 'one replica', team: `${REPLICAS} replicas` };
-    const samples = { memory: [], replica: [], team: [] };
+    const names = { memory: 'in-memory', replica: 'one replica', team: `${REPLICAS} replicas`, before: 'before: one' };
+    const samples = { memory: [], replica: [], team: [], before: [] };
     const order = Object.keys(kinds);
     for (let r = 0; r < opts.rounds; r++) {
       const turn = order.map((_, i) => order[(i + r) % order.length]);
@@ -124,14 +142,24 @@ export async function teamPart(results) {
       memory: summary(samples.memory),
       replica: summary(samples.replica),
       team: summary(samples.team),
-      ratio: median(ratios('replica')),
+      ratio: round2(median(ratios('replica'))),
       ratios: ratios('replica'),
-      teamRatio: median(ratios('team')),
+      teamRatio: round2(median(ratios('team'))),
       teamRatios: ratios('team'),
+      ...(before
+        ? {
+            before: {
+              tree: resolve(flags['team-before']),
+              replica: summary(samples.before),
+              ratio: round2(median(ratios('before'))),
+              ratios: ratios('before'),
+            },
+          }
+        : {}),
       loadAverage: { before: loadBefore, after: loads() },
     };
     log(
-      `\n  replica/in-memory ${results.team.ratio} (rounds: ${results.team.ratios.join(', ')}); ${REPLICAS} replicas at once/in-memory ${results.team.teamRatio}`,
+      `\n  replica/in-memory ${results.team.ratio} (rounds: ${results.team.ratios.join(', ')}); ${REPLICAS} replicas at once/in-memory ${results.team.teamRatio}${before ? `; before: replica/in-memory ${results.team.before.ratio} (${results.team.before.ratios.join(', ')})` : ''}`,
     );
   } finally {
     await Promise.allSettled(started.reverse().map((s) => s.proc.stop()));
