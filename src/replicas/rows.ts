@@ -1,7 +1,8 @@
 // The team's SQL, one function per question the replicas ask Postgres (schema.ts has the tables):
-// an account's version (with its row when this replica's copy is older), every account's version,
-// the account a key opens, and the writes: an account's row and keys, the server's part, the
-// journal's lines, the rate limit's hits. Every statement is parameterised.
+// an account's version (with its row when this replica's copy is older; or many accounts' at once),
+// every account's version, the account a key opens, and the writes: an account's row and keys, the
+// server's part, the journal's lines, the rate limit's hits. Every statement is parameterised; the
+// version checks of reads (readAccounts) are prepared once per connection (named).
 import { hash } from 'node:crypto';
 import type pg from 'pg';
 import type { AccountDump } from '../domain/state.js';
@@ -72,6 +73,40 @@ export async function readAccount(
     ? { id: r.id, version, dump: r.dump, faults: r.faults ?? null, fixture: r.fixture ?? null }
     : undefined;
   return { generation: Number(r.generation ?? 0), version, row };
+}
+
+/**
+ * The generation, and the row of each account of `ids` whose version is not the one in `known` (the
+ * replica's copy is older): the version checks of many reads in one statement (batch.ts). An
+ * account the database does not hold has no row (the generation tells that the set changed).
+ */
+export async function readAccounts(
+  db: Queryable,
+  ids: readonly string[],
+  known: readonly number[],
+): Promise<{ generation: number; rows: AccountRow[] }> {
+  const { rows } = await db.query({
+    name: 'tusk-read-accounts',
+    text: `select (select v from tusk.meta where k = 'generation') as generation, a.id, a.version,
+                  case when a.version <> k.known then a.dump end as dump,
+                  case when a.version <> k.known then a.faults end as faults,
+                  case when a.version <> k.known then a.fixture end as fixture
+             from unnest($1::text[], $2::bigint[]) as k(id, known) left join tusk.accounts a on a.id = k.id`,
+    values: [ids, known],
+  });
+  const got = rows as ({ generation: unknown; id: string | null; version: string | null } & Partial<AccountRow>)[];
+  return {
+    generation: Number(got[0]?.generation ?? 0),
+    rows: got
+      .filter((r) => r.id !== null && r.dump)
+      .map((r) => ({
+        id: r.id!,
+        version: Number(r.version),
+        dump: r.dump!,
+        faults: r.faults ?? null,
+        fixture: r.fixture ?? null,
+      })),
+  };
 }
 
 /** Every account's version. */
