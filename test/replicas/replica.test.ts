@@ -198,4 +198,35 @@ describe("a team's Tusk under load", () => {
       await proxy.close();
     }
   });
+
+  it("counts a key's requests across the team: exactly the limit is admitted in a window", async () => {
+    const limited = await postgres.database('tusk_team_limit');
+    const [a, b] = [
+      await replica({ state: limited, rateLimit: '30/1d' }),
+      await replica({ state: limited, rateLimit: '30/1d' }),
+    ];
+    // The account's clock stands still, so that every request falls in one window.
+    const pinned = await call(`${a.customerUrl}/__tusk/clock`, {
+      method: 'POST',
+      headers: { ...auth(ADMIN), ...JSON_TYPE },
+      body: JSON.stringify({ pin: '2031-03-04T12:00:00Z' }),
+    });
+    expect(pinned.status).toBe(200);
+    const created = await call(`${a.customerUrl}/api/instances`, {
+      method: 'POST',
+      headers: { ...auth(ADMIN), ...JSON_TYPE },
+      body: JSON.stringify({ name: 'limited', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+    });
+    expect(created.status).toBe(200);
+    const key = created.body.apikey as string;
+    // 70 at once, through both replicas: many are counted together in one statement.
+    const answers = await Promise.all(
+      Array.from({ length: 70 }, (_, i) => call(`${(i % 2 ? a : b).instanceUrl}/api/alarms`, { headers: auth(key) })),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(30);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(40);
+    expect(refused[0]!.body.error).toMatch(/30 per 86400 s/);
+    expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
 });
