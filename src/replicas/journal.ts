@@ -29,7 +29,7 @@ export class SharedJournal {
     });
   }
 
-  /** Writes the lines recorded here so far (one insert). */
+  /** Writes the lines recorded here so far (one insert, the lines sent as one JSON array). */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -38,10 +38,12 @@ export class SharedJournal {
     if (!lines.length) return this.flushing;
     this.flushing = this.flushing.then(() =>
       this.db
-        .query('insert into tusk.journal (account_id, line) select * from unnest($1::text[], $2::jsonb[])', [
-          lines.map((l) => l.account ?? null),
-          lines.map((l) => JSON.stringify(l)),
-        ])
+        .query({
+          name: 'tusk-journal-lines',
+          text: `insert into tusk.journal (account_id, line)
+                 select l->>'account', l from jsonb_array_elements($1::jsonb) with ordinality as j(l, n) order by n`,
+          values: [JSON.stringify(lines)],
+        })
         .then(
           () => undefined,
           (err: Error) => this.logger.warn(`tusk: team: journal lines could not be written: ${err.message}`),

@@ -156,6 +156,23 @@ describe("a team's Tusk", () => {
         { timeout: 1_000, interval: 60 },
       );
   });
+
+  it("tells a replica's lines in the order it answered them, through another", async () => {
+    while (replicas.length < 2) await replica();
+    const [a, b] = replicas;
+    await call(`${a!.customerUrl}/__tusk/requests`, { method: 'DELETE' });
+    // Sent one after another within the 50 ms a replica gathers its lines: one write of several.
+    const sent = ['/api/plans', '/api/regions', '/api/team', '/api/instances', '/api/plans?x=1'];
+    for (const path of sent) await call(`${a!.customerUrl}${path}`, { headers: auth(ADMIN) });
+    await vi.waitFor(
+      async () => {
+        const journal = await call(`${b!.customerUrl}/__tusk/requests?limit=10`);
+        const told = (journal.body.entries as { path: string; api: string }[]).filter((e) => e.api === 'customer');
+        expect(told.map((e) => e.path)).toEqual(sent.map((p) => p.split('?')[0]));
+      },
+      { timeout: 1_000, interval: 60 },
+    );
+  });
 });
 
 describe("a team's Tusk under load", () => {
