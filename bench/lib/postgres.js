@@ -2,22 +2,23 @@
 // (src/databases/embedded.ts, started as test/support/postgres.ts starts it, so that it runs as the
 // `postgres` user when the bench runs as root), on a free port, with a database made for the run;
 // the CPU time of its processes (the postmaster and its backends), and stop(), which removes its data.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { cpuMs } from './processes.js';
 // Built by npm run build (npm run bench builds first).
 import { EmbeddedServer } from '../../dist/src/databases/embedded.js';
 import { freePort } from '../../dist/src/core/net.js';
 
-/** The parent pid of a process (undefined when it is gone). */
-function parentOf(pid) {
+/** Fields of /proc/PID/stat after the command (undefined when the process is gone). */
+function statOf(pid) {
   try {
-    return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   } catch {
     return undefined;
   }
 }
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 /** Starts the server; resolves { url(name), database(name), cpuMs(), stop() }. */
 export async function startPostgres() {
@@ -44,13 +45,22 @@ export async function startPostgres() {
       }
       return url(name);
     },
-    /** User + system CPU time of the postmaster and the backends now running, in ms (Linux /proc). */
+    /**
+     * User + system CPU time of the server so far, in ms (Linux /proc): the postmaster's, its
+     * backends' that have ended (its children's times) and those running now (a connection a pool
+     * closes during a measurement keeps its share).
+     */
     cpuMs() {
       const root = postmaster();
-      let total = cpuMs(root) ?? 0;
-      for (const name of readdirSync('/proc'))
-        if (/^\d+$/.test(name) && parentOf(Number(name)) === root) total += cpuMs(Number(name)) ?? 0;
-      return total;
+      const own = statOf(root);
+      if (!own) return 0;
+      let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+      for (const name of readdirSync('/proc')) {
+        if (!/^\d+$/.test(name)) continue;
+        const f = statOf(Number(name));
+        if (f && Number(f[1]) === root) ticks += Number(f[11]) + Number(f[12]);
+      }
+      return (ticks * 1000) / CLOCK_TICKS;
     },
     async stop() {
       try {
