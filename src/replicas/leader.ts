@@ -9,6 +9,7 @@ import type pg from 'pg';
 import type { Registry } from '../accounts/registry.js';
 import type { Logger } from '../core/log.js';
 import { LOCKS } from './schema.js';
+import { pruneJournal } from './journal.js';
 
 /** What the leader asks of its team (team.ts). */
 export interface LeaderHost {
@@ -112,9 +113,7 @@ export class Leader {
   private async prune(): Promise<void> {
     this.lastPrune = Date.now();
     await this.team.pool.query(`delete from tusk.hits where at < now() - interval '1 day'`);
-    await this.team.pool.query('delete from tusk.journal where id <= (select max(id) from tusk.journal) - $1', [
-      this.journalSize,
-    ]);
+    await pruneJournal(this.team.pool, this.journalSize);
   }
 
   async stop(): Promise<void> {
