@@ -1,7 +1,7 @@
 // The team's leader: of the replicas, the one holding the leader lock (a session-level advisory lock
 // on a connection it keeps) runs what the clock makes due, as one process runs its ticks: alarms
 // that fire and the outbox's deliveries, for each account with something due, as a write of that
-// account (team.ts), so that what it queued, sent or learnt is written before the next tick. The
+// account (replica.ts), so that what it queued, sent or learnt is written before the next tick. The
 // other replicas try the lock every half second: when the leader's connection ends (a replica
 // killed, or stopped), Postgres releases the lock and one of them leads within a second. The leader
 // also keeps the team's tables small (old rate-limit windows, journal lines beyond its capacity).
@@ -11,7 +11,7 @@ import type { Logger } from '../core/log.js';
 import { LOCKS } from './schema.js';
 import { pruneJournal } from './journal.js';
 
-/** What the leader asks of its team (team.ts). */
+/** What the leader asks of its team (replica.ts). */
 export interface LeaderHost {
   readonly pool: pg.Pool;
   freshAll(): Promise<void>;
