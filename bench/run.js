@@ -3,18 +3,20 @@
 // and two references (a bare Hono route, a raw node:http handler) answering the same GET with the
 // same JSON. One server at a time on loopback, several rounds alternating the servers, medians and
 // the ratios of the same run; start-up to the first 200, resident memory idle and with 10,000
-// instances, the per-request cost at 10 and at 10,000 instances, and the contract suite's time.
+// instances, the per-request cost at 10 and at 10,000 instances, the contract suite's time, and a
+// replica of a team's Tusk (one Postgres, three replicas) against the in-memory default on the same read.
 // Prints every target with PASS/FAIL, writes bench/results/latest.json and the table of BENCHMARKS.md.
 //
 // Needs `npm run build` (npm run bench does it). Load generator: wrk when it is on PATH, else
 // autocannon (npm). Flags: --quick (3 s per measurement, one round), --duration S, --warmup S,
 // --rounds N, --connections N, --starts N, --tool wrk|autocannon, --only a,b (throughput, startup,
-// scale, contract, heavy, operations), --profile DIR (Tusk under --cpu-prof), --label NAME (also
+// scale, contract, heavy, operations, team), --profile DIR (Tusk under --cpu-prof), --label NAME (also
 // bench/results/NAME.json), --write (update BENCHMARKS.md even with --quick), --prism-quiet (Prism
 // with its request log off), --op-requests N (per operation that makes or uses up a resource,
 // default 5000), --op-seconds S / --op-warmup S (per repeatable operation), --op-rounds N (Tusk
 // and Prism in turn, medians; default 3, 1 with --quick), --operation a,b (only these), --from
-// FILE (write BENCHMARKS.md's blocks again from a results file, no run).
+// FILE (write BENCHMARKS.md's blocks again from a results file, no run), --team-before DIR (the team
+// part also measures a replica of another built checkout, DIR, in the same rounds: before and after).
 
 // The parts of the run are in bench/parts/ (one file each, by their --only name), what they share in
 // bench/lib/ (the options, the servers, the measurement, Tusk's set-up) and the report in
@@ -27,12 +29,13 @@ import { fileURLToPath } from 'node:url';
 import { hasWrk } from './load.js';
 import { flags, log, opts, quick, tool } from './lib/options.js';
 import { BENCH, INSTANCE_DOC, ROOT } from './lib/paths.js';
-import { renderFrom, targets, writeBenchmarksMd, writeOperationsMd } from './lib/report.js';
+import { renderFrom, targets, writeBenchmarksMd, writeOperationsMd, writeTeamMd } from './lib/report.js';
 import { contract } from './parts/contract.js';
 import { operationsPart } from './parts/every-operation.js';
 import { heavyPart } from './parts/heavy.js';
 import { scale } from './parts/scale.js';
 import { startup } from './parts/startup.js';
+import { REPLICAS, teamPart } from './parts/team.js';
 import { throughput } from './parts/throughput.js';
 
 if (flags.help) {
@@ -98,6 +101,10 @@ async function main() {
     log(`\nevery operation (${opts.opRequests} requests each)`);
     await operationsPart(results);
   }
+  if (opts.parts.has('team')) {
+    log(`\na team's Tusk: one Postgres, ${REPLICAS} replicas, against the in-memory process`);
+    await teamPart(results);
+  }
   results.targets = targets(results);
   log('\ntargets');
   for (const t of results.targets)
@@ -115,16 +122,19 @@ async function main() {
   mkdirSync(join(BENCH, 'results'), { recursive: true });
   // latest.json and BENCHMARKS.md keep complete runs only: --quick and --only write elsewhere.
   const complete =
-    !quick && ['throughput', 'startup', 'scale', 'contract', 'heavy', 'operations'].every((p) => opts.parts.has(p));
+    !quick &&
+    ['throughput', 'startup', 'scale', 'contract', 'heavy', 'operations', 'team'].every((p) => opts.parts.has(p));
   const name = complete ? 'latest' : quick ? 'quick' : 'partial';
   writeFileSync(join(BENCH, 'results', `${name}.json`), JSON.stringify(results, null, 2) + '\n');
   if (flags.label)
     writeFileSync(join(BENCH, 'results', `${flags.label}.json`), JSON.stringify(results, null, 2) + '\n');
-  const md = complete || flags.write;
+  // --write: the "Latest run" block only when a part of it ran (heavy, operations and team have blocks of their own).
+  const md = complete || (flags.write && ['throughput', 'startup', 'scale', 'contract'].some((p) => opts.parts.has(p)));
   if (md) writeBenchmarksMd(results);
   if ((results.operations || results.heavy) && (complete || flags.write)) writeOperationsMd(results);
+  if (results.team && (complete || flags.write)) writeTeamMd(results);
   log(
-    `\nwrote bench/results/${name}.json${flags.label ? ` and bench/results/${flags.label}.json` : ''}${md ? ' and BENCHMARKS.md' : ''}`,
+    `\nwrote bench/results/${name}.json${flags.label ? ` and bench/results/${flags.label}.json` : ''}${md || ((results.team || results.heavy || results.operations) && flags.write) ? ' and BENCHMARKS.md' : ''}`,
   );
 }
 

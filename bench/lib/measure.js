@@ -19,21 +19,26 @@ function requestsOf(w) {
   return w.auths ? w.auths.map((a) => ({ ...one, headers: { ...one.headers, authorization: a } })) : [one];
 }
 
-async function load(w, seconds) {
-  const spec = { origin: new URL(w.url).origin, requests: requestsOf(w), seconds, connections: opts.connections };
+/** `w` for `seconds` with the run's tool and connections (`connections` overrides them). */
+export async function load(w, seconds, connections = opts.connections) {
+  const spec = { origin: new URL(w.url).origin, requests: requestsOf(w), seconds, connections };
   return tool === 'wrk' ? wrkLoad(spec) : autocannonLoad(spec);
 }
 
 /**
  * Warm-up, then the measurement. With `pid`, also the server's CPU time per request over the
  * measurement (cpuUs): what a request costs the server, which a shared machine's other load
- * moves far less than requests/s.
+ * moves far less than requests/s. `others` ({ name: () => CPU ms so far }) adds the CPU time per
+ * request of other processes the server asks (cpuUsOf[name]: a team's Postgres).
  */
-export async function measure(w, pid, warmup = opts.warmup) {
+export async function measure(w, pid, warmup = opts.warmup, others = {}) {
   if (warmup > 0) await load(w, warmup);
   const before = pid ? cpuMs(pid) : undefined;
+  const othersBefore = Object.entries(others).map(([name, ms]) => [name, ms()]);
   const f = await load(w, opts.duration);
   const after = pid ? cpuMs(pid) : undefined;
   if (before !== undefined && after !== undefined && f.total > 0) f.cpuUs = ((after - before) * 1000) / f.total;
+  if (othersBefore.length && f.total > 0)
+    f.cpuUsOf = Object.fromEntries(othersBefore.map(([name, ms]) => [name, ((others[name]() - ms) * 1000) / f.total]));
   return f;
 }

@@ -26,6 +26,7 @@ export const { values: flags } = parseArgs({
     'op-rounds': { type: 'string' },
     operation: { type: 'string' },
     from: { type: 'string' },
+    'team-before': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -37,7 +38,9 @@ export const opts = {
   connections: Number(flags.connections),
   starts: Number(flags.starts ?? (quick ? 3 : 10)),
   scaleInstances: Number(flags['scale-instances']),
-  parts: new Set((flags.only ?? 'throughput,startup,scale,contract,heavy,operations').split(',').map((s) => s.trim())),
+  parts: new Set(
+    (flags.only ?? 'throughput,startup,scale,contract,heavy,operations,team').split(',').map((s) => s.trim()),
+  ),
   opRequests: Number(flags['op-requests']),
   opSeconds: Number(flags['op-seconds'] ?? (quick ? 1 : 2)),
   opRounds: Number(flags['op-rounds'] ?? (quick ? 1 : 3)),

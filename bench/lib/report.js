@@ -1,6 +1,7 @@
 // The report of a bench run: the targets (each figure against its limit, PASS or FAIL) and
-// BENCHMARKS.md's two blocks written from the results (the latest complete run; every operation and
-// the heavy reads), also again from a results file alone (--from).
+// BENCHMARKS.md's blocks written from the results (the latest complete run; every operation and
+// the heavy reads; a team's replica against the in-memory process), also again from a results file
+// alone (--from).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { log } from './options.js';
@@ -54,6 +55,15 @@ export function targets(res) {
       add(`${id}: p99 < 50 ms`, h.tusk.p99, 'ms', h.tusk.p99 < 50);
       add(`${id}: event-loop delay p99 < 20 ms`, h.eventLoopDelayMs.p99, 'ms', h.eventLoopDelayMs.p99 < 20);
     }
+  }
+  if (res.team) {
+    const tm = res.team;
+    add(
+      `${tm.title}: a replica of a team (${tm.replicas} on one Postgres) / the in-memory process >= 0.5x`,
+      tm.ratio,
+      'x',
+      tm.ratio >= 0.5,
+    );
   }
   if (res.operations) {
     const rows = res.operations.rows;
@@ -182,6 +192,55 @@ function operationsMarkdown(res) {
   return lines.join('\n');
 }
 
+/** A team's replica against the in-memory process (the team part): its own block of BENCHMARKS.md. */
+function teamMarkdown(res) {
+  const tm = res.team;
+  const o = res.options;
+  const lines = [
+    `Run ${res.date} on ${res.machine.cpu}, ${res.machine.cores} cores, Node ${res.machine.node}; load average ${tm.loadAverage.before.join(', ')} before and ${tm.loadAverage.after.join(', ')} after (1, 5, 15 min); ${res.tool}, ${o.connections} connections, ${o.duration} s per measurement after ${o.warmup} s of warm-up, ${o.rounds} round(s) each measuring the three in turn (the order turning), medians. ${tm.title}; one Postgres (the embedded server), ${tm.replicas} replicas on it (\`tusk serve --state postgres://... --databases off --quiet\`) and one in-memory \`tusk serve --databases off --quiet\`, all running throughout. CPU: µs per request of the Tusk process(es) measured, and of the Postgres server (postmaster and backends).`,
+    '',
+    '| server | req/s | p50 ms | p99 ms | Tusk CPU µs/request | Postgres CPU µs/request | req/s per round | non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---|---:|',
+  ];
+  const row = (name, f) =>
+    lines.push(
+      `| ${name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpuUs ?? '-'} | ${f.postgresCpuUs ?? '-'} | ${f.rounds.join(', ')} | ${f.non2xx} |`,
+    );
+  row('in-memory `tusk serve`', tm.memory);
+  row('one replica', tm.replica);
+  row(`${tm.replicas} replicas at once (connections split, summed)`, tm.team);
+  if (tm.before) row(`before: one replica of ${tm.before.tree}`, tm.before.replica);
+  lines.push(
+    '',
+    `Replica / in-memory: **${tm.ratio}x** (median of the rounds' own ratios: ${tm.ratios.join(', ')}); ${tm.replicas} replicas at once / in-memory: ${tm.teamRatio}x (${tm.teamRatios.join(', ')})${tm.before ? `; before, replica / in-memory: ${tm.before.ratio}x (${tm.before.ratios.join(', ')})` : ''}.`,
+    '',
+    '| target | figure | result |',
+    '|---|---:|---|',
+  );
+  for (const t of res.targets.filter((t) => t.name.startsWith(`${tm.title}: a replica`)))
+    lines.push(
+      `| ${t.name} | ${t.value ?? '-'}${t.value != null ? ` ${t.unit}` : ''} | ${t.pass == null ? 'not measured' : t.pass ? 'PASS' : 'FAIL'} |`,
+    );
+  return lines.join('\n');
+}
+
+const TEAM_START = '<!-- bench:team:start -->';
+const TEAM_END = '<!-- bench:team:end -->';
+
+export function writeTeamMd(results) {
+  const file = join(ROOT, 'BENCHMARKS.md');
+  let text = readFileSync(file, 'utf8');
+  if (!text.includes(TEAM_START))
+    text += `\n## A team's replica against the in-memory process (issue 44)\n\n${TEAM_START}\n${TEAM_END}\n`;
+  writeFileSync(
+    file,
+    text.replace(
+      new RegExp(`${TEAM_START}[\\s\\S]*?${TEAM_END}`),
+      () => `${TEAM_START}\n${teamMarkdown(results)}\n${TEAM_END}`,
+    ),
+  );
+}
+
 const OPS_START = '<!-- bench:operations:start -->';
 const OPS_END = '<!-- bench:operations:end -->';
 
@@ -205,6 +264,7 @@ export function renderFrom(file) {
   results.targets = targets(results);
   writeBenchmarksMd(results);
   writeOperationsMd(results);
+  if (results.team) writeTeamMd(results);
   log(`wrote BENCHMARKS.md from ${file}`);
 }
 

@@ -1,5 +1,6 @@
 // The servers the bench measures, each started on free loopback ports until its first 200: Tusk
-// (`tusk serve --quiet`, no databases, no rate limit to speak of), `prism mock` on one built
+// (`tusk serve --quiet`, no databases, no rate limit to speak of; with `state`, a replica of the
+// team on that Postgres: `--state postgres://...`), `prism mock` on one built
 // document, and the references of bench/servers/ (a bare Hono route, a raw node:http handler);
 // STARTERS by name. Also the keys the runs use and the Basic header they go in.
 import { join } from 'node:path';
@@ -15,13 +16,24 @@ export const ADMIN_KEY = 'bench-admin-key';
 
 export const basic = (key) => 'Basic ' + Buffer.from(`:${key}`).toString('base64');
 
-export async function startTusk({ profile } = {}) {
+/** Waits for a started process's first 200; stops it when none comes (or it exited), then throws. */
+async function ready(proc, first) {
+  try {
+    return await first;
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+}
+
+/** Tusk; `state`: a replica of the team on that Postgres; `bin`: another tree's built bin/tusk.js (the team part's --team-before). */
+export async function startTusk({ profile, state, name = 'tusk', bin = TUSK_BIN } = {}) {
   const [customerPort, instancePort] = [await freePort(), await freePort()];
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const since = performance.now();
   const proc = startNode(
     [
-      TUSK_BIN,
+      bin,
       'serve',
       '--quiet',
       '--databases',
@@ -36,13 +48,17 @@ export async function startTusk({ profile } = {}) {
       '0',
       '--api-key',
       ADMIN_KEY,
+      ...(state ? ['--state', state] : []),
     ],
     nodeFlags,
   );
   const customer = `http://127.0.0.1:${customerPort}`;
   const instance = `http://127.0.0.1:${instancePort}`;
-  const startMs = await firstOk(`${instance}/api/alarms`, { authorization: basic(SEEDED_INSTANCE_KEY) }, proc, since);
-  return { name: 'tusk', proc, customer, instance, startMs };
+  const startMs = await ready(
+    proc,
+    firstOk(`${instance}/api/alarms`, { authorization: basic(SEEDED_INSTANCE_KEY) }, proc, since),
+  );
+  return { name, proc, customer, instance, startMs };
 }
 
 export async function startPrism({ doc = INSTANCE_DOC } = {}) {
@@ -58,12 +74,15 @@ export async function startPrism({ doc = INSTANCE_DOC } = {}) {
     },
   );
   const instance = `http://127.0.0.1:${port}`;
-  const startMs = await firstOk(
-    `${instance}${doc === INSTANCE_DOC ? '/api/alarms' : '/api/plans'}`,
-    { authorization: basic('any-key-works') },
+  const startMs = await ready(
     proc,
-    since,
-    90_000,
+    firstOk(
+      `${instance}${doc === INSTANCE_DOC ? '/api/alarms' : '/api/plans'}`,
+      { authorization: basic('any-key-works') },
+      proc,
+      since,
+      90_000,
+    ),
   );
   return { name: 'prism', proc, instance, startMs };
 }
@@ -73,7 +92,7 @@ async function startReference(name) {
   const since = performance.now();
   const proc = startNode([join(BENCH, 'servers', `${name}.js`), String(port)]);
   const instance = `http://127.0.0.1:${port}`;
-  const startMs = await firstOk(`${instance}/api/alarms`, {}, proc, since);
+  const startMs = await ready(proc, firstOk(`${instance}/api/alarms`, {}, proc, since));
   return { name, proc, instance, startMs };
 }
 

@@ -1,7 +1,7 @@
 // The team's leader: of the replicas, the one holding the leader lock (a session-level advisory lock
 // on a connection it keeps) runs what the clock makes due, as one process runs its ticks: alarms
 // that fire and the outbox's deliveries, for each account with something due, as a write of that
-// account (team.ts), so that what it queued, sent or learnt is written before the next tick. The
+// account (replica.ts), so that what it queued, sent or learnt is written before the next tick. The
 // other replicas try the lock every half second: when the leader's connection ends (a replica
 // killed, or stopped), Postgres releases the lock and one of them leads within a second. The leader
 // also keeps the team's tables small (old rate-limit windows, journal lines beyond its capacity).
@@ -9,8 +9,9 @@ import type pg from 'pg';
 import type { Registry } from '../accounts/registry.js';
 import type { Logger } from '../core/log.js';
 import { LOCKS } from './schema.js';
+import { pruneJournal } from './journal.js';
 
-/** What the leader asks of its team (team.ts). */
+/** What the leader asks of its team (replica.ts). */
 export interface LeaderHost {
   readonly pool: pg.Pool;
   freshAll(): Promise<void>;
@@ -112,9 +113,7 @@ export class Leader {
   private async prune(): Promise<void> {
     this.lastPrune = Date.now();
     await this.team.pool.query(`delete from tusk.hits where at < now() - interval '1 day'`);
-    await this.team.pool.query('delete from tusk.journal where id <= (select max(id) from tusk.journal) - $1', [
-      this.journalSize,
-    ]);
+    await pruneJournal(this.team.pool, this.journalSize);
   }
 
   async stop(): Promise<void> {

@@ -3,7 +3,9 @@
 // replica keeps every account's home in memory, as one process does, with the version of the row it
 // was loaded from (copies.ts), and before a request:
 //   a read    asks the account's version (and the generation) in one query, and loads the row when
-//             its copy is older: a write acknowledged by any replica is read at once by every other;
+//             its copy is older: a write acknowledged by any replica is read at once by every other
+//             (the reads that come while such a query is in flight ask together in the next one,
+//             checks.ts: never in one sent before they came);
 //   a write   locks the account's row (SELECT ... FOR UPDATE, inside a transaction that holds the
 //             team's server lock shared), loads it when older, runs the request, and writes the
 //             account back with its version one more before it answers: concurrent writes to one
@@ -26,6 +28,7 @@ import { Leader } from './leader.js';
 import { SharedJournal } from './journal.js';
 import { Copies } from './copies.js';
 import { Gate } from './gate.js';
+import { RELOAD, VersionChecks } from './checks.js';
 import { accountOfKey, accountVersions, keyDigest, outboxBlock, readAccount, readServer } from './rows.js';
 
 export interface ReplicaOptions {
@@ -74,6 +77,8 @@ export class Replica {
   readonly leader: Leader;
   readonly journal: SharedJournal;
   private ids = { next: 0, end: 0 };
+  /** The version checks of reads, those that came while one was in flight in one query (checks.ts). */
+  private readonly checks: VersionChecks;
 
   private constructor(private readonly options: ReplicaOptions) {
     this.registry = options.registry;
@@ -85,6 +90,7 @@ export class Replica {
     this.pool = pool(6);
     this.writes = pool(8);
     this.copies = new Copies(this.registry);
+    this.checks = new VersionChecks(this.pool, this.copies);
     this.leader = new Leader(this, this.registry, options.logger, this.registry.journal.capacity);
     this.journal = new SharedJournal(this.registry.journal, this.pool, options.logger);
     // A delivery's outcome, and what a database step announces when done (a backup made, a
@@ -180,13 +186,15 @@ export class Replica {
       if (this.copies.version(id) !== version) await this.fresh(id);
   }
 
-  /** Account `id`'s copy as current as the team's (a read). */
+  /**
+   * Account `id`'s copy as current as the team's (a read): its version checked with those of the
+   * reads that came while a check was in flight; after the account's write in flight here, if any, a
+   * row older than the copy by then is not taken.
+   */
   async fresh(id: string): Promise<void> {
-    const got = await readAccount(this.pool, id, this.copies.version(id));
-    if (got.generation !== this.copies.generation) return this.reloadAll();
-    // After the account's write in flight here, if any; a row older than the copy by then is not taken.
-    const row = got.row;
-    if (row) await this.inTurn(id, async () => this.copies.adopt(row));
+    const got = await this.checks.of(id);
+    if (got === RELOAD) return this.reloadAll();
+    if (got) await this.inTurn(id, async () => this.copies.adopt(got));
   }
 
   private reloadAll(): Promise<void> {

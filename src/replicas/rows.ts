@@ -1,7 +1,8 @@
 // The team's SQL, one function per question the replicas ask Postgres (schema.ts has the tables):
-// an account's version (with its row when this replica's copy is older), every account's version,
-// the account a key opens, and the writes: an account's row and keys, the server's part, the
-// journal's lines, the rate limit's hits. Every statement is parameterised.
+// an account's version (with its row when this replica's copy is older; or many accounts' at once),
+// every account's version, the account a key opens, and the writes: an account's row and keys, the
+// server's part, the journal's lines, the rate limit's hits. Every statement is parameterised; the
+// two a read asks (readAccounts, hits) are prepared once per connection (named).
 import { hash } from 'node:crypto';
 import type pg from 'pg';
 import type { AccountDump } from '../domain/state.js';
@@ -74,6 +75,40 @@ export async function readAccount(
   return { generation: Number(r.generation ?? 0), version, row };
 }
 
+/**
+ * The generation, and the row of each account of `ids` whose version is not the one in `known` (the
+ * replica's copy is older): the version checks of many reads in one statement (batch.ts). An
+ * account the database does not hold has no row (the generation tells that the set changed).
+ */
+export async function readAccounts(
+  db: Queryable,
+  ids: readonly string[],
+  known: readonly number[],
+): Promise<{ generation: number; rows: AccountRow[] }> {
+  const { rows } = await db.query({
+    name: 'tusk-read-accounts',
+    text: `select (select v from tusk.meta where k = 'generation') as generation, a.id, a.version,
+                  case when a.version <> k.known then a.dump end as dump,
+                  case when a.version <> k.known then a.faults end as faults,
+                  case when a.version <> k.known then a.fixture end as fixture
+             from unnest($1::text[], $2::bigint[]) as k(id, known) left join tusk.accounts a on a.id = k.id`,
+    values: [ids, known],
+  });
+  const got = rows as ({ generation: unknown; id: string | null; version: string | null } & Partial<AccountRow>)[];
+  return {
+    generation: Number(got[0]?.generation ?? 0),
+    rows: got
+      .filter((r) => r.id !== null && r.dump)
+      .map((r) => ({
+        id: r.id!,
+        version: Number(r.version),
+        dump: r.dump!,
+        faults: r.faults ?? null,
+        fixture: r.fixture ?? null,
+      })),
+  };
+}
+
 /** Every account's version. */
 export async function accountVersions(db: Queryable): Promise<Map<string, number>> {
   const { rows } = await db.query('select id, version from tusk.accounts');
@@ -110,14 +145,33 @@ export async function deleteAccount(db: Queryable, id: string): Promise<void> {
   await db.query('delete from tusk.accounts where id = $1', [id]);
 }
 
-/** Counts one more hit of `credential` in window `win`; returns the hits counted in it. */
-export async function hit(db: Queryable, credential: string, win: number): Promise<number> {
-  const { rows } = await db.query(
-    `insert into tusk.hits (credential, win, n) values ($1, $2, 1)
-     on conflict (credential, win) do update set n = tusk.hits.n + 1 returning n`,
-    [credential, win],
+/**
+ * Counts `counts[i]` more hits of `credentials[i]` in window `wins[i]` (each pair once); returns the
+ * hits counted in each pair's window since it began, in the same order. The pairs are written in one
+ * order (sorted), whichever replica writes them, so that two replicas' counts never wait on each
+ * other's rows in a circle.
+ */
+export async function hits(
+  db: Queryable,
+  credentials: readonly string[],
+  wins: readonly number[],
+  counts: readonly number[],
+): Promise<number[]> {
+  const order = credentials
+    .map((_, i) => i)
+    .sort((a, b) =>
+      credentials[a]! < credentials[b]! ? -1 : credentials[a]! > credentials[b]! ? 1 : wins[a]! - wins[b]!,
+    );
+  const { rows } = await db.query({
+    name: 'tusk-hits',
+    text: `insert into tusk.hits (credential, win, n) select * from unnest($1::text[], $2::bigint[], $3::integer[])
+           on conflict (credential, win) do update set n = tusk.hits.n + excluded.n returning credential, win, n`,
+    values: [order.map((i) => credentials[i]), order.map((i) => wins[i]), order.map((i) => counts[i])],
+  });
+  const n = new Map(
+    (rows as { credential: string; win: string; n: number }[]).map((r) => [`${r.win} ${r.credential}`, Number(r.n)]),
   );
-  return Number(rows[0].n);
+  return credentials.map((c, i) => n.get(`${wins[i]} ${c}`)!);
 }
 
 /** A block of `size` outbox ids no other replica is given: [first, first + size). */

@@ -7,12 +7,13 @@
 //             outbox entries), its version (one more per change), its own fault rules, and the
 //             fixture of an account created through the control plane (what a reset builds again)
 //   keys      every API key's SHA-256, and the account it opens (one lookup, as in one process)
-//   journal   the request journal's lines
+//   journal_chunks  the request journal's lines, a row per write of a replica's lines (each 50 ms):
+//             the lines as one JSON array in the order answered, and the accounts they name
 //   hits      the rate limit's count per key and window, across the team
 // TEAM_SCHEMA_VERSION counts the migrations; a database of a newer version is refused.
 import type pg from 'pg';
 
-export const TEAM_SCHEMA_VERSION = 1;
+export const TEAM_SCHEMA_VERSION = 2;
 
 /** The advisory lock keys of the team (two ints: the namespace, then the lock). */
 export const LOCKS = { namespace: 0x7475736b, migrate: 1, server: 2, leader: 3 } as const;
@@ -39,6 +40,16 @@ const MIGRATIONS: readonly string[] = [
      primary key (credential, win)
    );
    create sequence tusk.outbox_blocks;`,
+  `create table tusk.journal_chunks (
+     id bigserial primary key,
+     accounts text[] not null,
+     n integer not null,
+     lines json not null
+   );
+   insert into tusk.journal_chunks (accounts, n, lines)
+     select case when account_id is null then '{}' else array[account_id] end, 1, json_build_array(line)
+       from tusk.journal order by id;
+   drop table tusk.journal;`,
 ];
 
 /** What migrate() found and left: the schema's version before (0: none) and now. */
@@ -47,8 +58,8 @@ export interface Migration {
   now: number;
 }
 
-/** Makes or migrates the schema; refuses a database a newer Tusk migrated. */
-export async function migrate(pool: pg.Pool): Promise<Migration> {
+/** Makes or migrates the schema (up to version `upTo`: a test's older schema); refuses a database a newer Tusk migrated. */
+export async function migrate(pool: pg.Pool, upTo = TEAM_SCHEMA_VERSION): Promise<Migration> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1, $2)', [LOCKS.namespace, LOCKS.migrate]);
@@ -62,7 +73,7 @@ export async function migrate(pool: pg.Pool): Promise<Migration> {
       throw new Error(
         `the state database holds Tusk's schema version ${found}, newer than this Tusk's ${TEAM_SCHEMA_VERSION}: start the newer Tusk, or give another database`,
       );
-    for (let v = found; v < TEAM_SCHEMA_VERSION; v++) {
+    for (let v = found; v < upTo; v++) {
       await client.query('begin');
       await client.query(MIGRATIONS[v]!);
       await client.query(
@@ -71,7 +82,7 @@ export async function migrate(pool: pg.Pool): Promise<Migration> {
       );
       await client.query('commit');
     }
-    return { found, now: TEAM_SCHEMA_VERSION };
+    return { found, now: Math.max(found, upTo) };
   } catch (err) {
     await client.query('rollback').catch(() => undefined);
     throw err;

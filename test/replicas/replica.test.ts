@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTusk, type RunningTusk } from '../../src/server.js';
 import { LIST_CAPS } from '../../src/core/limits.js';
 import { startPostgres, type TestPostgres } from '../support/postgres.js';
+import { latencyProxy } from '../support/latency-proxy.js';
+import { closeWithTest } from '../support/processes.js';
 
 const ADMIN = 'team-admin-key';
 const auth = (key: string) => ({ authorization: `Basic ${Buffer.from(`:${key}`).toString('base64')}` });
@@ -16,16 +18,16 @@ let postgres: TestPostgres;
 let state: string;
 const replicas: RunningTusk[] = [];
 
-const replica = async () => {
+const replica = async (options: { state?: string; rateLimit?: string } = {}) => {
   const tusk = await startTusk({
     customerPort: 0,
     instancePort: 0,
     log: process.env.TEAM_LOG ? 'text' : 'off',
     apiKey: ADMIN,
-    state,
+    state: options.state ?? state,
     databases: 'off',
     provisionDelayMs: 0,
-    rateLimit: '100000/1',
+    rateLimit: options.rateLimit ?? '100000/1',
   });
   replicas.push(tusk);
   return tusk;
@@ -153,5 +155,95 @@ describe("a team's Tusk", () => {
         },
         { timeout: 1_000, interval: 60 },
       );
+  });
+
+  it("tells a replica's lines in the order it answered them, through another", async () => {
+    while (replicas.length < 2) await replica();
+    const [a, b] = replicas;
+    await call(`${a!.customerUrl}/__tusk/requests`, { method: 'DELETE' });
+    // Sent one after another within the 50 ms a replica gathers its lines: one write of several.
+    const sent = ['/api/plans', '/api/regions', '/api/team', '/api/instances', '/api/plans?x=1'];
+    for (const path of sent) await call(`${a!.customerUrl}${path}`, { headers: auth(ADMIN) });
+    await vi.waitFor(
+      async () => {
+        const journal = await call(`${b!.customerUrl}/__tusk/requests?limit=10`);
+        const told = (journal.body.entries as { path: string; api: string }[]).filter((e) => e.api === 'customer');
+        expect(told.map((e) => e.path)).toEqual(sent.map((p) => p.split('?')[0]));
+      },
+      { timeout: 1_000, interval: 60 },
+    );
+  });
+});
+
+describe("a team's Tusk under load", () => {
+  it('reads through a busy replica what another acknowledged just before', async () => {
+    if (replicas.length === 0) await replica();
+    const a = replicas[0]!;
+    // b reaches Postgres through a network that takes 30 ms to answer, and answers a stream of reads
+    // of the account meanwhile: a version check of b is always in flight, sent up to 30 ms before
+    // a's write was acknowledged; a read that came after the acknowledgement must not take its answer.
+    const server = new URL(state);
+    const proxy = closeWithTest(await latencyProxy({ host: server.hostname, port: Number(server.port) }, 30));
+    const slow = new URL(state);
+    slow.port = String(proxy.port);
+    const b = await replica({ state: slow.href });
+    const created = await call(`${a.customerUrl}/api/instances`, {
+      method: 'POST',
+      headers: { ...auth(ADMIN), ...JSON_TYPE },
+      body: JSON.stringify({ name: 'name-0', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+    });
+    const path = `/api/instances/${created.body.id}`;
+    let busy = true;
+    const readers = Array.from({ length: 8 }, async () => {
+      while (busy) await call(`${b.customerUrl}/api/plans`, { headers: auth(ADMIN) });
+    });
+    try {
+      for (let i = 1; i <= 20; i++) {
+        const renamed = await call(`${a.customerUrl}${path}`, {
+          method: 'PUT',
+          headers: { ...auth(ADMIN), ...JSON_TYPE },
+          body: JSON.stringify({ name: `name-${i}` }),
+        });
+        expect(renamed.status).toBe(200);
+        expect((await call(`${b.customerUrl}${path}`, { headers: auth(ADMIN) })).body.name).toBe(`name-${i}`);
+      }
+    } finally {
+      busy = false;
+      await Promise.all(readers);
+      replicas.splice(replicas.indexOf(b), 1);
+      await b.close();
+      await proxy.close();
+    }
+  });
+
+  it("counts a key's requests across the team: exactly the limit is admitted in a window", async () => {
+    const limited = await postgres.database('tusk_team_limit');
+    const [a, b] = [
+      await replica({ state: limited, rateLimit: '30/1d' }),
+      await replica({ state: limited, rateLimit: '30/1d' }),
+    ];
+    // The account's clock stands still, so that every request falls in one window.
+    const pinned = await call(`${a.customerUrl}/__tusk/clock`, {
+      method: 'POST',
+      headers: { ...auth(ADMIN), ...JSON_TYPE },
+      body: JSON.stringify({ pin: '2031-03-04T12:00:00Z' }),
+    });
+    expect(pinned.status).toBe(200);
+    const created = await call(`${a.customerUrl}/api/instances`, {
+      method: 'POST',
+      headers: { ...auth(ADMIN), ...JSON_TYPE },
+      body: JSON.stringify({ name: 'limited', plan: 'hippo', region: 'amazon-web-services::us-east-1' }),
+    });
+    expect(created.status).toBe(200);
+    const key = created.body.apikey as string;
+    // 70 at once, through both replicas: many are counted together in one statement.
+    const answers = await Promise.all(
+      Array.from({ length: 70 }, (_, i) => call(`${(i % 2 ? a : b).instanceUrl}/api/alarms`, { headers: auth(key) })),
+    );
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(30);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(40);
+    expect(refused[0]!.body.error).toMatch(/30 per 86400 s/);
+    expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
