@@ -99,7 +99,9 @@ describe('the tusk command', () => {
       'embedded',
     ]);
     expect(code).toBe(2);
-    expect(out).toMatch(/--databases embedded would give each replica of a team .* a server of its own/);
+    expect(out).toMatch(
+      /with a postgres:\/\/ --state, --databases embedded would give each replica a server of its own/,
+    );
   });
 });
 

@@ -28,11 +28,8 @@ export function serveOptions(values: Record<string, FlagValue>): TuskOptions & {
   }
   // A team's replicas put the instances' databases on the state's server unless told otherwise.
   const state = str('state');
+  // (An explicit --databases embedded is refused where the databases open: src/databases/open.ts.)
   const databases = str('databases') ?? (isSharedState(state) ? state : 'embedded');
-  if (isSharedState(state) && databases === 'embedded')
-    throw new UsageError(
-      "--databases embedded would give each replica of a team (a postgres:// --state) a server of its own: give --databases URL, or off; without it, the state's server",
-    );
   const options = {
     host: str('host'),
     customerPort: int('customer-port'),
