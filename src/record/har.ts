@@ -2,9 +2,10 @@
 // Tusk writes and reads, the file `tusk proxy --record FILE` appends to, and the reader `tusk replay`
 // uses. The file is a whole HAR document after every entry: it is written once with an empty
 // `entries` array, and each entry is written with one positional write over the document's closing
-// characters (`\n]}}\n`), which it writes again after the entry, so a process killed at any moment
-// leaves a document that parses (a power cut may still tear the last write: the file is not synced
-// per entry). Entries carry `_api` (customer or instance), a custom field as HAR allows (fields
+// characters (`\n]}}\n`), which it writes again after the entry, so a process killed between two
+// writes leaves a document that parses. A kill during a write can tear it (Linux stops a write of
+// several pages at a page when a fatal signal comes), as can a power cut (no sync per entry): each
+// entry is one line, so the reader drops a torn last line and reads the entries before it. Entries carry `_api` (customer or instance), a custom field as HAR allows (fields
 // starting with `_`), so that a replay needs no guess about which interface an entry went to.
 import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -111,7 +112,7 @@ export function harHeaders(headers: Record<string, string | string[] | undefined
 
 /** Reads a HAR document; throws an Error naming what is wrong. */
 export function readHar(text: string): HarEntry[] {
-  const doc = JSON.parse(text) as Partial<HarLog> | null;
+  const doc = parseRecording(text) as Partial<HarLog> | null;
   const entries = doc?.log?.entries;
   if (!Array.isArray(entries)) throw new Error('not a HAR document: no log.entries array');
   entries.forEach((e, i) => {
@@ -119,6 +120,23 @@ export function readHar(text: string): HarEntry[] {
       throw new Error(`entry ${i}: a HAR entry needs request.method, request.url and response.status`);
   });
   return entries;
+}
+
+/** The document; of a recording whose last write was torn, the entries before the torn line. */
+function parseRecording(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const cut = text.lastIndexOf('\n');
+    if (cut > 0) {
+      try {
+        return JSON.parse(text.slice(0, cut).replace(/,$/, '') + TAIL);
+      } catch {
+        /* not a torn recording: the first error says what is wrong */
+      }
+    }
+    throw err;
+  }
 }
 
 /** readHar of a file. */

@@ -122,6 +122,47 @@ describe('HarWriter', () => {
     });
   });
 
+  it('reads the entries before a torn last write (a kill or a power cut during a write)', () => {
+    const file = join(tempDir('tusk-har-torn-'), 'r.har');
+    const har = new HarWriter(file, { name: 'torn', version: '1' });
+    const entry = {
+      startedDateTime: new Date().toISOString(),
+      time: 1,
+      request: {
+        method: 'GET',
+        url: 'http://x/',
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: [],
+        queryString: [],
+        headersSize: -1,
+        bodySize: 0,
+      },
+      response: {
+        status: 200,
+        statusText: '',
+        httpVersion: 'HTTP/1.1',
+        cookies: [],
+        headers: [],
+        content: { size: 0, mimeType: '' },
+        redirectURL: '',
+        headersSize: -1,
+        bodySize: 0,
+      },
+      cache: {},
+      timings: { send: 0, wait: 1, receive: 0 },
+    };
+    har.append(entry);
+    har.append(entry);
+    har.close();
+    const whole = readFileSync(file, 'utf8');
+    // The third entry's write stopped at some byte: its line is cut and the closing characters are gone.
+    const torn = `${whole.slice(0, whole.lastIndexOf('\n]}}'))},\n${JSON.stringify(entry).slice(0, 40)}`;
+    expect(() => JSON.parse(torn)).toThrow();
+    expect(readHar(torn)).toHaveLength(2);
+    expect(() => readHar('{"log": {"entries": [')).toThrow(SyntaxError);
+  });
+
   it('leaves a document that parses when the writing process is killed mid-stream', async () => {
     const file = join(tempDir('tusk-har-kill-'), 'r.har');
     // A child appends entries as fast as it can; SIGKILL it at some point.
