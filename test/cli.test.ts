@@ -90,6 +90,17 @@ describe('the tusk command', () => {
     expect(out).toMatch(/--rate-limit \(or TUSK_RATE_LIMIT\) must look like N\/S/);
   });
 
+  it('import and replay name a missing required flag with its variable, and replay its one recording, exit code 2', async () => {
+    const replay = await run(['replay']);
+    expect(replay.code).toBe(2);
+    expect(replay.out).toMatch(/tusk replay: give one recording \(FILE\), got 0/);
+    const url = await run(['replay', 'a.har']);
+    expect(url.out).toMatch(/--customer-url \(or TUSK_REPLAY_CUSTOMER_URL\) is required/);
+    const imported = await run(['import', '--customer-url', 'http://127.0.0.1:1']);
+    expect(imported.code).toBe(2);
+    expect(imported.out).toMatch(/tusk import: --instance-url \(or TUSK_IMPORT_INSTANCE_URL\) is required/);
+  });
+
   it('refuses an embedded server for each replica of a team (a postgres:// --state), naming what to give', async () => {
     const { code, out } = await run([
       'serve',

@@ -10,6 +10,18 @@ export function fail(message: string, logger?: Logger, prefix = 'tusk'): never {
   process.exit(2);
 }
 
+/** Where readCommand's answer keeps the arguments that are not flags (`tusk replay FILE`). */
+export const POSITIONALS = Symbol('positionals');
+
+/** A check for readCommand: each of `names` given, as a flag or its variable. */
+export const required =
+  (command: Command, names: string[]) =>
+  (values: Record<string, FlagValue>): void => {
+    for (const name of names)
+      if (values[name] === undefined)
+        throw new UsageError(`--${name} (or ${command.flags.find((f) => f.name === name)!.env}) is required`);
+  };
+
 /**
  * The command's flags from `args` and the environment, each checked by its row; `check` adds the
  * rules between flags (throwing UsageError). Undefined after printing the help for --help; a usage
@@ -18,17 +30,17 @@ export function fail(message: string, logger?: Logger, prefix = 'tusk'): never {
 export function readCommand(
   command: Command,
   args: string[],
-  check: (values: Record<string, FlagValue>) => void = () => undefined,
+  check: (values: Record<string, FlagValue>, positionals: string[]) => void = () => undefined,
   prefix = 'tusk',
-): Record<string, FlagValue> | undefined {
+): (Record<string, FlagValue> & { [POSITIONALS]?: string[] }) | undefined {
   try {
-    const { values } = readFlags(command, args);
+    const { values, positionals } = readFlags(command, args);
     if (values.help) {
       process.stdout.write(helpOf(command));
       return undefined;
     }
-    check(values);
-    return values;
+    check(values, positionals);
+    return Object.assign(values, { [POSITIONALS]: positionals });
   } catch (err) {
     if (err instanceof UsageError) fail(`${err.message}\n\n${helpOf(command)}`, undefined, prefix);
     throw err;
